@@ -1,0 +1,1 @@
+"""holokb.retrieval"""
