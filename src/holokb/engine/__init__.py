@@ -1,1 +1,16 @@
-"""holokb.engine"""
+"""holokb.engine: semi-naive Datalog over integer-encoded columns, with budgets and proofs.
+
+Physical layer (no rules): :mod:`.dictionary`, :mod:`.relation`, :mod:`.joins`, :mod:`.builtins`.
+Logical layer: :mod:`.planning`, :mod:`.evaluator`, :mod:`.aggregates`, :mod:`.transitive`, and
+the modes :func:`closure`, :func:`local_closure`, :func:`ask`.  Output: :class:`Model`.
+"""
+from .closure import closure
+from .database import Database
+from .dictionary import TermDictionary
+from .model import DerivedFact, FactRef, Model, Stats, Violation
+from .proofs import ProofNode, path_score
+
+__all__ = [
+    "Database", "DerivedFact", "FactRef", "Model", "ProofNode", "Stats", "TermDictionary",
+    "Violation", "closure", "path_score",
+]

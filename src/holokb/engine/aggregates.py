@@ -1,0 +1,110 @@
+"""Aggregates (count, sum, min, max) in stratified positions.
+
+Semantics: the aggregate body is solved over the (complete, lower-stratum) relations; its
+solutions are the distinct bindings of all its named variables; they are grouped by
+``group_by``.  ``count`` counts solutions; ``sum`` adds the term's value over solutions (numbers,
+or day-time durations); ``min``/``max`` take the least/greatest value among comparable values
+(numbers, dateTimes, durations of one kind).  A group exists only if it has a solution.  The
+result holds over the intersection of its solutions' validity (empty ⇒ no result) and is one
+level deeper than its deepest premise.  Aggregated premises are not listed in proofs.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+
+from ..analysis.program import Aggregate, Atom, Var
+from ..core.terms import Literal
+from ..core.time import Duration
+from .joins import eval_expr
+from .relation import Relation
+
+
+def aggregate_relation(ev, agg: Aggregate) -> tuple[Relation, Atom]:
+    """A temporary relation (group_by..., target) with the aggregate's results, and its atom."""
+    b = ev.eval_body(agg.body, None, None, False)
+    names = sorted(b.vars)
+    group = [v.name for v in agg.group_by]
+    rel = Relation(len(group) + 1)
+    atom = Atom("_aggregate", tuple(agg.group_by) + (agg.target,))
+    if b.n == 0:
+        return rel, atom
+    # Distinct solutions over all named variables (set semantics).
+    stacked = np.stack([b.vars[n] for n in names], axis=1) if names else np.zeros((b.n, 1), np.int64)
+    _, first = np.unique(stacked, axis=0, return_index=True)
+    b = b.take(np.sort(first))
+    values = eval_expr(agg.term, b, ev.terms) if agg.term is not None else None
+    gcols = [b.vars[g] for g in group]
+    gkey = np.stack(gcols, axis=1) if gcols else np.zeros((b.n, 1), np.int64)
+    uniq, inv = np.unique(gkey, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    order = np.argsort(inv, kind="stable")
+    bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+    out_cols: list[list[int]] = [[] for _ in range(len(group) + 1)]
+    vf, vt, depth = [], [], []
+    for g in range(len(uniq)):
+        rows = order[bounds[g]:bounds[g + 1]]
+        res = _reduce(agg.func, None if values is None else values[rows], len(rows), ev.terms)
+        if res is None:
+            continue
+        f, t = int(b.meta["vf"][rows].max()), int(b.meta["vt"][rows].min())
+        if f >= t:
+            continue
+        for k in range(len(group)):
+            out_cols[k].append(int(uniq[g, k]))
+        out_cols[-1].append(ev.terms.intern(res))
+        vf.append(f)
+        vt.append(t)
+        depth.append(int(b.meta["depth"][rows].max()))
+    if vf:
+        rel.append([np.array(c, np.int64) for c in out_cols], valid_from=np.array(vf, np.int64),
+                   valid_to=np.array(vt, np.int64), depth=np.array(depth, np.int64))
+    return rel, atom
+
+
+def _reduce(func: str, ids, n: int, terms) -> Literal | None:
+    if func == "count":
+        return Literal.of(n)
+    lits = [terms.term(i) for i in ids.tolist() if i >= 0 and isinstance(terms.term(i), Literal)]
+    vals = [lit.value for lit in lits]
+    if func == "sum":
+        nums = [v for v in vals if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)]
+        if len(nums) == len(vals) and nums:
+            if any(isinstance(v, float) for v in nums):
+                return Literal.of(float(sum(float(v) for v in nums)))
+            total = sum(nums)
+            return Literal.of(total)
+        durs = [v for v in vals if isinstance(v, Duration) and v.months == 0]
+        if len(durs) == len(vals) and durs:
+            return Literal.of(Duration(0, sum(d.ms for d in durs)))
+        return None
+    comparable = _comparable(lits)
+    if not comparable:
+        return None
+    pick = min(comparable, key=lambda p: p[0]) if func == "min" else max(comparable, key=lambda p: p[0])
+    return pick[1]
+
+
+def _comparable(lits) -> list:
+    """(sort key, literal) for values of one comparable kind; a mix of kinds has no min/max."""
+    out, kinds = [], set()
+    for lit in lits:
+        v = lit.value
+        if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool):
+            kinds.add("num")
+            out.append((v, lit))
+        elif isinstance(v, Duration) and v.months == 0:
+            kinds.add("dt")
+            out.append((v.ms, lit))
+        elif hasattr(v, "ms") and not isinstance(v, Duration):
+            kinds.add(type(v).__name__)
+            out.append((v.ms, lit))
+        else:
+            return []
+    if len(kinds) != 1:
+        return []
+    return out
+
+
+__all__ = ["aggregate_relation", "Var"]

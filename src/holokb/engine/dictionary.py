@@ -1,0 +1,140 @@
+"""Term dictionary: core terms ↔ dense int64 ids, plus the comparable value of literal ids.
+
+The physical layer only ever sees ids.  A caller (the ledger) may pre-seed ids it already has;
+otherwise :meth:`TermDictionary.intern_sorted` hands out ids in ``term_sort_key`` order so
+that the same set of terms always gets the same ids, whatever order facts arrived in.
+
+Literal values for comparisons live in parallel numpy columns: a ``kind`` code and either a
+float64 (numbers, compared as doubles: integers beyond 2**53 lose precision) or an int64 (unix ms
+for dateTime/date, ms for day-time durations, months for year-month durations).  Values of
+different kinds are incomparable: comparing them is false, never an error.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+
+from ..core.terms import IRI, DateTimeValue, DateValue, Literal, Term
+from ..core.time import Duration
+
+#: Value kinds (``TermDictionary.kind``).
+KIND_NONE, KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_STRING, KIND_BOOL = range(7)
+
+
+def identity_key(t: Term) -> tuple:
+    """The key under which two terms are the same term (literals by typed value, not lexical form)."""
+    if isinstance(t, IRI):
+        return ("I", t.value)
+    v = t.value
+    # type name keeps True apart from 1 and 1 apart from 1.0 (Python hashes them equal).
+    return ("L", type(v).__name__, v, t.lang or "")
+
+
+def _value_of(t: Term) -> tuple[int, float, int]:
+    if isinstance(t, IRI):
+        return KIND_NONE, 0.0, 0
+    v = t.value
+    if isinstance(v, bool):
+        return KIND_BOOL, float(v), int(v)
+    if isinstance(v, (int, float, Decimal)):
+        return KIND_NUMBER, float(v), 0
+    if isinstance(v, (DateTimeValue, DateValue)):
+        return KIND_TIME, 0.0, v.ms
+    if isinstance(v, Duration):
+        if v.months == 0:
+            return KIND_DAYTIME, 0.0, v.ms
+        if v.ms == 0:
+            return KIND_YEARMONTH, 0.0, v.months
+        return KIND_NONE, 0.0, 0  # mixed durations have no total order (XSD 3.3.6.2)
+    if isinstance(v, str):
+        return KIND_STRING, 0.0, 0
+    return KIND_NONE, 0.0, 0
+
+
+class TermDictionary:
+    """Bidirectional map between terms and int64 ids, with value columns for literal ids.
+
+    >>> d = TermDictionary(); i = d.intern(Literal.of(3)); d.term(i)
+    Literal(lexical='3', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None)
+    """
+
+    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending")
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple, int] = {}
+        self._terms: dict[int, Term] = {}
+        self._bound = 0
+        self._kind = np.zeros(0, dtype=np.int8)
+        self._num = np.zeros(0, dtype=np.float64)
+        self._ms = np.zeros(0, dtype=np.int64)
+        self._pending: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    @property
+    def id_bound(self) -> int:
+        """One past the largest id in use (ids lie in ``range(id_bound)``)."""
+        return max(self._bound, 1)
+
+    def seed(self, term: Term, term_id: int) -> None:
+        """Register ``term`` under an id chosen by the caller (e.g. the ledger's term id)."""
+        key = identity_key(term)
+        if term_id < 0 or term_id >= 2**40:
+            raise ValueError(f"term ids must lie in [0, 2**40), got {term_id}")
+        old = self._ids.get(key)
+        if old is not None and old != term_id:
+            raise ValueError(f"{term} already has id {old}, not {term_id}")
+        if term_id in self._terms and identity_key(self._terms[term_id]) != key:
+            raise ValueError(f"id {term_id} already names {self._terms[term_id]}")
+        self._add(key, term, term_id)
+
+    def intern(self, term: Term) -> int:
+        """The id of ``term``, handing out the next free id if it is new."""
+        key = identity_key(term)
+        i = self._ids.get(key)
+        if i is None:
+            i = self._bound
+            self._add(key, term, i)
+        return i
+
+    def _add(self, key: tuple, term: Term, i: int) -> None:
+        self._ids[key] = i
+        self._terms[i] = term
+        self._bound = max(self._bound, i + 1)
+        if isinstance(term, Literal):
+            self._pending.append(i)
+
+    def intern_sorted(self, terms) -> None:
+        """Intern the new ones among ``terms`` in ``term_sort_key`` order (deterministic ids)."""
+        from ..core.terms import term_sort_key
+
+        fresh = {}
+        for t in terms:
+            k = identity_key(t)
+            if k not in self._ids and k not in fresh:
+                fresh[k] = t
+        for t in sorted(fresh.values(), key=term_sort_key):
+            self.intern(t)
+
+    def lookup(self, term: Term) -> int | None:
+        """The id of ``term`` or None when it was never interned."""
+        return self._ids.get(identity_key(term))
+
+    def term(self, term_id: int) -> Term:
+        """The term with id ``term_id``."""
+        return self._terms[int(term_id)]
+
+    def values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(kind int8, number float64, ms int64) columns indexed by id, grown as literals arrive."""
+        n = self._bound
+        if len(self._kind) < n:
+            grow = n - len(self._kind)
+            self._kind = np.concatenate([self._kind, np.zeros(grow, np.int8)])
+            self._num = np.concatenate([self._num, np.zeros(grow, np.float64)])
+            self._ms = np.concatenate([self._ms, np.zeros(grow, np.int64)])
+        for i in self._pending:
+            self._kind[i], self._num[i], self._ms[i] = _value_of(self._terms[i])
+        self._pending.clear()
+        return self._kind, self._num, self._ms

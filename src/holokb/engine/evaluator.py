@@ -1,0 +1,269 @@
+"""Logical layer, part 2: semi-naive evaluation per stratum under budgets.
+
+Each stratum runs to a fixpoint.  Iteration 1 evaluates every rule of the stratum on the full
+relations (all rows of the stratum's own predicates count as new); later iterations evaluate,
+for each rule and each body atom over a predicate of the stratum, the variant where that atom
+reads only last iteration's new rows, atoms before it read all rows and atoms after it read
+only the older rows.  New rows are appended after the iteration, deduplicated by identity key.
+
+Tuple identity is the args (``all_valid=False``, the default: the KB passes facts visible at one
+``AsOf``, so every intersection contains that instant and the first derivation's interval is
+kept) or the args plus the validity interval (``all_valid=True``: a fact derived over two
+different intervals is two rows).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Const, Negation, Program, Rule, Var
+from ..core.limits import Limits
+from .builtins import compare
+from .database import Database, RelKey
+from .joins import Bindings, anti_join, eval_expr, join
+from .planning import plan_body, positive_atoms, strata_of
+from .relation import Relation
+
+PROOF_COLS = ("proof", "prod", "plen")
+
+
+class Evaluation:
+    """The state of one closure run: relations, budgets, proof tables, statistics."""
+
+    def __init__(self, program: Program, db: Database, limits: Limits, record: bool, all_valid: bool):
+        self.program = program
+        self.terms = db.terms
+        self.record = record
+        self.all_valid = all_valid
+        self.limits = limits
+        self.deadline = limits.deadline()
+        self.extra = PROOF_COLS if record else ()
+        inputs = db.encode(self.extra, all_valid)
+        self.relations: dict[RelKey, Relation] = {rk: r.relation for rk, r in inputs.items()}
+        self.input_keys = {rk: r.keys for rk, r in inputs.items()}
+        self.input_sizes = {rk: r.relation.size for rk, r in inputs.items()}
+        ends = {np.iinfo(np.int64).min, np.iinfo(np.int64).max}
+        for r in self.relations.values():
+            ends.update(r.meta("valid_from").tolist())
+            ends.update(r.meta("valid_to").tolist())
+        self.endpoints = np.array(sorted(ends), dtype=np.int64)  # intersections never make new ones
+        self.proof_tables: dict[int, list[dict]] = {}
+        self.proof_sizes: dict[int, int] = {}
+        self.truncated = False
+        self.limit_hit: str | None = None
+        self.iterations = 0
+        self.derived = 0
+        self.rule_counts = [0] * len(program.rules)
+        self.bits = 0
+        self._arity: dict[RelKey, int] = {}
+        for r in program.rules:
+            for a in [r.head] + [b for b in r.body if isinstance(b, Atom)]:
+                self._arity.setdefault((a.predicate, a.negated), a.arity)
+
+    # -- relations and keys ------------------------------------------------------------
+    def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
+        rel = self.relations.get(rk)
+        if rel is None:
+            rel = Relation(arity if arity is not None else self._arity.get(rk, 0), self.extra)
+            self.relations[rk] = rel
+            if self.bits:
+                empty = np.zeros(0, np.int64)
+                rel.rekey(self._key_cols([empty] * rel.arity, empty, empty), self.bits)
+        return rel
+
+    def _key_cols(self, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray) -> list[np.ndarray]:
+        if not self.all_valid:
+            return cols if cols else [np.zeros(len(vf), np.int64)]
+        return cols + [np.searchsorted(self.endpoints, vf), np.searchsorted(self.endpoints, vt)]
+
+    def _ensure_bits(self) -> None:
+        bits = max(int(self.terms.id_bound).bit_length(), int(len(self.endpoints)).bit_length(), 1)
+        if bits <= self.bits:
+            return
+        self.bits = bits + 2  # headroom: arithmetic mints terms, rekeying costs a full pass
+        for rel in self.relations.values():
+            cols = [rel.col(i) for i in range(rel.arity)]
+            rel.rekey(self._key_cols(cols, rel.meta("valid_from"), rel.meta("valid_to")), self.bits)
+
+    # -- rule bodies ---------------------------------------------------------------------
+    def eval_body(self, body, ranges: dict[int, tuple[int, int]] | None, first: int | None,
+                  record: bool) -> Bindings:
+        """All solutions of ``body``; ``ranges`` restricts atom labels to row ranges."""
+        b = Bindings.unit(record)
+        for step in plan_body(body, first):
+            if b.n == 0:
+                break
+            item = step.item
+            if step.kind == "atom":
+                rel = self.relation((item.predicate, item.negated), item.arity)
+                lo, hi = (ranges or {}).get(step.label, (0, rel.size))
+                b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record)
+            elif step.kind == "neg":
+                a = item.atom
+                b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits)
+            elif step.kind == "cmp":
+                left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
+                ok = (left >= 0) & (right >= 0)
+                ok[ok] = compare(item.op, left[ok], right[ok], self.terms)
+                b = b.filter(ok)
+            elif step.kind == "assign":
+                val = eval_expr(item.expr, b, self.terms)
+                if item.target.name in b.vars:
+                    b = b.filter(val == b.vars[item.target.name])
+                else:
+                    b.vars[item.target.name] = val
+                    b = b.filter(val >= 0)
+            elif step.kind == "agg":
+                b = self._aggregate(b, item)
+            self._ensure_bits()
+        return b
+
+    def _aggregate(self, b: Bindings, agg: Aggregate) -> Bindings:
+        from .aggregates import aggregate_relation
+
+        rel, atom = aggregate_relation(self, agg)
+        return join(b, atom, -1, rel, 0, rel.size, self.terms, self.bits, False)
+
+    # -- strata ----------------------------------------------------------------------------
+    def run(self) -> None:
+        """Evaluate every stratum in order, stopping at the first budget hit."""
+        self._ensure_bits()
+        for stratum in strata_of(self.program):
+            if self.truncated:
+                break
+            self._run_stratum(stratum)
+
+    def _run_stratum(self, stratum: tuple[int, ...]) -> None:
+        rules = [(i, self.program.rules[i]) for i in stratum]
+        own = {(r.head.predicate, r.head.negated) for _, r in rules}
+        for rk in own:
+            self.relation(rk)
+        delta = {rk: (0, self.relations[rk].size) for rk in own}
+        old_end = {rk: 0 for rk in own}
+        first = True
+        iteration = 0
+        while True:
+            if self.deadline.expired():
+                self._hit("timeout_s")
+                return
+            if self.limits.max_depth is not None and iteration >= self.limits.max_depth:
+                self._hit("max_depth")
+                return
+            iteration += 1
+            self.iterations += 1
+            out: dict[RelKey, list] = {}
+            for ri, rule in rules:
+                atoms = positive_atoms(rule.body)
+                rec = [k for k, a in enumerate(atoms) if (a.predicate, a.negated) in own]
+                if not rec:
+                    if first:
+                        self._collect(out, ri, rule, self.eval_body(rule.body, None, None, self.record))
+                    continue
+                for k in rec:
+                    ranges = {}
+                    for j in rec:
+                        rk = (atoms[j].predicate, atoms[j].negated)
+                        lo, hi = delta[rk]
+                        ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
+                    if ranges[k][0] >= ranges[k][1]:
+                        continue
+                    self._collect(out, ri, rule, self.eval_body(rule.body, ranges, k, self.record))
+                    if self.deadline.expired():
+                        self._hit("timeout_s")
+                        return
+            first = False
+            grew = False
+            for rk in sorted(own):
+                before = self.relations[rk].size
+                if rk in out:
+                    self._append(rk, out[rk])
+                after = self.relations[rk].size
+                old_end[rk] = before
+                delta[rk] = (before, after)
+                grew |= after > before
+                if self.truncated:
+                    return
+            if not grew:
+                return
+
+    def _collect(self, out: dict, ri: int, rule: Rule, b: Bindings) -> None:
+        if b.n == 0:
+            return
+        depth = b.meta["depth"] + 1
+        if rule.depth is not None:
+            b = b.filter(depth <= rule.depth)
+            depth = b.meta["depth"] + 1
+            if b.n == 0:
+                return
+        head = rule.head
+        cols = []
+        for t in head.args:
+            if isinstance(t, Var):
+                cols.append(b.vars[t.name])
+            else:
+                cols.append(np.full(b.n, self.terms.intern(t.term), dtype=np.int64))
+        self._ensure_bits()
+        out.setdefault((head.predicate, head.negated), []).append((ri, cols, b, depth))
+
+    def _append(self, rk: RelKey, batches: list) -> None:
+        rel = self.relation(rk)
+        cols = [np.concatenate([c[1][i] for c in batches]) for i in range(rel.arity)]
+        vf = np.concatenate([c[2].meta["vf"] for c in batches])
+        vt = np.concatenate([c[2].meta["vt"] for c in batches])
+        depth = np.concatenate([c[3] for c in batches])
+        rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
+        keys = self._key_cols(cols, vf, vt)
+        mask = rel.new_mask(keys, self.bits)
+        if self.limits.max_derived is not None:
+            room = self.limits.max_derived - self.derived
+            if int(mask.sum()) > room:
+                keep = np.flatnonzero(mask)[: max(room, 0)]
+                mask = np.zeros_like(mask)
+                mask[keep] = True
+                self._hit("max_derived")
+        sel = np.flatnonzero(mask)
+        if len(sel) == 0:
+            return
+        meta = {"valid_from": vf[sel], "valid_to": vt[sel], "depth": depth[sel], "rule": rule[sel]}
+        if self.record:
+            meta.update(self._record(batches, sel))
+        rel.append([c[sel] for c in cols], **meta)
+        rel.commit_keys([k[sel] for k in keys], self.bits)
+        self.derived += len(sel)
+        counts = np.bincount(rule[sel], minlength=len(self.rule_counts))
+        for i in np.flatnonzero(counts).tolist():
+            self.rule_counts[i] += int(counts[i])
+
+    def _record(self, batches: list, sel: np.ndarray) -> dict:
+        """Store premises and bindings of the kept rows in their rule's proof table."""
+        proof = np.empty(len(sel), np.int64)
+        prod = np.empty(len(sel), np.float64)
+        plen = np.empty(len(sel), np.int64)
+        start = 0
+        for ri, _, b, _ in batches:
+            local = sel[(sel >= start) & (sel < start + b.n)] - start
+            at = np.searchsorted(sel, local + start)
+            if len(local):
+                table = {k: v[local] for k, v in b.vars.items()}
+                table.update({"#" + k: v[local] for k, v in b.meta.items() if k.startswith("p") and k[1:].isdigit()})
+                base = self.proof_sizes.get(ri, 0)
+                self.proof_tables.setdefault(ri, []).append(table)
+                self.proof_sizes[ri] = base + len(local)
+                proof[at] = base + np.arange(len(local))
+                prod[at] = b.meta["prod"][local] * self.program.rules[ri].weight
+                plen[at] = b.meta["plen"][local] + 1
+            start += b.n
+        return {"proof": proof, "prod": prod, "plen": plen}
+
+    def _hit(self, limit: str) -> None:
+        if not self.truncated:
+            self.truncated, self.limit_hit = True, limit
+
+    # -- constraints -------------------------------------------------------------------------
+    def violations(self) -> list[tuple[int, Bindings]]:
+        """Solutions of every integrity constraint body over the final relations."""
+        out = []
+        for ci, c in enumerate(self.program.constraints):
+            b = self.eval_body(c.body, None, None, True)
+            if b.n:
+                out.append((ci, b))
+        return out

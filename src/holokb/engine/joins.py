@@ -1,0 +1,161 @@
+"""Binding tables and the relational operators one rule body is evaluated with.
+
+A :class:`Bindings` is a batch of partial rule instantiations: one int64 column per bound
+variable plus the running validity intersection, the maximal premise depth and, when proofs
+are recorded, the premise row of every body atom joined so far and the score factors.
+All operators are vectorised (numpy); there are no per-tuple Python objects.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analysis.program import Atom, BinOp, Const, Var
+from .builtins import arithmetic
+from .dictionary import TermDictionary
+from .relation import EMPTY, Relation, fits, pack
+
+MAX_T = np.iinfo(np.int64).max
+MIN_T = np.iinfo(np.int64).min
+
+
+@dataclass(slots=True)
+class Bindings:
+    """Columns of variable ids and per-row metadata (``vf``, ``vt``, ``depth``, premises ``p<i>``)."""
+
+    n: int
+    vars: dict
+    meta: dict
+
+    @staticmethod
+    def unit(record: bool) -> "Bindings":
+        """The single empty binding (the start of every body)."""
+        meta = {"vf": np.array([MIN_T]), "vt": np.array([MAX_T]), "depth": np.zeros(1, np.int64)}
+        if record:
+            meta["prod"] = np.ones(1)
+            meta["plen"] = np.zeros(1, np.int64)
+        return Bindings(1, {}, meta)
+
+    def take(self, idx: np.ndarray) -> "Bindings":
+        return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items()},
+                        {k: v[idx] for k, v in self.meta.items()})
+
+    def filter(self, mask: np.ndarray) -> "Bindings":
+        if mask.all():
+            return self
+        return self.take(np.flatnonzero(mask))
+
+
+def const_id(term, terms: TermDictionary) -> int:
+    """The id of a constant, or −1 when no fact can mention it."""
+    i = terms.lookup(term)
+    return -1 if i is None else i
+
+
+def _probe_cols(atom: Atom, b: Bindings, terms: TermDictionary):
+    """Bound positions of ``atom`` and their probe columns, or None if a constant is unknown."""
+    cols, vals = [], []
+    for pos, t in enumerate(atom.args):
+        if isinstance(t, Const):
+            i = const_id(t.term, terms)
+            if i < 0:
+                return None
+            cols.append(pos)
+            vals.append(np.full(b.n, i, dtype=np.int64))
+        elif t.name in b.vars:
+            cols.append(pos)
+            vals.append(b.vars[t.name])
+    return cols, vals
+
+
+def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int):
+    """(binding position, relation row) pairs where the bound columns agree, rows in [lo, hi)."""
+    if hi <= lo or b.n == 0:
+        return EMPTY, EMPTY
+    if not cols:
+        rows = np.arange(lo, hi, dtype=np.int64)
+        return np.repeat(np.arange(b.n, dtype=np.int64), len(rows)), np.tile(rows, b.n)
+    k = fits(len(cols), bits)
+    idx = rel.index(tuple(cols), bits)
+    pos, rows = idx.probe(pack(vals[:k], bits))
+    keep = (rows >= lo) & (rows < hi)
+    for c, v in zip(cols[k:], vals[k:]):
+        keep &= rel.col(c)[rows] == v[pos]
+    if not keep.all():
+        pos, rows = pos[keep], rows[keep]
+    return pos, rows
+
+
+def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
+         terms: TermDictionary, bits: int, record: bool) -> Bindings:
+    """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``)."""
+    pc = _probe_cols(atom, b, terms)
+    if pc is None:
+        return b.take(EMPTY)
+    pos, rows = _match(rel, pc[0], pc[1], b, lo, hi, bits)
+    out = b.take(pos)
+    fresh: dict[str, int] = {}
+    keep = None
+    for p, t in enumerate(atom.args):
+        if isinstance(t, Var) and t.name not in b.vars:
+            if t.name in fresh:  # a variable repeated inside one atom: an equality
+                m = rel.col(p)[rows] == rel.col(fresh[t.name])[rows]
+                keep = m if keep is None else keep & m
+            else:
+                fresh[t.name] = p
+    for name, p in fresh.items():
+        out.vars[name] = rel.col(p)[rows]
+    vf = np.maximum(out.meta["vf"], rel.meta("valid_from")[rows])
+    vt = np.minimum(out.meta["vt"], rel.meta("valid_to")[rows])
+    out.meta["vf"], out.meta["vt"] = vf, vt
+    out.meta["depth"] = np.maximum(out.meta["depth"], rel.meta("depth")[rows])
+    if record:
+        out.meta[f"p{label}"] = rows
+    if "prod" in out.meta and rel.has_meta("prod"):
+        out.meta["prod"] = out.meta["prod"] * rel.meta("prod")[rows]
+        out.meta["plen"] = out.meta["plen"] + rel.meta("plen")[rows]
+    nonempty = vf < vt  # an empty intersection of validity ⇒ no derivation
+    keep = nonempty if keep is None else keep & nonempty
+    return out.filter(keep)
+
+
+def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictionary, bits: int) -> Bindings:
+    """Keep the bindings for which no row of ``rel`` matches ``atom`` (negation as failure)."""
+    if rel is None or rel.size == 0 or b.n == 0:
+        return b
+    pc = _probe_cols(atom, b, terms)
+    if pc is None:
+        return b
+    cols, vals = pc
+    if not cols:
+        return b.take(EMPTY)
+    pos, _ = _match(rel, cols, vals, b, 0, rel.size, bits)
+    hit = np.zeros(b.n, dtype=bool)
+    hit[pos] = True
+    return b.filter(~hit)
+
+
+def eval_expr(e, b: Bindings, terms: TermDictionary) -> np.ndarray:
+    """Ids of an expression per binding row (−1 where undefined)."""
+    if isinstance(e, Var):
+        return b.vars[e.name]
+    if isinstance(e, Const):
+        return np.full(b.n, terms.intern(e.term), dtype=np.int64)
+    if isinstance(e, BinOp):
+        left = eval_expr(e.left, b, terms)
+        right = eval_expr(e.right, b, terms)
+        ok = (left >= 0) & (right >= 0)
+        out = np.full(b.n, -1, dtype=np.int64)
+        out[ok] = arithmetic(e.op, left[ok], right[ok], terms)
+        return out
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def expr_vars(e) -> set[str]:
+    """Variable names an expression reads."""
+    if isinstance(e, Var):
+        return {e.name}
+    if isinstance(e, BinOp):
+        return expr_vars(e.left) | expr_vars(e.right)
+    return set()

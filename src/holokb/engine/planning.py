@@ -1,0 +1,130 @@
+"""Logical layer, part 1: strata and the join order of a rule body.
+
+A body is planned as a sequence of steps: positive atoms are joined one at a time (a chosen
+atom first — the delta atom in semi-naive variants — then, greedily, the atom with the most
+bound positions, ties by written order); every filter (negation, comparison, assignment,
+aggregate) runs as soon as the variables it reads are bound.  Atom ``label`` is the atom's
+position among the body's positive atoms, which is how proofs name premises.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
+from .joins import expr_vars
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One plan step: ``kind`` is atom, neg, cmp, assign or agg; ``label`` numbers atoms."""
+
+    kind: str
+    item: object
+    label: int = -1
+
+
+def positive_atoms(body) -> list[Atom]:
+    """The positive atoms of a body, in written order (their index is the premise label)."""
+    return [b for b in body if isinstance(b, Atom)]
+
+
+def _needs(item) -> set[str]:
+    if isinstance(item, Negation):
+        return {t.name for t in item.atom.args if isinstance(t, Var) and not t.anonymous}
+    if isinstance(item, Comparison):
+        return expr_vars(item.left) | expr_vars(item.right)
+    if isinstance(item, Assignment):
+        return expr_vars(item.expr)
+    if isinstance(item, Aggregate):
+        return set()
+    raise TypeError(item)
+
+
+def _binds(item) -> set[str]:
+    if isinstance(item, Atom):
+        return {t.name for t in item.args if isinstance(t, Var)}
+    if isinstance(item, Assignment):
+        return {item.target.name}
+    if isinstance(item, Aggregate):
+        return {item.target.name} | {v.name for v in item.group_by}
+    return set()
+
+
+def plan_body(body, first: int | None = None) -> list[Step]:
+    """Order a body for evaluation, starting with positive atom ``first`` when given."""
+    atoms = positive_atoms(body)
+    labels = {id(a): i for i, a in enumerate(atoms)}
+    pending = [b for b in body if not isinstance(b, Atom)]
+    remaining = list(atoms)
+    bound: set[str] = set()
+    steps: list[Step] = []
+
+    def flush() -> None:
+        progress = True
+        while progress:
+            progress = False
+            for item in list(pending):
+                if _needs(item) <= bound:
+                    kind = {Negation: "neg", Comparison: "cmp", Assignment: "assign", Aggregate: "agg"}[type(item)]
+                    steps.append(Step(kind, item))
+                    bound.update(_binds(item))
+                    pending.remove(item)
+                    progress = True
+
+    flush()
+    if first is not None:
+        a = atoms[first]
+        remaining.remove(a)
+        steps.append(Step("atom", a, first))
+        bound.update(_binds(a))
+        flush()
+    while remaining:
+        def score(a: Atom) -> int:
+            return sum(1 for t in a.args if not isinstance(t, Var) or t.name in bound)
+        a = max(remaining, key=lambda x: (score(x), -labels[id(x)]))
+        remaining.remove(a)
+        steps.append(Step("atom", a, labels[id(a)]))
+        bound.update(_binds(a))
+        flush()
+    for item in pending:  # unsafe leftovers: analysis rejects these; run them last, best effort
+        steps.append(Step({Negation: "neg", Comparison: "cmp", Assignment: "assign", Aggregate: "agg"}[type(item)], item))
+    return steps
+
+
+def body_dependencies(rule: Rule) -> list[tuple[tuple[str, bool], bool]]:
+    """(relation key, is_negative_dependency) for every relation a rule reads."""
+    deps = []
+    for b in rule.body:
+        if isinstance(b, Atom):
+            deps.append(((b.predicate, b.negated), False))
+        elif isinstance(b, Negation):
+            deps.append(((b.atom.predicate, b.atom.negated), True))
+        elif isinstance(b, Aggregate):
+            deps.extend(((a.predicate, a.negated), True) for a in b.body)
+    return deps
+
+
+def strata_of(program: Program) -> tuple[tuple[int, ...], ...]:
+    """``program.strata`` or, when empty, a stratification computed here (lowest first)."""
+    if program.strata:
+        return program.strata
+    heads = {i: (r.head.predicate, r.head.negated) for i, r in enumerate(program.rules)}
+    level = {rk: 0 for rk in heads.values()}
+    for _ in range(len(program.rules) + 1):
+        changed = False
+        for i, r in enumerate(program.rules):
+            need = 0
+            for rk, neg in body_dependencies(r):
+                if rk in level:
+                    need = max(need, level[rk] + (1 if neg else 0))
+            if need > level[heads[i]]:
+                level[heads[i]] = need
+                changed = True
+        if not changed:
+            break
+    else:
+        raise ValueError("program is not stratifiable (negation or aggregation through recursion)")
+    out: dict[int, list[int]] = {}
+    for i, rk in heads.items():
+        out.setdefault(level[rk], []).append(i)
+    return tuple(tuple(out[k]) for k in sorted(out))

@@ -1,0 +1,222 @@
+"""Physical layer: append-only columnar relations of int64 ids, sorted indexes, key packing.
+
+Nothing here knows about rules.  A :class:`Relation` holds ``arity`` id columns plus
+``valid_from``/``valid_to`` (unix ms, open end stored as ``MAX_TIME``), the derivation
+``depth`` and the producing ``rule`` index (−1 for input rows), and optional per-row columns
+(provenance) that the logical layer names.  Rows are only ever appended, so a row number is
+a stable fact reference.
+
+Keys: a set of id columns is packed into one int64 (``bits`` per column, from the dictionary
+size) when it fits in 63 bits; otherwise the leading columns that fit are packed and the rest
+are checked after the probe (indexes) or rows fall back to a Python set (dedup).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def pack(cols: list[np.ndarray], bits: int) -> np.ndarray:
+    """Pack id columns into one int64 key per row (caller guarantees ``len(cols) * bits <= 63``)."""
+    if not cols:
+        return np.zeros(0, dtype=np.int64)
+    key = cols[0].astype(np.int64, copy=True)
+    for c in cols[1:]:
+        key <<= bits
+        key |= c
+    return key
+
+
+def fits(n_cols: int, bits: int) -> int:
+    """How many columns of ``bits`` bits fit into one int64 key."""
+    return max(1, min(n_cols, 63 // bits))
+
+
+class SortedIndex:
+    """Rows of one relation sorted by the packed key of some columns, grown by merging."""
+
+    __slots__ = ("cols", "bits", "n_rows", "keys", "order")
+
+    def __init__(self, cols: tuple[int, ...], bits: int):
+        self.cols = cols
+        self.bits = bits
+        self.n_rows = 0
+        self.keys = EMPTY
+        self.order = EMPTY
+
+    def extend(self, rel: "Relation") -> None:
+        """Take in rows appended to ``rel`` since the last call (two sorted runs merge in ~O(n))."""
+        n = rel.size
+        if n == self.n_rows:
+            return
+        new = pack([rel.col(c)[self.n_rows:n] for c in self.cols], self.bits)
+        o = np.argsort(new, kind="stable")
+        keys = np.concatenate([self.keys, new[o]])
+        order = np.concatenate([self.order, o + self.n_rows])
+        if self.n_rows:
+            m = np.argsort(keys, kind="stable")  # timsort: linear on two sorted runs
+            keys, order = keys[m], order[m]
+        self.keys, self.order, self.n_rows = keys, order, n
+
+    def probe(self, probe_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All (probe position, row) pairs with equal keys, in probe order then row order."""
+        lo = np.searchsorted(self.keys, probe_keys, "left")
+        hi = np.searchsorted(self.keys, probe_keys, "right")
+        counts = hi - lo
+        total = int(counts.sum())
+        if total == 0:
+            return EMPTY, EMPTY
+        pos = np.repeat(np.arange(len(probe_keys), dtype=np.int64), counts)
+        ends = np.cumsum(counts)
+        offs = np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
+        rows = self.order[np.repeat(lo, counts) + offs]
+        return pos, rows
+
+    def contains(self, probe_keys: np.ndarray) -> np.ndarray:
+        """Boolean mask: does any row have each probe key."""
+        if len(self.keys) == 0:
+            return np.zeros(len(probe_keys), dtype=bool)
+        i = np.searchsorted(self.keys, probe_keys, "left")
+        i = np.minimum(i, len(self.keys) - 1)
+        return self.keys[i] == probe_keys
+
+
+class Relation:
+    """An append-only columnar table: id columns, validity, depth, rule, and extra columns.
+
+    >>> r = Relation(2); r.append([np.array([1]), np.array([2])]); r.size
+    1
+    """
+
+    def __init__(self, arity: int, extra: tuple[str, ...] = ()):
+        self.arity = arity
+        self._cols = [[] for _ in range(arity)]
+        self._meta = {name: [] for name in ("valid_from", "valid_to", "depth", "rule") + extra}
+        self._flat: dict = {}
+        self.size = 0
+        self._indexes: dict[tuple, SortedIndex] = {}
+        self._dedup: SortedIndex | None = None
+        self._dedup_set: set | None = None
+
+    def append(self, cols: list[np.ndarray], **meta: np.ndarray) -> None:
+        """Append rows (no dedup here; see :meth:`new_mask`)."""
+        n = len(cols[0]) if cols else len(next(iter(meta.values()), EMPTY))
+        if n == 0:
+            return
+        for store, c in zip(self._cols, cols):
+            store.append(np.asarray(c, dtype=np.int64))
+        defaults = {"valid_to": np.iinfo(np.int64).max, "valid_from": np.iinfo(np.int64).min}
+        for name, store in self._meta.items():
+            v = meta.get(name)
+            if v is None:
+                dt = np.float64 if name in ("prod",) else np.int64
+                v = np.full(n, defaults.get(name, 0), dtype=dt)
+            store.append(np.asarray(v))
+        self.size += n
+        self._flat.clear()
+
+    def _get(self, key, store: list) -> np.ndarray:
+        arr = self._flat.get(key)
+        if arr is None:
+            if len(store) > 1:
+                store[:] = [np.concatenate(store)]
+            arr = store[0] if store else EMPTY
+            self._flat[key] = arr
+        return arr
+
+    def col(self, i: int) -> np.ndarray:
+        """Id column ``i`` (all rows)."""
+        return self._get(i, self._cols[i])
+
+    def meta(self, name: str) -> np.ndarray:
+        """A per-row column by name: valid_from, valid_to, depth, rule, or an extra column."""
+        return self._get(name, self._meta[name])
+
+    def has_meta(self, name: str) -> bool:
+        return name in self._meta
+
+    def index(self, cols: tuple[int, ...], bits: int) -> SortedIndex:
+        """The sorted index on ``cols`` (only the leading columns that fit are packed)."""
+        cols = cols[: fits(len(cols), bits)]
+        idx = self._indexes.get(cols)
+        if idx is None or idx.bits != bits:
+            idx = SortedIndex(cols, bits)
+            self._indexes[cols] = idx
+        idx.extend(self)
+        return idx
+
+    def new_mask(self, key_cols: list[np.ndarray], bits: int) -> np.ndarray:
+        """Mask of candidates that are neither stored yet nor repeated earlier among the candidates.
+
+        ``key_cols`` are the candidates' identity columns (args, plus interval ranks in
+        all-valid-time mode), the same columns :meth:`commit_keys` was given for stored rows.
+        """
+        n = len(key_cols[0])
+        if len(key_cols) * bits <= 63:
+            keys = pack(key_cols, bits)
+            _, first = np.unique(keys, return_index=True)
+            mask = np.zeros(n, dtype=bool)
+            mask[first] = True
+            if self._dedup is not None:
+                mask &= ~self._dedup.contains(keys)
+            return mask
+        stored = self._dedup_set or set()
+        local: set = set()
+        mask = np.zeros(n, dtype=bool)
+        for i, t in enumerate(zip(*[c.tolist() for c in key_cols])):
+            if t not in stored and t not in local:
+                mask[i] = True
+                local.add(t)
+        return mask
+
+    def commit_keys(self, key_cols: list[np.ndarray], bits: int) -> None:
+        """Record the identity keys of rows just appended (pairs with :meth:`new_mask`)."""
+        if len(key_cols) * bits <= 63:
+            if self._dedup is None or self._dedup.bits != bits:
+                raise ValueError("key width changed: call rekey() first")
+            self._dedup.add(pack(key_cols, bits))
+        else:
+            if self._dedup_set is None:
+                self._dedup_set = set()
+            self._dedup_set.update(zip(*[c.tolist() for c in key_cols]))
+
+    def rekey(self, key_cols: list[np.ndarray], bits: int) -> None:
+        """(Re)build the dedup keys of all stored rows at key width ``bits``."""
+        self._dedup, self._dedup_set = None, None
+        if len(key_cols) * bits <= 63:
+            self._dedup = _KeyIndex(bits)
+        self.commit_keys(key_cols, bits)
+
+    @property
+    def key_bits(self) -> int | None:
+        """The key width the dedup keys were built with (None before :meth:`rekey`)."""
+        if self._dedup is not None:
+            return self._dedup.bits
+        return -1 if self._dedup_set is not None else None
+
+    def nbytes(self) -> int:
+        """Bytes held by the columns (for the memory-per-tuple measurement)."""
+        total = sum(self.col(i).nbytes for i in range(self.arity))
+        total += sum(self.meta(n).nbytes for n in self._meta)
+        return total
+
+
+class _KeyIndex:
+    """A sorted set of packed keys (dedup), merged in ~O(n) per addition."""
+
+    __slots__ = ("bits", "keys")
+
+    def __init__(self, bits: int):
+        self.bits = bits
+        self.keys = EMPTY
+
+    def contains(self, probe: np.ndarray) -> np.ndarray:
+        if len(self.keys) == 0:
+            return np.zeros(len(probe), dtype=bool)
+        i = np.minimum(np.searchsorted(self.keys, probe), len(self.keys) - 1)
+        return self.keys[i] == probe
+
+    def add(self, new: np.ndarray) -> None:
+        if len(new):
+            self.keys = np.sort(np.concatenate([self.keys, np.sort(new)]), kind="stable")
