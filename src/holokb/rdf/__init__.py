@@ -1,1 +1,20 @@
-"""holokb.rdf"""
+"""holokb.rdf: the RDF face — import (Turtle, TriG, N-Triples, N-Quads, RDF/XML, gzip), the
+reified ledger mapping (design.md §5) and deterministic TriG export.
+
+>>> from holokb.rdf import parse_records, ledger_trig
+>>> recs = parse_records('<http://ex.org/a> <http://ex.org/p> "x" .', "TURTLE", at=0)
+>>> recs[0].fact.object.lexical, recs[0].system.start
+('x', 0)
+"""
+from .export import export_ledger, export_snapshot, ledger_trig, serialize_trig, snapshot_trig
+from .load import import_file, parse_records, read_records, store_records
+from .mapping import GRAPH_QUALIFIER, records_from_quads, reified_quads, time_literal
+from .parse import FORMATS, Source, detect_format, parse_quads, parse_text, read_source
+from .vocab import CURRENT
+
+__all__ = [
+    "CURRENT", "FORMATS", "GRAPH_QUALIFIER", "Source", "detect_format", "export_ledger",
+    "export_snapshot", "import_file", "ledger_trig", "parse_quads", "parse_records", "parse_text",
+    "read_records", "read_source", "records_from_quads", "reified_quads", "serialize_trig",
+    "snapshot_trig", "store_records", "time_literal",
+]

@@ -1,0 +1,399 @@
+"""Between RDF quads and the ledger's SpanRecords (design.md §5).
+
+Reading, a file's quads fall into four kinds:
+
+1. **Reified history** (what :func:`holokb.rdf.export.ledger_trig` writes): default-graph triples
+   whose subject is an ``hk:fact/…``, ``hk:span/…`` or ``hk:evidence/…`` node.  Each span node
+   becomes the exact :class:`SpanRecord` it was written from (lossless).  Time values are
+   ``xsd:dateTime`` (ms precision, years 1–9999) or ``xsd:long`` unix ms (any other instant);
+   ``xsd:date`` is also accepted from hand-written files.  An absent ``hk:validFrom`` is -inf,
+   an absent ``hk:validTo``/``hk:systemTo`` is open.  Evidence of a span is read in canonical
+   order (by evidence node IRI).
+2. **The named graph** ``hk:current``: a derived view of (1); ignored when the file holds a
+   history, otherwise read as plain triples.
+3. **Provenance blocks**, for people writing ``kb/*.trig`` by hand: a named graph whose name has
+   hk: annotations in the default graph gives every triple inside it that valid time and
+   evidence::
+
+       ex:hr2024 { ex:alice ex:worksFor ex:acme . }
+       ex:hr2024 hk:document "hr/2024.txt" ; hk:confidence 0.9 ;
+                 hk:validFrom "2024-01-01T00:00:00Z"^^xsd:dateTime .
+
+   Recognised annotations: ``hk:validFrom``, ``hk:validTo`` (the valid interval) and
+   ``hk:document`` (required if any of the rest appear), ``hk:chunk``, ``hk:charStart``,
+   ``hk:charEnd``, ``hk:extractor``, ``hk:extractorVersion``, ``hk:confidence``,
+   ``hk:assertedAt`` (one :class:`Evidence`).  The annotation triples are consumed; the block's
+   triples carry no graph qualifier.
+4. **Everything else** is a plain fact: valid time open, system time ``[at, open)``.  A triple
+   in any other named graph ``G`` gets the qualifier ``graph = G`` (so the same triple in two
+   graphs is two facts, and nothing about the graph is lost).
+
+Plain and block records come out in file order with duplicates dropped; history records come
+first, sorted by span id.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Iterable, Iterator
+
+from ..core import (
+    MIN_TIME, DataSyntaxError, Diagnostic, Evidence, Fact, Interval, InvalidValueError, Location,
+    SpanRecord,
+)
+from ..core.terms import IRI, XSD_DATE, XSD_DATETIME, Literal, Term, term_sort_key
+from ..core.time import MAX_TIME, parse_date_ms, parse_datetime_ms
+from . import vocab as V
+from .parse import Quad, Source, locate
+
+GRAPH_QUALIFIER = "graph"
+_DATETIME_MIN = -62135596800000  # 0001-01-01T00:00:00Z
+_DATETIME_MAX = 253402300799999  # 9999-12-31T23:59:59.999Z
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    """Where diagnostics point: the source bytes and file name."""
+
+    src: Source | None
+
+    def error(self, node: Term | None, message: str) -> DataSyntaxError:
+        name = self.src.name if self.src else "<input>"
+        pos = None
+        if self.src is not None and node is not None:
+            needle = node.value if isinstance(node, IRI) else node.lexical
+            pos = locate(self.src.data, needle)
+            if pos is None and isinstance(node, IRI):
+                local = node.value.rsplit("/", 1)[-1]
+                pos = locate(self.src.data, local) if local else None
+        line, col = pos or (1, 1)
+        diag = Diagnostic("HK310", message, Location(name, line, col))
+        return DataSyntaxError(f"{name}:{line}:{col}: {message}", (diag,))
+
+
+# ---------------------------------------------------------------- time values
+
+
+def time_literal(ms: int) -> Literal:
+    """The literal an instant is written as: xsd:dateTime when representable, else xsd:long."""
+    if _DATETIME_MIN <= ms <= _DATETIME_MAX:
+        return Literal(_iso(ms), XSD_DATETIME)
+    return Literal(str(ms), V.XSD_LONG)
+
+
+def _iso(ms: int) -> str:
+    from datetime import datetime, timedelta, timezone
+
+    dt = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+    out = f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
+    if dt.microsecond:
+        out += f".{dt.microsecond // 1000:03d}"
+    return out + "Z"
+
+
+def time_value(lit: Term, ctx: _Ctx, what: str) -> int:
+    """Read an instant written as xsd:dateTime, xsd:date or an integer (unix ms)."""
+    if isinstance(lit, Literal):
+        try:
+            if lit.datatype == XSD_DATETIME:
+                return parse_datetime_ms(lit.lexical)
+            if lit.datatype == XSD_DATE:
+                return parse_date_ms(lit.lexical)
+            v = lit.value
+            if isinstance(v, int) and not isinstance(v, bool) and MIN_TIME <= v <= MAX_TIME:
+                return v
+        except InvalidValueError:
+            pass
+    raise ctx.error(lit, f"{what} must be an xsd:dateTime, xsd:date or xsd:long (unix ms), got {lit}")
+
+
+# ---------------------------------------------------------------- reading
+
+
+def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = None) -> list[SpanRecord]:
+    """Turn parsed quads into SpanRecords (see the module doc for the four kinds of quad)."""
+    ctx = _Ctx(src)
+    history: dict[IRI, list[tuple[IRI, Term]]] = {}
+    annotations: dict[IRI, list[tuple[IRI, Term, Quad]]] = {}
+    current: list[Quad] = []
+    rest: list[Quad] = []
+    graphs: set[IRI] = set()
+    block_props = V.BLOCK_PROPERTIES
+    fact_ns, span_ns, ev_ns = V.FACT_NS, V.SPAN_NS, V.EVIDENCE_NS
+    for q in quads:
+        s, p, o, g = q
+        if g is None:
+            sv = s.value
+            if sv.startswith(fact_ns) or sv.startswith(span_ns) or sv.startswith(ev_ns):
+                history.setdefault(s, []).append((p, o))
+                continue
+            if p in block_props:
+                annotations.setdefault(s, []).append((p, o, q))
+                continue
+        elif g == V.CURRENT:
+            current.append(q)
+            continue
+        else:
+            graphs.add(g)
+        rest.append(q)
+
+    out = _history_records(history, ctx) if history else []
+    blocks: dict[IRI, tuple[Interval, tuple[Evidence, ...]]] = {}
+    for name, props in annotations.items():
+        if name in graphs:
+            blocks[name] = _block(name, props, ctx)
+        else:  # hk: properties on something that is not a graph: ordinary data
+            rest.extend(q for _, _, q in props)
+    if not history:
+        rest.extend(current)
+
+    system = Interval(at, None)
+    always = Interval.always()
+    # Keys of str (hash cached by Python) rather than the term dataclasses (hash recomputed).
+    seen: set[tuple] = set()
+    add = seen.add
+    for s, p, o, g in rest:
+        key = (s.value, p.value, o.value if type(o) is IRI else o, None if g is None else g.value)
+        if key in seen:
+            continue
+        add(key)
+        if g is None or g == V.CURRENT:
+            out.append(SpanRecord(plain_fact(s, p, o), always, system))
+        elif g in blocks:
+            valid, evidence = blocks[g]
+            out.append(SpanRecord(plain_fact(s, p, o), valid, system, evidence))
+        else:
+            out.append(SpanRecord(Fact(s, p, o, ((GRAPH_QUALIFIER, g),)), always, system))
+    return out
+
+
+_set = object.__setattr__
+
+
+def plain_fact(s: IRI, p: IRI, o: Term) -> Fact:
+    """``Fact(s, p, o)`` without re-validating terms the parser already built as IRI/Literal.
+
+    Fact.__post_init__ costs ~5 µs (isinstance checks, qualifier sorting); on a 100k-triple
+    import that is half a second spent proving what the parser guarantees.  A test pins
+    ``plain_fact(s, p, o) == Fact(s, p, o)``.
+    """
+    f = object.__new__(Fact)
+    _set(f, "subject", s)
+    _set(f, "predicate", p)
+    _set(f, "object", o)
+    _set(f, "qualifiers", ())
+    _set(f, "polarity", "affirm")
+    return f
+
+
+def _one(node: IRI, props: dict[IRI, list[Term]], prop: IRI, ctx: _Ctx, required: bool = True) -> Term | None:
+    vals = props.get(prop, [])
+    if len(vals) > 1:
+        raise ctx.error(node, f"{node} has {len(vals)} values for {prop}, expected at most one")
+    if not vals:
+        if required:
+            raise ctx.error(node, f"{node} lacks {prop}")
+        return None
+    return vals[0]
+
+
+def _iri(node: IRI, v: Term | None, prop: IRI, ctx: _Ctx) -> IRI:
+    if not isinstance(v, IRI):
+        raise ctx.error(node, f"{prop} of {node} must be an IRI, got {v}")
+    return v
+
+
+def _text(node: IRI, v: Term | None, prop: IRI, ctx: _Ctx) -> str | None:
+    if v is None:
+        return None
+    if not isinstance(v, Literal) or not isinstance(v.value, str):
+        raise ctx.error(node, f"{prop} of {node} must be a string literal, got {v}")
+    return v.lexical
+
+
+def _int(node: IRI, v: Term | None, prop: IRI, ctx: _Ctx) -> int | None:
+    if v is None:
+        return None
+    if not isinstance(v, Literal) or isinstance(v.value, bool) or not isinstance(v.value, int):
+        raise ctx.error(node, f"{prop} of {node} must be an integer, got {v}")
+    return v.value
+
+
+def _evidence(node: IRI, props: dict[IRI, list[Term]], ctx: _Ctx) -> Evidence:
+    conf = _one(node, props, V.CONFIDENCE, ctx, required=False)
+    if conf is None:
+        confidence = 1.0
+    elif isinstance(conf, Literal) and isinstance(conf.value, (int, float, Decimal)) \
+            and not isinstance(conf.value, bool):
+        confidence = float(conf.value)
+    else:
+        raise ctx.error(node, f"hk:confidence of {node} must be a number in [0, 1], got {conf}")
+    asserted = _one(node, props, V.ASSERTED_AT, ctx, required=False)
+    try:
+        return Evidence(
+            document=_text(node, _one(node, props, V.DOCUMENT, ctx), V.DOCUMENT, ctx) or "",
+            chunk=_text(node, _one(node, props, V.CHUNK, ctx, False), V.CHUNK, ctx),
+            char_start=_int(node, _one(node, props, V.CHAR_START, ctx, False), V.CHAR_START, ctx),
+            char_end=_int(node, _one(node, props, V.CHAR_END, ctx, False), V.CHAR_END, ctx),
+            extractor=_text(node, _one(node, props, V.EXTRACTOR, ctx, False), V.EXTRACTOR, ctx) or "manual",
+            extractor_version=_text(node, _one(node, props, V.EXTRACTOR_VERSION, ctx, False),
+                                    V.EXTRACTOR_VERSION, ctx) or "0",
+            confidence=confidence,
+            asserted_at=None if asserted is None else time_value(asserted, ctx, "hk:assertedAt"),
+        )
+    except InvalidValueError as e:
+        raise ctx.error(node, e.message) from None
+
+
+def _interval(node: IRI, props: dict[IRI, list[Term]], lo: IRI, hi: IRI, ctx: _Ctx,
+              lo_required: bool) -> Interval:
+    a = _one(node, props, lo, ctx, lo_required)
+    b = _one(node, props, hi, ctx, False)
+    start = MIN_TIME if a is None else time_value(a, ctx, str(lo))
+    end = None if b is None else time_value(b, ctx, str(hi))
+    try:
+        return Interval(start, end)
+    except InvalidValueError as e:
+        raise ctx.error(node, f"{node}: {e.message}") from None
+
+
+def _history_records(history: dict[IRI, list[tuple[IRI, Term]]], ctx: _Ctx) -> list[SpanRecord]:
+    nodes: dict[IRI, dict[IRI, list[Term]]] = {}
+    for node, pairs in history.items():
+        d: dict[IRI, list[Term]] = {}
+        for p, o in pairs:
+            lst = d.setdefault(p, [])
+            if o not in lst:
+                lst.append(o)
+        nodes[node] = d
+    facts: dict[IRI, Fact] = {}
+    evidence: dict[IRI, Evidence] = {}
+    used_facts: set[IRI] = set()
+    out: list[tuple[str, SpanRecord]] = []
+    for node in sorted(nodes, key=lambda n: n.value):
+        props = nodes[node]
+        kind = props.get(V.TYPE, [])
+        if node.value.startswith(V.SPAN_NS) or V.SPAN_CLASS in kind:
+            fnode = _iri(node, _one(node, props, V.FACT, ctx), V.FACT, ctx)
+            fact = facts.get(fnode) or _fact(fnode, nodes, ctx)
+            facts[fnode] = fact
+            used_facts.add(fnode)
+            evs = []
+            for enode in sorted(props.get(V.EVIDENCE, []), key=term_sort_key):
+                enode = _iri(node, enode, V.EVIDENCE, ctx)
+                if enode not in nodes:
+                    raise ctx.error(enode, f"evidence node {enode} of {node} is not described")
+                if enode not in evidence:
+                    evidence[enode] = _evidence(enode, nodes[enode], ctx)
+                evs.append(evidence[enode])
+            valid = _interval(node, props, V.VALID_FROM, V.VALID_TO, ctx, False)
+            system = _interval(node, props, V.SYSTEM_FROM, V.SYSTEM_TO, ctx, True)
+            sid = V.span_id_of(node)
+            out.append((sid, SpanRecord(fact, valid, system, tuple(evs), sid)))
+    for node, props in nodes.items():
+        if (node.value.startswith(V.FACT_NS) and "/q/" not in node.value[len(V.FACT_NS):]
+                and node not in used_facts):
+            raise ctx.error(node, f"fact node {node} has no span (every fact needs at least one)")
+    out.sort(key=lambda kv: kv[0])
+    return [r for _, r in out]
+
+
+def _fact(fnode: IRI, nodes: dict[IRI, dict[IRI, list[Term]]], ctx: _Ctx) -> Fact:
+    props = nodes.get(fnode)
+    if props is None:
+        raise ctx.error(fnode, f"fact node {fnode} is not described")
+    s = _iri(fnode, _one(fnode, props, V.SUBJECT, ctx), V.SUBJECT, ctx)
+    p = _iri(fnode, _one(fnode, props, V.PREDICATE, ctx), V.PREDICATE, ctx)
+    o = _one(fnode, props, V.OBJECT, ctx)
+    pol = _one(fnode, props, V.POLARITY, ctx, False)
+    if pol not in (None, V.AFFIRM, V.NEGATE):
+        raise ctx.error(fnode, f"hk:polarity of {fnode} must be hk:affirm or hk:negate, got {pol}")
+    quals = []
+    for qnode in props.get(V.QUALIFIER, []):
+        qnode = _iri(fnode, qnode, V.QUALIFIER, ctx)
+        qprops = nodes.get(qnode)
+        if qprops is None:
+            raise ctx.error(qnode, f"qualifier node {qnode} is not described")
+        key = _text(qnode, _one(qnode, qprops, V.KEY, ctx), V.KEY, ctx)
+        quals.append((key, _one(qnode, qprops, V.VALUE, ctx)))
+    try:
+        fact = Fact(s, p, o, tuple(quals), "negate" if pol == V.NEGATE else "affirm")  # type: ignore[arg-type]
+    except InvalidValueError as e:
+        raise ctx.error(fnode, e.message) from None
+    if V.fact_iri(fact.id) != fnode:
+        raise ctx.error(fnode, f"fact node {fnode} does not match its content (expected {V.fact_iri(fact.id)})")
+    return fact
+
+
+def _block(name: IRI, props_q: list[tuple[IRI, Term, Quad]], ctx: _Ctx) -> tuple[Interval, tuple[Evidence, ...]]:
+    props: dict[IRI, list[Term]] = {}
+    for p, o, _ in props_q:
+        lst = props.setdefault(p, [])
+        if o not in lst:
+            lst.append(o)
+    valid = _interval(name, props, V.VALID_FROM, V.VALID_TO, ctx, False)
+    if set(props) - {V.VALID_FROM, V.VALID_TO}:
+        return valid, (_evidence(name, props, ctx),)
+    return valid, ()
+
+
+# ---------------------------------------------------------------- writing
+
+
+def reified_quads(records: Iterable[SpanRecord]) -> Iterator[Quad]:
+    """The reified history of ``records`` plus the ``hk:current`` view, as quads (unsorted)."""
+    seen_facts: set[str] = set()
+    seen_ev: set[IRI] = set()
+    current: set[tuple[IRI, IRI, Term]] = set()
+    for rec in records:
+        f = rec.fact
+        fid = f.id
+        fnode = V.fact_iri(fid)
+        if fid not in seen_facts:
+            seen_facts.add(fid)
+            yield fnode, V.TYPE, V.FACT_CLASS, None
+            yield fnode, V.SUBJECT, f.subject, None
+            yield fnode, V.PREDICATE, f.predicate, None
+            yield fnode, V.OBJECT, f.object, None
+            yield fnode, V.POLARITY, V.NEGATE if f.polarity == "negate" else V.AFFIRM, None
+            for key, val in f.qualifiers:
+                qnode = V.qualifier_iri(fid, key)
+                yield fnode, V.QUALIFIER, qnode, None
+                yield qnode, V.TYPE, V.QUALIFIER_CLASS, None
+                yield qnode, V.KEY, Literal(key), None
+                yield qnode, V.VALUE, val, None
+        snode = V.span_iri(rec.span_id if rec.span_id is not None else V.derived_span_id(rec))
+        yield snode, V.TYPE, V.SPAN_CLASS, None
+        yield snode, V.FACT, fnode, None
+        if rec.valid.start != MIN_TIME:
+            yield snode, V.VALID_FROM, time_literal(rec.valid.start), None
+        if rec.valid.end is not None:
+            yield snode, V.VALID_TO, time_literal(rec.valid.end), None
+        yield snode, V.SYSTEM_FROM, time_literal(rec.system.start), None
+        if rec.system.end is not None:
+            yield snode, V.SYSTEM_TO, time_literal(rec.system.end), None
+        for ev in rec.evidence:
+            enode = V.evidence_iri(ev)
+            yield snode, V.EVIDENCE, enode, None
+            if enode not in seen_ev:
+                seen_ev.add(enode)
+                yield from _evidence_quads(enode, ev)
+        if f.polarity == "affirm" and rec.system.end is None and rec.valid.end is None:
+            current.add((f.subject, f.predicate, f.object))
+    for s, p, o in current:
+        yield s, p, o, V.CURRENT
+
+
+def _evidence_quads(enode: IRI, ev: Evidence) -> Iterator[Quad]:
+    yield enode, V.TYPE, V.EVIDENCE_CLASS, None
+    yield enode, V.DOCUMENT, Literal(ev.document), None
+    if ev.chunk is not None:
+        yield enode, V.CHUNK, Literal(ev.chunk), None
+    if ev.char_start is not None:
+        yield enode, V.CHAR_START, Literal(str(ev.char_start), V.XSD_INTEGER), None
+        yield enode, V.CHAR_END, Literal(str(ev.char_end), V.XSD_INTEGER), None
+    yield enode, V.EXTRACTOR, Literal(ev.extractor), None
+    yield enode, V.EXTRACTOR_VERSION, Literal(ev.extractor_version), None
+    yield enode, V.CONFIDENCE, Literal(repr(float(ev.confidence)), V.XSD_DOUBLE), None
+    if ev.asserted_at is not None:
+        yield enode, V.ASSERTED_AT, time_literal(ev.asserted_at), None

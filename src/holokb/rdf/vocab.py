@@ -1,0 +1,135 @@
+"""The hk: annotation vocabulary (design.md §5) and how node IRIs are minted.
+
+Node IRIs are content-derived so that exports are deterministic:
+
+* fact nodes      ``hk:fact/<sha256 fact id>``
+* qualifier nodes ``hk:fact/<sha256>/q/<percent-encoded key>``
+* span nodes      ``hk:span/<percent-encoded span id>`` (the ledger's id; a content hash when it has none)
+* evidence nodes  ``hk:evidence/<sha256 of the evidence's canonical encoding>``
+
+The vocabulary's labels, comments and SHACL shapes live in ``shapes/holokb.ttl``.
+"""
+from __future__ import annotations
+
+import hashlib
+import struct
+from urllib.parse import quote, unquote
+
+from ..core import HK, RDF_TYPE, XSD, Evidence, SpanRecord
+from ..core.terms import IRI, SKOLEM_PREFIX
+
+FACT_NS = HK + "fact/"
+SPAN_NS = HK + "span/"
+EVIDENCE_NS = HK + "evidence/"
+
+#: The named graph holding the plain triples visible at ``AsOf.latest()``.
+CURRENT = IRI(HK + "current")
+
+TYPE = IRI(RDF_TYPE)
+FACT_CLASS = IRI(HK + "Fact")
+SPAN_CLASS = IRI(HK + "Span")
+EVIDENCE_CLASS = IRI(HK + "Evidence")
+QUALIFIER_CLASS = IRI(HK + "Qualifier")
+
+SUBJECT = IRI(HK + "subject")
+PREDICATE = IRI(HK + "predicate")
+OBJECT = IRI(HK + "object")
+POLARITY = IRI(HK + "polarity")
+QUALIFIER = IRI(HK + "qualifier")
+KEY = IRI(HK + "key")
+VALUE = IRI(HK + "value")
+AFFIRM = IRI(HK + "affirm")
+NEGATE = IRI(HK + "negate")
+
+FACT = IRI(HK + "fact")
+VALID_FROM = IRI(HK + "validFrom")
+VALID_TO = IRI(HK + "validTo")
+SYSTEM_FROM = IRI(HK + "systemFrom")
+SYSTEM_TO = IRI(HK + "systemTo")
+EVIDENCE = IRI(HK + "evidence")
+
+DOCUMENT = IRI(HK + "document")
+CHUNK = IRI(HK + "chunk")
+CHAR_START = IRI(HK + "charStart")
+CHAR_END = IRI(HK + "charEnd")
+EXTRACTOR = IRI(HK + "extractor")
+EXTRACTOR_VERSION = IRI(HK + "extractorVersion")
+CONFIDENCE = IRI(HK + "confidence")
+ASSERTED_AT = IRI(HK + "assertedAt")
+
+#: Properties that turn a named graph into a provenance block (see holokb.rdf.mapping).
+BLOCK_PROPERTIES = frozenset(
+    {DOCUMENT, CHUNK, CHAR_START, CHAR_END, EXTRACTOR, EXTRACTOR_VERSION, CONFIDENCE, ASSERTED_AT,
+     VALID_FROM, VALID_TO}
+)
+
+XSD_LONG = XSD + "long"
+XSD_INTEGER = XSD + "integer"
+XSD_DOUBLE = XSD + "double"
+
+#: Prefixes the serializer uses (fixed, so output never depends on the input's prefixes).
+PREFIXES: tuple[tuple[str, str], ...] = (
+    ("hk", HK),
+    ("hkf", FACT_NS),
+    ("hks", SPAN_NS),
+    ("hke", EVIDENCE_NS),
+    ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
+    ("xsd", XSD),
+)
+
+
+def fact_iri(fact_id: str) -> IRI:
+    """The fact node for a fact id."""
+    return IRI(FACT_NS + fact_id)
+
+
+def qualifier_iri(fact_id: str, key: str) -> IRI:
+    """The qualifier node of one qualifier key of a fact."""
+    return IRI(f"{FACT_NS}{fact_id}/q/{quote(key, safe='')}")
+
+
+def span_iri(span_id: str) -> IRI:
+    """The span node for a ledger span id."""
+    return IRI(SPAN_NS + quote(span_id, safe=""))
+
+
+def span_id_of(iri: IRI) -> str:
+    """Inverse of :func:`span_iri`."""
+    return unquote(iri.value[len(SPAN_NS):])
+
+
+def derived_span_id(rec: SpanRecord) -> str:
+    """A content id for a span the ledger did not number (fact, both intervals, evidence)."""
+    h = hashlib.sha256(b"HKS1" + rec.fact.id.encode())
+    for t in (rec.valid.start, rec.valid.end, rec.system.start, rec.system.end):
+        h.update(b"\x00" if t is None else b"\x01" + struct.pack("<q", t))
+    for ev in rec.evidence:
+        h.update(evidence_id(ev).encode())
+    return h.hexdigest()
+
+
+def evidence_id(ev: Evidence) -> str:
+    """SHA-256 hex of a tagged encoding of every evidence field."""
+    h = hashlib.sha256(b"HKE1")
+    for v in (ev.document, ev.chunk, ev.char_start, ev.char_end, ev.extractor, ev.extractor_version,
+              float(ev.confidence), ev.asserted_at):
+        s = "" if v is None else repr(v)
+        h.update(b"\x00" if v is None else b"\x01")
+        h.update(struct.pack("<I", len(s.encode())) + s.encode())
+    return h.hexdigest()
+
+
+def evidence_iri(ev: Evidence) -> IRI:
+    """The evidence node for a piece of evidence (equal evidence ⇒ one node)."""
+    return IRI(EVIDENCE_NS + evidence_id(ev))
+
+
+def is_holokb_node(iri: IRI) -> bool:
+    """True for fact, qualifier, span and evidence nodes (the reified history)."""
+    v = iri.value
+    return v.startswith(FACT_NS) or v.startswith(SPAN_NS) or v.startswith(EVIDENCE_NS)
+
+
+def skolem_label(iri: IRI) -> str:
+    """The blank node label a skolem IRI de-skolemises to on plain export."""
+    return "b" + iri.value[len(SKOLEM_PREFIX):]
