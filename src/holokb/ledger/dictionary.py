@@ -1,0 +1,147 @@
+"""The terms dictionary: term ↔ integer id, with in-memory caches.
+
+Integer ids are also the engine's dictionary encoding.  Two terms with the same canonical
+encoding (``core.fact.encode_term``; e.g. string literals differing only in case) share an id
+and the first lexical form stored is kept.  Caches only ever hold committed ids: ids minted in
+a transaction live in :class:`TxnTerms` until it commits.
+"""
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable
+
+from ..core.errors import LedgerError
+from ..core.fact import encode_term
+from ..core.terms import Term
+from .views import term_from_row, term_row
+
+_INSERT = "INSERT INTO terms(term_id, kind, lexical, datatype, lang, canon) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+class TermCache:
+    """Committed term ids and canonical encodings, shared by reads and writes of one Ledger."""
+
+    __slots__ = ("ids", "terms", "enc")
+
+    def __init__(self) -> None:
+        self.ids: dict[Term, int] = {}
+        self.terms: dict[int, Term] = {}
+        self.enc: dict[Term, bytes] = {}
+
+    def clear(self) -> None:
+        self.ids.clear()
+        self.terms.clear()
+
+    def encoding(self, t: Term) -> bytes:
+        """The canonical encoding of ``t`` (memoised; it depends on the term only)."""
+        e = self.enc.get(t)
+        if e is None:
+            if len(self.enc) > 2_000_000:
+                self.enc.clear()
+            e = self.enc[t] = encode_term(t)
+        return e
+
+    def lookup(self, db: sqlite3.Connection, t: Term) -> int | None:
+        """The id of ``t`` in the file, or None when it was never stored."""
+        tid = self.ids.get(t)
+        if tid is None:
+            row = db.execute("SELECT term_id FROM terms WHERE canon = ?", (self.encoding(t),)).fetchone()
+            if row is None:
+                return None
+            tid = self.ids[t] = row[0]
+        return tid
+
+    def term(self, db: sqlite3.Connection, tid: int) -> Term:
+        """The term with id ``tid`` (LedgerError when there is none)."""
+        t = self.terms.get(tid)
+        if t is None:
+            row = db.execute("SELECT kind, lexical, datatype, lang FROM terms WHERE term_id = ?", (tid,)).fetchone()
+            if row is None:
+                raise LedgerError(f"no term with id {tid}")
+            t = self.terms[tid] = term_from_row(*row)
+        return t
+
+    def terms_of(self, db: sqlite3.Connection, ids: Iterable[int]) -> None:
+        """Load many ids into the cache with few queries."""
+        missing = sorted({i for i in ids if i not in self.terms})
+        for k in range(0, len(missing), 500):
+            part = missing[k:k + 500]
+            q = f"SELECT term_id, kind, lexical, datatype, lang FROM terms WHERE term_id IN ({','.join('?' * len(part))})"
+            for tid, kind, lex, dt, lang in db.execute(q, part):
+                self.terms[tid] = term_from_row(kind, lex, dt, lang)
+
+
+class TxnTerms:
+    """Term interning inside one write transaction (ids minted here are private until commit)."""
+
+    __slots__ = ("cache", "db", "new", "by_canon", "next_id", "pending", "defer", "db_empty")
+
+    def __init__(self, cache: TermCache, db: sqlite3.Connection) -> None:
+        self.cache = cache
+        self.db = db
+        self.new: dict[Term, int] = {}
+        self.by_canon: dict[bytes, int] = {}
+        self.next_id = (db.execute("SELECT coalesce(max(term_id), 0) FROM terms").fetchone()[0]) + 1
+        self.db_empty = self.next_id == 1
+        self.pending: list[tuple] = []
+        self.defer = False
+
+    def intern(self, t: Term) -> int:
+        """The id of ``t``, minting one when the file has no term with its canonical encoding."""
+        tid = self.cache.ids.get(t)
+        if tid is not None:
+            return tid
+        tid = self.new.get(t)
+        if tid is not None:
+            return tid
+        canon = self.cache.encoding(t)
+        tid = self.by_canon.get(canon)
+        if tid is None and not self.db_empty:
+            row = self.db.execute("SELECT term_id FROM terms WHERE canon = ?", (canon,)).fetchone()
+            if row is not None:
+                tid = row[0]
+        if tid is None:
+            tid = self.next_id
+            self.next_id += 1
+            row = (tid, *term_row(t), canon)
+            if self.defer:
+                self.pending.append(row)
+            else:
+                self.db.execute(_INSERT, row)
+            self.by_canon[canon] = tid
+        self.new[t] = tid
+        return tid
+
+    def intern_encoded(self, t: Term) -> tuple[int, bytes]:
+        """(id, canonical encoding) of ``t``: the bulk loader's path, one encoding and few lookups."""
+        canon = encode_term(t)
+        tid = self.cache.ids.get(t)
+        if tid is None:
+            tid = self.by_canon.get(canon)
+            if tid is None and not self.db_empty:
+                row = self.db.execute("SELECT term_id FROM terms WHERE canon = ?", (canon,)).fetchone()
+                if row is not None:
+                    tid = row[0]
+            if tid is None:
+                tid = self.next_id
+                self.next_id += 1
+                row = (tid, *term_row(t), canon)
+                if self.defer:
+                    self.pending.append(row)
+                else:
+                    self.db.execute(_INSERT, row)
+                self.by_canon[canon] = tid
+            self.new[t] = tid
+        return tid, canon
+
+    def flush(self) -> None:
+        """Write deferred term rows."""
+        if self.pending:
+            self.db.executemany(_INSERT, self.pending)
+            self.pending = []
+
+    def commit_into_cache(self) -> None:
+        """After COMMIT: the ids minted here become committed."""
+        if len(self.cache.ids) > 2_000_000:
+            self.cache.ids.clear()
+        self.cache.ids.update(self.new)

@@ -1,0 +1,324 @@
+"""Reads over the ledger.  Every read takes an explicit AsOf and documents its sort key.
+
+Sort keys never use row ids or term ids (they depend on insertion order); they use IRI text,
+term kind and canonical term encodings (``core.fact.encode_term`` bytes, compared bytewise), and
+end with the fact hash and span hash, which are content-derived and unique.
+"""
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable, Iterator, Literal as _Lit, Sequence
+
+import numpy as np
+
+from ..core.fact import Evidence, Fact, SpanRecord
+from ..core.limits import Limits, Page
+from ..core.terms import IRI, RDF_TYPE, Term
+from ..core.time import MAX_TIME, AsOf, Interval
+from .dictionary import TermCache
+from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView
+
+_COLS = ("f.fact_id, f.hash, f.s, f.p, f.o, f.nq, f.polarity, "
+         "sp.sid, sp.span_id, sp.valid_from, sp.valid_to, sp.system_from, sp.system_to")
+_VISIBLE = ("sp.system_from <= ? AND (sp.system_to IS NULL OR sp.system_to > ?) "
+            "AND sp.valid_from <= ? AND (sp.valid_to IS NULL OR sp.valid_to > ?)")
+_EV_COLS = "sid, document, chunk, char_start, char_end, extractor, extractor_version, confidence, asserted_at"
+
+
+def _vis(as_of: AsOf) -> tuple[int, int, int, int]:
+    return (as_of.system, as_of.system, as_of.valid, as_of.valid)
+
+
+def _cap(limits: Limits) -> tuple[int | None, str | None]:
+    """The tighter of max_results and max_edges, and its name."""
+    caps = [(n, name) for n, name in ((limits.max_results, "max_results"), (limits.max_edges, "max_edges"))
+            if n is not None]
+    if not caps:
+        return None, None
+    return min(caps)
+
+
+class LedgerReads:
+    """The read half of :class:`~holokb.ledger.Ledger` (needs ``_db`` and ``_cache``)."""
+
+    _db: sqlite3.Connection
+    _cache: TermCache
+
+    # -- terms -----------------------------------------------------------------------------------
+
+    def term(self, term_id: int) -> Term:
+        """The term behind an integer id (the engine's dictionary encoding)."""
+        return self._cache.term(self._db, term_id)
+
+    def term_ids(self, terms: Iterable[Term]) -> list[int | None]:
+        """Integer ids of terms, None for a term the ledger has never stored."""
+        return [self._cache.lookup(self._db, t) for t in terms]
+
+    # -- facts -----------------------------------------------------------------------------------
+
+    def facts(self, as_of: AsOf, *, about: IRI | None = None, predicate: IRI | None = None,
+              obj: Term | None = None, limits: Limits = Limits(),
+              polarity: _Lit["affirm", "negate"] | None = None) -> Page[FactView]:
+        """Spans visible at ``as_of``, filtered by subject/predicate/object/polarity.
+
+        Sort key: predicate IRI, object kind (IRI < literal), canonical object bytes,
+        valid_from descending, fact id, span id.
+        """
+        where, args = [_VISIBLE], list(_vis(as_of))
+        for col, term in (("f.s", about), ("f.p", predicate), ("f.o", obj)):
+            if term is not None:
+                tid = self._cache.lookup(self._db, term)
+                if tid is None:
+                    return Page.of(())
+                where.append(f"{col} = ?")
+                args.append(tid)
+        if polarity is not None:
+            where.append("f.polarity = ?")
+            args.append(1 if polarity == "affirm" else 0)
+        sql = (f"SELECT {_COLS} FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+               "JOIN terms tp ON tp.term_id = f.p JOIN terms tob ON tob.term_id = f.o "
+               f"WHERE {' AND '.join(where)} "
+               "ORDER BY tp.lexical, tob.kind, tob.canon, sp.valid_from DESC, f.hash, sp.span_id")
+        return self._page(sql, args, limits)
+
+    def neighbors(self, entity: IRI, as_of: AsOf, *, direction: _Lit["out", "in", "both"] = "out",
+                  predicates: Sequence[IRI] | None = None, limits: Limits = Limits()) -> Page[FactView]:
+        """Affirmed edges touching ``entity`` visible at ``as_of``.
+
+        Sort key: direction (out before in), predicate IRI, neighbour kind, canonical neighbour
+        bytes, valid_from descending, fact id, span id.
+        """
+        if direction not in ("out", "in", "both"):
+            raise ValueError(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        eid = self._cache.lookup(self._db, entity)
+        if eid is None:
+            return Page.of(())
+        pred_sql, pred_args = "", []
+        if predicates is not None:
+            ids = [i for i in (self._cache.lookup(self._db, p) for p in predicates) if i is not None]
+            if not ids:
+                return Page.of(())
+            pred_sql = f" AND f.p IN ({','.join('?' * len(ids))})"
+            pred_args = ids
+        parts, args = [], []
+        for d, (col, other) in (("out", ("f.s", "f.o")), ("in", ("f.o", "f.s"))):
+            if direction in (d, "both"):
+                parts.append(
+                    f"SELECT {0 if d == 'out' else 1} AS dir, tp.lexical AS pl, tn.kind AS nk, tn.canon AS nc, {_COLS} "
+                    "FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+                    f"JOIN terms tp ON tp.term_id = f.p JOIN terms tn ON tn.term_id = {other} "
+                    f"WHERE {col} = ? AND f.polarity = 1 AND {_VISIBLE}{pred_sql}"
+                )
+                args += [eid, *_vis(as_of), *pred_args]
+        sql = ("SELECT * FROM (" + " UNION ALL ".join(parts) + ") "
+               "ORDER BY dir, pl, nk, nc, valid_from DESC, hash, span_id")
+        return self._page(sql, args, limits, skip=4)
+
+    def history(self, fact_or_subject_predicate: Fact | tuple[IRI, IRI], *,
+                limits: Limits = Limits()) -> Page[SpanView]:
+        """Every span (open or closed, on both axes) of a fact, or of all facts of (subject, predicate).
+
+        Sort key: system_from, valid_from, fact id, span id.
+        """
+        x = fact_or_subject_predicate
+        if isinstance(x, Fact):
+            where, args = "f.hash = ?", [bytes.fromhex(x.id)]
+        else:
+            s, p = x
+            sid, pid = self._cache.lookup(self._db, s), self._cache.lookup(self._db, p)
+            if sid is None or pid is None:
+                return Page.of(())
+            where, args = "f.s = ? AND f.p = ?", [sid, pid]
+        sql = (f"SELECT {_COLS} FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE {where} "
+               "ORDER BY sp.system_from, sp.valid_from, f.hash, sp.span_id")
+        return self._page(sql, args, limits)
+
+    def spans(self) -> Iterator[SpanRecord]:
+        """Every span with its evidence, for export.  Order: system_from, fact id, valid_from, span id."""
+        cur = self._db.execute(
+            f"SELECT {_COLS} FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+            "ORDER BY sp.system_from, f.hash, sp.valid_from, sp.span_id"
+        )
+        while True:
+            rows = cur.fetchmany(500)
+            if not rows:
+                return
+            for v in self._views(rows):
+                yield SpanRecord(v.fact, v.valid, v.system, v.evidence, v.span_id)
+
+    def visible(self, as_of: AsOf) -> Iterator[tuple[Term, Term, Term]]:
+        """Plain (affirmed, unqualified) triples visible at ``as_of``, each once.
+
+        Order: subject IRI, predicate IRI, object kind, canonical object bytes.
+        """
+        cur = self._db.execute(
+            "SELECT DISTINCT f.s, f.p, f.o, ts.lexical, tp.lexical, tob.kind, tob.canon "
+            "FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id JOIN terms ts ON ts.term_id = f.s "
+            "JOIN terms tp ON tp.term_id = f.p JOIN terms tob ON tob.term_id = f.o "
+            f"WHERE f.polarity = 1 AND f.nq = 0 AND {_VISIBLE} ORDER BY 4, 5, 6, 7",
+            _vis(as_of),
+        )
+        term = self.term
+        while True:
+            rows = cur.fetchmany(2000)
+            if not rows:
+                return
+            self._cache.terms_of(self._db, [i for r in rows for i in r[:3]])
+            for r in rows:
+                yield term(r[0]), term(r[1]), term(r[2])
+
+    def encoded_visible(self, as_of: AsOf) -> EncodedFacts:
+        """Visible plain triples as integer columns for the engine (one row per visible span).
+
+        Order: subject id, predicate id, object id, valid_from, fact id, span id — deterministic
+        for a given file (ids are that file's dictionary encoding).
+        """
+        rows = self._db.execute(
+            "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.hash "
+            f"FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {_VISIBLE} "
+            "ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, sp.span_id",
+            (MAX_TIME, *_vis(as_of)),
+        ).fetchall()
+        n = len(rows)
+        cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(5)]
+        return EncodedFacts(*cols, tuple(r[5].hex() for r in rows))
+
+    def types_of(self, iris: Iterable[IRI], as_of: AsOf) -> dict[IRI, frozenset[IRI]]:
+        """The rdf:type objects (IRIs) of each given IRI visible at ``as_of`` (affirmed facts)."""
+        out: dict[IRI, frozenset[IRI]] = {}
+        type_id = self._cache.lookup(self._db, IRI(RDF_TYPE))
+        for iri in iris:
+            sid = self._cache.lookup(self._db, iri) if type_id is not None else None
+            if sid is None:
+                out[iri] = frozenset()
+                continue
+            ids = [r[0] for r in self._db.execute(
+                "SELECT f.o FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+                f"WHERE f.s = ? AND f.p = ? AND f.polarity = 1 AND {_VISIBLE}", (sid, type_id, *_vis(as_of)))]
+            out[iri] = frozenset(t for t in (self.term(i) for i in ids) if isinstance(t, IRI))
+        return out
+
+    def open_values(self, subject: IRI, predicate: IRI, as_of: AsOf) -> list[Term]:
+        """Distinct objects of affirmed (subject, predicate) facts visible at ``as_of``.
+
+        Order: object kind, canonical object bytes.
+        """
+        sid, pid = self._cache.lookup(self._db, subject), self._cache.lookup(self._db, predicate)
+        if sid is None or pid is None:
+            return []
+        ids = [r[0] for r in self._db.execute(
+            "SELECT DISTINCT f.o, tob.kind, tob.canon FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+            f"JOIN terms tob ON tob.term_id = f.o WHERE f.s = ? AND f.p = ? AND f.polarity = 1 AND {_VISIBLE} "
+            "ORDER BY 2, 3", (sid, pid, *_vis(as_of)))]
+        return [self.term(i) for i in ids]
+
+    # -- vocabulary, entities, documents -----------------------------------------------------------
+
+    def predicate(self, iri: IRI) -> PredicateInfo | None:
+        """The declaration of ``iri``, or None when it was never declared."""
+        tid = self._cache.lookup(self._db, iri)
+        if tid is None:
+            return None
+        row = self._db.execute("SELECT arity, arg_types, functional FROM predicates WHERE term_id = ?",
+                               (tid,)).fetchone()
+        if row is None:
+            return None
+        return PredicateInfo(iri, row[0], tuple(IRI(a) for a in row[1].split()), bool(row[2]))
+
+    def predicates(self) -> tuple[PredicateInfo, ...]:
+        """All declared predicates, sorted by IRI."""
+        rows = self._db.execute(
+            "SELECT t.lexical, p.arity, p.arg_types, p.functional FROM predicates p "
+            "JOIN terms t ON t.term_id = p.term_id ORDER BY t.lexical"
+        ).fetchall()
+        return tuple(PredicateInfo(IRI(r[0]), r[1], tuple(IRI(a) for a in r[2].split()), bool(r[3])) for r in rows)
+
+    def entities_by_alias(self, text: str) -> list[IRI]:
+        """Entities with an alias matching ``text`` after normalisation (NFKC, casefold, whitespace); by IRI."""
+        from ..core.fact import alias_key
+        rows = self._db.execute(
+            "SELECT DISTINCT t.lexical FROM aliases a JOIN entities e ON e.entity_id = a.entity_id "
+            "JOIN terms t ON t.term_id = e.term_id WHERE a.alias_norm = ? ORDER BY t.lexical",
+            (alias_key(text),),
+        ).fetchall()
+        return [IRI(r[0]) for r in rows]
+
+    def chunk_text(self, doc_id: str, chunk_id: str) -> str | None:
+        """The stored text of one chunk, or None when that chunk is not stored."""
+        row = self._db.execute("SELECT text FROM chunks WHERE doc_id = ? AND chunk_id = ?",
+                               (doc_id, chunk_id)).fetchone()
+        return None if row is None else row[0]
+
+    def search_chunks(self, query: str, *, limit: int = 10) -> list[SearchHit]:
+        """BM25 search over chunk text (any query word may match).  Order: score desc, document, chunk."""
+        import re
+        words = re.findall(r"\w+", query)
+        if not words or limit <= 0:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
+        rows = self._db.execute(
+            "SELECT c.doc_id, c.chunk_id, -bm25(chunk_fts) AS score FROM chunk_fts "
+            "JOIN chunks c ON c.cid = chunk_fts.rowid WHERE chunk_fts MATCH ? "
+            "ORDER BY score DESC, c.doc_id, c.chunk_id LIMIT ?",
+            (match, limit),
+        ).fetchall()
+        return [SearchHit(d, c, float(s)) for d, c, s in rows]
+
+    def stats(self) -> dict[str, int]:
+        """Row counts: facts, spans, evidence, entities, documents, chunks, terms."""
+        out = {}
+        for name in ("facts", "spans", "evidence", "entities", "documents", "chunks", "terms"):
+            out[name] = self._db.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+        return out
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _page(self, sql: str, args: list, limits: Limits, *, skip: int = 0) -> Page[FactView]:
+        cap, cap_name = _cap(limits)
+        if cap is not None:
+            sql += " LIMIT ?"
+            args = [*args, cap + 1]
+        deadline = limits.deadline()
+        rows = self._db.execute(sql, args).fetchall()
+        if skip:
+            rows = [r[skip:] for r in rows]
+        truncated, hit = False, None
+        if cap is not None and len(rows) > cap:
+            rows, truncated, hit = rows[:cap], True, cap_name
+        views = self._views(rows)
+        if deadline.expired():
+            return Page.of(views, True, "timeout")
+        return Page.of(views, truncated, hit)
+
+    def _views(self, rows: list[tuple]) -> list[FactView]:
+        """Build views for rows of ``_COLS`` (qualifiers and evidence fetched in bulk)."""
+        if not rows:
+            return []
+        db = self._db
+        self._cache.terms_of(db, [i for r in rows for i in r[2:5]])
+        quals: dict[int, list[tuple[str, int]]] = {}
+        qfacts = sorted({r[0] for r in rows if r[5]})
+        for k in range(0, len(qfacts), 500):
+            part = qfacts[k:k + 500]
+            for fid, key, tid in db.execute(
+                f"SELECT fact_id, key, term_id FROM qualifiers WHERE fact_id IN ({','.join('?' * len(part))})", part
+            ):
+                quals.setdefault(fid, []).append((key, tid))
+        evidence: dict[int, list[Evidence]] = {}
+        sids = [r[7] for r in rows]
+        for k in range(0, len(sids), 500):
+            part = sids[k:k + 500]
+            for e in db.execute(
+                f"SELECT {_EV_COLS} FROM evidence WHERE sid IN ({','.join('?' * len(part))}) "
+                "ORDER BY sid, document, chunk, char_start, char_end, extractor, extractor_version, "
+                "confidence DESC, asserted_at, ev_hash", part,
+            ):
+                evidence.setdefault(e[0], []).append(Evidence(*e[1:]))
+        term = self.term
+        out = []
+        for fid, fhash, s, p, o, nq, pol, sid, sh, vf, vt, sf, st in rows:
+            q = tuple((key, term(tid)) for key, tid in quals.get(fid, ())) if nq else ()
+            fact = Fact(term(s), term(p), term(o), q, "affirm" if pol else "negate")  # type: ignore[arg-type]
+            out.append(FactView(fact, fhash.hex(), sh.hex(), Interval(vf, vt), Interval(sf, st),
+                                tuple(evidence.get(sid, ()))))
+        return out

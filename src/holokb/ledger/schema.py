@@ -1,0 +1,207 @@
+"""The ledger's SQLite schema, its identity pragmas and the migration runner.
+
+``PRAGMA application_id`` marks a file as a holokb ledger and ``PRAGMA user_version`` is the
+schema version.  Migrations are a list of steps; step ``i`` takes a file from version ``i`` to
+``i + 1``.  A fresh file runs every step, so the v1 DDL stays here verbatim (old files exist).
+"""
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+from ..core.errors import SchemaVersionError
+
+#: "HKB1" as a big-endian int32: the application_id of every holokb ledger file.
+APPLICATION_ID = 0x484B4231
+
+#: Spans and facts CHECKs follow seed 003 §4.2 (half-open intervals, hash lengths).
+_V1 = """
+CREATE TABLE terms (
+  term_id   INTEGER PRIMARY KEY,
+  kind      INTEGER NOT NULL CHECK (kind IN (0, 1)),      -- 0 = IRI, 1 = literal
+  lexical   TEXT NOT NULL,
+  datatype  TEXT NOT NULL DEFAULT '',
+  lang      TEXT NOT NULL DEFAULT '',
+  canon     BLOB NOT NULL                                  -- core.fact.encode_term
+);
+CREATE UNIQUE INDEX terms_canon ON terms(canon);
+CREATE TABLE entities (
+  entity_id INTEGER PRIMARY KEY,
+  term_id   INTEGER NOT NULL UNIQUE REFERENCES terms(term_id)
+);
+CREATE TABLE aliases (
+  alias_id   INTEGER PRIMARY KEY,
+  entity_id  INTEGER NOT NULL REFERENCES entities(entity_id),
+  alias      TEXT NOT NULL,
+  alias_norm TEXT NOT NULL,
+  UNIQUE (entity_id, alias_norm)
+);
+CREATE INDEX aliases_norm ON aliases(alias_norm);
+CREATE TABLE predicates (
+  term_id    INTEGER PRIMARY KEY REFERENCES terms(term_id),
+  arity      INTEGER NOT NULL CHECK (arity >= 1),
+  arg_types  TEXT NOT NULL DEFAULT '',                     -- space-separated IRIs
+  functional INTEGER NOT NULL CHECK (functional IN (0, 1))
+);
+CREATE TABLE facts (
+  fact_id    INTEGER PRIMARY KEY,
+  hash       BLOB NOT NULL CHECK (length(hash) = 32),      -- Fact.id
+  s          INTEGER NOT NULL REFERENCES terms(term_id),
+  p          INTEGER NOT NULL REFERENCES terms(term_id),
+  o          INTEGER NOT NULL REFERENCES terms(term_id),
+  nq         INTEGER NOT NULL DEFAULT 0,                   -- number of qualifiers
+  polarity   INTEGER NOT NULL CHECK (polarity IN (0, 1)),  -- 1 = affirm
+  qhash      BLOB CHECK (qhash IS NULL OR length(qhash) = 32)  -- qualifiers' hash; NULL = none
+);
+CREATE UNIQUE INDEX facts_hash ON facts(hash);
+CREATE TABLE qualifiers (
+  fact_id INTEGER NOT NULL REFERENCES facts(fact_id),
+  key     TEXT NOT NULL,
+  term_id INTEGER NOT NULL REFERENCES terms(term_id),
+  PRIMARY KEY (fact_id, key)
+) WITHOUT ROWID;
+CREATE TABLE spans (
+  sid         INTEGER PRIMARY KEY,
+  span_id     BLOB NOT NULL CHECK (length(span_id) = 32),
+  fact_id     INTEGER NOT NULL REFERENCES facts(fact_id),
+  valid_from  INTEGER NOT NULL,
+  valid_to    INTEGER CHECK (valid_to IS NULL OR valid_to > valid_from),
+  system_from INTEGER NOT NULL,
+  system_to   INTEGER CHECK (system_to IS NULL OR system_to > system_from)
+);
+CREATE UNIQUE INDEX spans_id ON spans(span_id);
+CREATE TABLE evidence (
+  evidence_id       INTEGER PRIMARY KEY,
+  sid               INTEGER NOT NULL REFERENCES spans(sid),
+  ev_hash           BLOB NOT NULL UNIQUE,                  -- dedupes identical evidence of a span
+  document          TEXT NOT NULL,
+  chunk             TEXT,
+  char_start        INTEGER,
+  char_end          INTEGER,
+  extractor         TEXT NOT NULL,
+  extractor_version TEXT NOT NULL,
+  confidence        REAL NOT NULL CHECK (confidence >= 0.0 AND confidence <= 1.0),
+  asserted_at       INTEGER,
+  CHECK ((char_start IS NULL) = (char_end IS NULL)),
+  CHECK (char_start IS NULL OR (char_start >= 0 AND char_end >= char_start))
+);
+"""
+
+#: Secondary indexes (v2).  A statement key (subject, predicate, qualifiers) is found through
+#: facts_sp and then ``qhash``, so it needs no index of its own.
+SECONDARY_INDEXES = (
+    ("facts_sp", "CREATE INDEX IF NOT EXISTS facts_sp ON facts(s, p)"),
+    ("facts_o", "CREATE INDEX IF NOT EXISTS facts_o ON facts(o)"),
+    ("spans_fact", "CREATE INDEX IF NOT EXISTS spans_fact ON spans(fact_id, system_from)"),
+    ("spans_open", "CREATE INDEX IF NOT EXISTS spans_open ON spans(fact_id) WHERE system_to IS NULL"),
+    ("evidence_sid", "CREATE INDEX IF NOT EXISTS evidence_sid ON evidence(sid)"),
+)
+
+#: v2: documents, chunks and their FTS5 index; entity kinds; the secondary indexes above.
+_V2 = """
+ALTER TABLE entities ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+CREATE TABLE documents (
+  doc_id TEXT PRIMARY KEY,
+  text   TEXT NOT NULL
+);
+CREATE TABLE chunks (
+  cid        INTEGER PRIMARY KEY,
+  doc_id     TEXT NOT NULL REFERENCES documents(doc_id),
+  chunk_id   TEXT NOT NULL,
+  char_start INTEGER NOT NULL CHECK (char_start >= 0),
+  char_end   INTEGER NOT NULL CHECK (char_end >= char_start),
+  text       TEXT NOT NULL,
+  UNIQUE (doc_id, chunk_id)
+);
+CREATE VIRTUAL TABLE chunk_fts USING fts5(text, content='chunks', content_rowid='cid');
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunk_fts(rowid, text) VALUES (new.cid, new.text);
+END;
+"""
+
+#: Dropped before a bulk load into an empty file and built once after it (building a b-tree from
+#: sorted keys is several times cheaper than inserting random hashes row by row).
+BULK_INDEXES = (
+    ("terms_canon", "CREATE UNIQUE INDEX IF NOT EXISTS terms_canon ON terms(canon)"),
+    ("facts_hash", "CREATE UNIQUE INDEX IF NOT EXISTS facts_hash ON facts(hash)"),
+    ("spans_id", "CREATE UNIQUE INDEX IF NOT EXISTS spans_id ON spans(span_id)"),
+) + SECONDARY_INDEXES
+
+
+def _step_v0_to_v1(db: sqlite3.Connection) -> None:
+    _script(db, _V1)
+
+
+def _step_v1_to_v2(db: sqlite3.Connection) -> None:
+    _script(db, _V2)
+    for _, sql in SECONDARY_INDEXES:
+        db.execute(sql)
+
+
+#: MIGRATIONS[i] upgrades a file from version i to version i + 1.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_step_v0_to_v1, _step_v1_to_v2)
+CURRENT_VERSION = len(MIGRATIONS)
+
+
+def _script(db: sqlite3.Connection, ddl: str) -> None:
+    # executescript would COMMIT the caller's transaction; run statement by statement instead.
+    for stmt in _statements(ddl):
+        db.execute(stmt)
+
+
+def _statements(ddl: str) -> list[str]:
+    # The DDL above has no '--' inside string literals, so comments can be cut per line.
+    out: list[str] = []
+    buf = ""
+    for line in ddl.splitlines():
+        code = line.split("--", 1)[0].rstrip()
+        if not code.strip():
+            continue
+        buf += code + "\n"
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
+def read_identity(db: sqlite3.Connection) -> tuple[int, int]:
+    """(application_id, user_version) of an open file."""
+    app = db.execute("PRAGMA application_id").fetchone()[0]
+    ver = db.execute("PRAGMA user_version").fetchone()[0]
+    return app, ver
+
+
+def upgrade(db: sqlite3.Connection, *, path: str = "", to_version: int = CURRENT_VERSION) -> int:
+    """Check the file's identity and run the missing migration steps in one transaction; return the version."""
+    try:
+        app, ver = read_identity(db)
+        n_objects = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError as e:
+        raise SchemaVersionError(f"{path or 'file'} is not a holokb ledger: {e}") from None
+    if app == 0 and ver == 0 and n_objects == 0:
+        pass  # a fresh, empty file
+    elif app != APPLICATION_ID:
+        raise SchemaVersionError(
+            f"{path or 'file'} is not a holokb ledger (application_id {app:#x}, expected {APPLICATION_ID:#x})"
+        )
+    elif ver > CURRENT_VERSION:
+        raise SchemaVersionError(
+            f"{path or 'file'} has ledger schema v{ver}, newer than this holokb (v{CURRENT_VERSION}); upgrade holokb"
+        )
+    if ver >= to_version:
+        return ver
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Re-read under the write lock: another process may have migrated meanwhile.
+        _, ver = read_identity(db)
+        for step in MIGRATIONS[ver:to_version]:
+            step(db)
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {max(ver, to_version)}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return max(ver, to_version)

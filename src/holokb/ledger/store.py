@@ -1,0 +1,148 @@
+"""The Ledger: one SQLite file (WAL), the store of record.
+
+>>> import tempfile, os
+>>> from holokb.core import IRI, Fact, AsOf
+>>> path = os.path.join(tempfile.mkdtemp(), "kb.db")
+>>> with Ledger.open(path) as led:
+...     with led.batch(at=1000) as b:
+...         _ = b.assert_fact(Fact(IRI("http://ex.org/a"), IRI("http://ex.org/p"), IRI("http://ex.org/b")))
+...     [v.fact.object.value for v in led.facts(AsOf.latest(), about=IRI("http://ex.org/a"))]
+['http://ex.org/b']
+"""
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..core.errors import LedgerError, SchemaVersionError, WriterBusyError
+from ..core.fact import SpanRecord
+from .dictionary import TermCache
+from .reads import LedgerReads
+from .schema import CURRENT_VERSION, upgrade
+from .writes import Batch
+
+
+class Ledger(LedgerReads):
+    """A bitemporal fact ledger in one SQLite file.  Make one with :meth:`Ledger.open`."""
+
+    def __init__(self, db: sqlite3.Connection, path: str, version: int, timeout_s: float) -> None:
+        self._db = db
+        self._path = path
+        self._version = version
+        self._timeout_s = timeout_s
+        self._cache = TermCache()
+        self._in_batch = False
+
+    @staticmethod
+    def open(path: str | Path, *, timeout_s: float = 5.0) -> "Ledger":
+        """Open (creating or migrating) the ledger at ``path``; a second writer waits up to ``timeout_s``."""
+        p = str(path)
+        try:
+            db = sqlite3.connect(p, timeout=timeout_s, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as e:
+            raise LedgerError(f"cannot open ledger {p}: {e}") from None
+        try:
+            db.execute("PRAGMA foreign_keys = ON")
+            try:
+                mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            except sqlite3.DatabaseError as e:
+                raise SchemaVersionError(f"{p} is not a holokb ledger: {e}") from None
+            if mode.lower() != "wal" and p != ":memory:":
+                raise LedgerError(f"cannot put {p} in WAL mode (got {mode})")
+            # NORMAL is crash-safe in WAL mode (a killed process loses no committed batch).
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA temp_store = MEMORY")
+            db.execute("PRAGMA cache_size = -65536")
+            try:
+                version = upgrade(db, path=p)
+            except sqlite3.OperationalError as e:
+                if "locked" in str(e) or "busy" in str(e):
+                    raise WriterBusyError(f"ledger {p} is busy (migration waited {timeout_s}s)") from None
+                raise
+        except BaseException:
+            db.close()
+            raise
+        return Ledger(db, p, version, timeout_s)
+
+    @property
+    def schema_version(self) -> int:
+        """The file's schema version (``PRAGMA user_version``)."""
+        return self._version
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._db is not None:
+            try:
+                self._db.execute("PRAGMA optimize")
+            except sqlite3.Error:
+                pass
+            self._db.close()
+            self._db = None  # type: ignore[assignment]
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def batch(self, at: int) -> Iterator[Batch]:
+        """One write transaction at system time ``at``: all or nothing (an exception rolls it back)."""
+        if self._db is None:
+            raise LedgerError("the ledger is closed")
+        if self._in_batch:
+            raise LedgerError("a batch is already open on this ledger (batches do not nest)")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise WriterBusyError(
+                    f"another writer held ledger {self._path} for more than {self._timeout_s}s"
+                ) from None
+            raise
+        self._in_batch = True
+        b: Batch | None = None
+        try:
+            b = Batch(self, self._db, at)
+            yield b
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+        else:
+            b._terms.commit_into_cache()
+        finally:
+            if b is not None:
+                b._closed = True
+            self._in_batch = False
+
+    def bulk_assert(self, records: Iterable[SpanRecord], *, at: int) -> int:
+        """Load many span records in one transaction (the fast path); return the number of spans written.
+
+        A record with no ``span_id`` and the default system interval is asserted at ``at`` (as
+        ``Batch.assert_fact``, supersession included); any other record is imported as it is
+        (as ``Batch.add_span``).
+        """
+        with self.batch(at) as b:
+            return b.bulk(records)
+
+    def _rollback(self) -> None:
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        # Ids read inside the failed transaction may not exist any more.
+        self._cache.clear()
+
+    def _predicates_changed(self) -> None:
+        """Hook for writes that change declarations (reads look predicates up afresh)."""
+        return None
+
+
+__all__ = ["Ledger", "CURRENT_VERSION"]

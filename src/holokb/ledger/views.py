@@ -1,0 +1,106 @@
+"""What the ledger's reads return (frozen dataclasses), and the content hashes it mints."""
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.fact import Evidence, Fact
+from ..core.terms import IRI, Literal, Term
+from ..core.time import Interval
+
+_SPAN_MAGIC = b"HKS1"
+_EV_MAGIC = b"HKE1"
+
+
+@dataclass(frozen=True, slots=True)
+class FactView:
+    """One visible span of a fact: the fact, its ids, both intervals, and its evidence."""
+
+    fact: Fact
+    fact_id: str
+    span_id: str
+    valid: Interval
+    system: Interval
+    evidence: tuple[Evidence, ...] = ()
+
+
+#: A span in a history listing has the same shape as a visible fact.
+SpanView = FactView
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateInfo:
+    """A declared predicate: arity, argument types and cardinality."""
+
+    iri: IRI
+    arity: int = 2
+    arg_types: tuple[IRI, ...] = ()
+    functional: bool = False
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class EncodedFacts:
+    """Integer-encoded visible facts for the engine; open ``valid_to`` is encoded as MAX_TIME.
+
+    Row ``i`` is the span ``(s[i], p[i], o[i])`` valid over ``[valid_from[i], valid_to[i])``;
+    term ids resolve with :meth:`Ledger.term`.
+    """
+
+    s: np.ndarray
+    p: np.ndarray
+    o: np.ndarray
+    valid_from: np.ndarray
+    valid_to: np.ndarray
+    fact_ids: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.fact_ids)
+
+
+class SearchHit(NamedTuple):
+    """A chunk found by BM25: document, chunk and score (higher is better); unpacks as a tuple."""
+
+    document: str
+    chunk: str
+    score: float
+
+
+def span_hash(fact_hash: bytes, valid: Interval, system_from: int) -> bytes:
+    """The immutable identity of a span: SHA-256 of (fact id, valid_from, valid_to, system_from)."""
+    end = b"\x00" if valid.end is None else b"\x01" + struct.pack("<q", valid.end)
+    return hashlib.sha256(
+        _SPAN_MAGIC + fact_hash + struct.pack("<q", valid.start) + end + struct.pack("<q", system_from)
+    ).digest()
+
+
+def span_hash_raw(fact_hash: bytes, vf: int, vt: int | None, sf: int) -> bytes:
+    """:func:`span_hash` over raw integers (the bulk path avoids building Intervals)."""
+    end = b"\x00" if vt is None else b"\x01" + struct.pack("<q", vt)
+    return hashlib.sha256(_SPAN_MAGIC + fact_hash + struct.pack("<q", vf) + end + struct.pack("<q", sf)).digest()
+
+
+def evidence_hash(span_id: bytes, e: Evidence) -> bytes:
+    """Identity of one evidence row (identical evidence on a span is stored once)."""
+    parts = (
+        e.document, e.chunk, e.char_start, e.char_end, e.extractor, e.extractor_version,
+        float(e.confidence), e.asserted_at,
+    )
+    return hashlib.sha256(_EV_MAGIC + span_id + repr(parts).encode("utf-8")).digest()
+
+
+def term_row(t: Term) -> tuple[int, str, str, str]:
+    """(kind, lexical, datatype, lang) as stored in the terms table."""
+    if isinstance(t, IRI):
+        return (0, t.value, "", "")
+    return (1, t.lexical, t.datatype, t.lang or "")
+
+
+def term_from_row(kind: int, lexical: str, datatype: str, lang: str) -> Term:
+    """Rebuild a term from its stored columns."""
+    if kind == 0:
+        return IRI(lexical)
+    return Literal(lexical, datatype, lang or None)

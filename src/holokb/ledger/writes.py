@@ -1,0 +1,419 @@
+"""Write batches: one SQLite transaction each, all or nothing.
+
+A :class:`Batch` is only made by ``Ledger.batch(at)``; every method runs inside the batch's
+``BEGIN IMMEDIATE`` transaction and an exception anywhere rolls the whole batch back.
+"""
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import struct
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from ..core.errors import InvalidValueError, LedgerError, RetractionError
+from ..core.fact import Evidence, Fact, SpanRecord, alias_key
+from ..core.terms import IRI
+from ..core.time import MIN_TIME, Interval
+from .dictionary import TxnTerms
+from .schema import BULK_INDEXES
+from .views import _SPAN_MAGIC, PredicateInfo, evidence_hash, span_hash
+
+if TYPE_CHECKING:
+    from .store import Ledger
+
+_MAGIC = b"HKF1"
+_INS_FACT = "INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity, qhash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INS_QUAL = "INSERT INTO qualifiers(fact_id, key, term_id) VALUES (?, ?, ?)"
+_INS_SPAN = (
+    "INSERT INTO spans(sid, span_id, fact_id, valid_from, valid_to, system_from, system_to) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_INS_EV = (
+    "INSERT OR IGNORE INTO evidence(sid, ev_hash, document, chunk, char_start, char_end, extractor, "
+    "extractor_version, confidence, asserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _qual_bytes(enc, fact: Fact) -> bytes:
+    out = [struct.pack("<I", len(fact.qualifiers))]
+    for k, v in fact.qualifiers:
+        kb = k.encode("utf-8")
+        out.append(b"\x10" + struct.pack("<I", len(kb)) + kb)
+        out.append(enc(v))
+    return b"".join(out)
+
+
+class Batch:
+    """The writer handed out by ``with ledger.batch(at) as b``; ``at`` is the batch's system time."""
+
+    def __init__(self, ledger: "Ledger", db: sqlite3.Connection, at: int) -> None:
+        if not isinstance(at, int) or isinstance(at, bool):
+            raise InvalidValueError(f"batch time must be an integer (unix ms), got {at!r}")
+        self.at = at
+        self._ledger = ledger
+        self._db = db
+        self._terms = TxnTerms(ledger._cache, db)
+        self._facts: dict[bytes, int] = {}
+        self._next_fact = db.execute("SELECT coalesce(max(fact_id), 0) FROM facts").fetchone()[0] + 1
+        self._next_sid = db.execute("SELECT coalesce(max(sid), 0) FROM spans").fetchone()[0] + 1
+        self._functional: set[int] | None = None
+        self._chunk_len: dict[tuple[str, str | None], int | None] = {}
+        self._closed = False
+
+    # -- public writes -------------------------------------------------------------------------
+
+    def assert_fact(self, fact: Fact, *, valid: Interval = Interval.always(), evidence: Sequence[Evidence] = ()) -> str:
+        """Open a span ``[at, open)`` on the system axis for ``fact``; return its span id (hex)."""
+        self._check_open()
+        evidence = tuple(evidence)
+        self._check_evidence(evidence)
+        fid, fhash, stmt, p_id, o_id = self._fact_row(fact)
+        if p_id in self._functional_ids():
+            self._supersede(stmt, o_id, self.at)
+        row = self._db.execute(
+            "SELECT sid, span_id FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
+            "AND system_to IS NULL",
+            (fid, valid.start, valid.end),
+        ).fetchone()
+        if row is not None:
+            sid, sh = row
+        else:
+            sh = span_hash(fhash, valid, self.at)
+            sid = self._insert_span(sh, fid, valid.start, valid.end, self.at, None)
+        self._add_evidence(sid, sh, evidence, default_at=self.at)
+        return sh.hex()
+
+    def retract(self, fact: Fact, *, at: int | None = None) -> int:
+        """Close every open span of ``fact`` at ``at`` (default: the batch time); return how many closed."""
+        self._check_open()
+        when = self.at if at is None else at
+        fhash = bytes.fromhex(fact.id)
+        row = self._db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
+        if row is None:
+            raise RetractionError(f"cannot retract a fact that was never asserted: {fact.id[:12]}")
+        open_spans = self._db.execute(
+            "SELECT sid, system_from FROM spans WHERE fact_id = ? AND system_to IS NULL", (row[0],)
+        ).fetchall()
+        for _, sf in open_spans:
+            if when <= sf:
+                raise RetractionError(
+                    f"cannot retract fact {fact.id[:12]} at {when}: its open span starts at {sf} (system time)"
+                )
+        self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(when, sid) for sid, _ in open_spans])
+        return len(open_spans)
+
+    def add_span(self, record: SpanRecord) -> str:
+        """Import one exported span as it is (explicit system interval and evidence); return its span id."""
+        self._check_open()
+        self._check_evidence(record.evidence)
+        fid, fhash, _, _, _ = self._fact_row(record.fact)
+        sh = span_hash(fhash, record.valid, record.system.start)
+        if record.span_id is not None and record.span_id != sh.hex():
+            raise LedgerError(
+                f"span id {record.span_id[:12]} does not match its content (expected {sh.hex()[:12]})"
+            )
+        row = self._db.execute("SELECT sid, system_to FROM spans WHERE span_id = ?", (sh,)).fetchone()
+        if row is None:
+            sid = self._insert_span(sh, fid, record.valid.start, record.valid.end, record.system.start,
+                                    record.system.end)
+        else:
+            sid, sys_to = row
+            if sys_to != record.system.end:
+                if sys_to is not None:
+                    raise LedgerError(f"span {sh.hex()[:12]} is already closed at {sys_to}, not {record.system.end}")
+                self._db.execute("UPDATE spans SET system_to = ? WHERE sid = ?", (record.system.end, sid))
+        self._add_evidence(sid, sh, record.evidence, default_at=None)
+        return sh.hex()
+
+    def declare_predicate(self, iri: IRI, *, arity: int = 2, arg_types: Sequence[IRI] = (),
+                          functional: bool = False) -> PredicateInfo:
+        """Declare (or redeclare) a predicate's arity, argument types and cardinality."""
+        self._check_open()
+        if arity < 1:
+            raise InvalidValueError(f"arity must be >= 1, got {arity}")
+        if arg_types and len(arg_types) != arity:
+            raise InvalidValueError(f"{len(arg_types)} argument types for arity {arity}")
+        tid = self._terms.intern(iri)
+        self._db.execute(
+            "INSERT OR REPLACE INTO predicates(term_id, arity, arg_types, functional) VALUES (?, ?, ?, ?)",
+            (tid, arity, " ".join(t.value for t in arg_types), int(functional)),
+        )
+        self._functional = None
+        self._ledger._predicates_changed()
+        return PredicateInfo(iri, arity, tuple(arg_types), bool(functional))
+
+    def add_entity(self, iri: IRI, *, aliases: Iterable[str] = (), kind: str = "") -> None:
+        """Record an entity with its kind and aliases (aliases accumulate; a non-empty kind replaces)."""
+        self._check_open()
+        tid = self._terms.intern(iri)
+        self._db.execute("INSERT OR IGNORE INTO entities(term_id, kind) VALUES (?, ?)", (tid, kind))
+        if kind:
+            self._db.execute("UPDATE entities SET kind = ? WHERE term_id = ?", (kind, tid))
+        eid = self._db.execute("SELECT entity_id FROM entities WHERE term_id = ?", (tid,)).fetchone()[0]
+        for a in aliases:
+            norm = alias_key(a)
+            if not norm:
+                raise InvalidValueError(f"empty alias for {iri}")
+            self._db.execute(
+                "INSERT OR IGNORE INTO aliases(entity_id, alias, alias_norm) VALUES (?, ?, ?)", (eid, a, norm)
+            )
+
+    def add_document(self, doc_id: str, text: str, *, chunks: Sequence[tuple[str, int, int]] = ()) -> None:
+        """Store a document and its chunks (chunk id, start, end offsets into ``text``); chunks get indexed."""
+        self._check_open()
+        row = self._db.execute("SELECT text FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        if row is None:
+            self._db.execute("INSERT INTO documents(doc_id, text) VALUES (?, ?)", (doc_id, text))
+        elif row[0] != text:
+            raise LedgerError(f"document {doc_id!r} is already stored with a different text")
+        for chunk_id, start, end in chunks:
+            if not (0 <= start <= end <= len(text)):
+                raise LedgerError(f"chunk {chunk_id!r} [{start}, {end}) is outside document {doc_id!r} "
+                                  f"(length {len(text)})")
+            old = self._db.execute(
+                "SELECT char_start, char_end FROM chunks WHERE doc_id = ? AND chunk_id = ?", (doc_id, chunk_id)
+            ).fetchone()
+            if old is None:
+                self._db.execute(
+                    "INSERT INTO chunks(doc_id, chunk_id, char_start, char_end, text) VALUES (?, ?, ?, ?, ?)",
+                    (doc_id, chunk_id, start, end, text[start:end]),
+                )
+            elif tuple(old) != (start, end):
+                raise LedgerError(f"chunk {chunk_id!r} of {doc_id!r} is already stored as [{old[0]}, {old[1]})")
+        self._chunk_len.clear()
+
+    # -- bulk ------------------------------------------------------------------------------------
+
+    def bulk(self, records: Iterable[SpanRecord]) -> int:
+        """The fast path behind ``Ledger.bulk_assert``: same semantics, rows written with executemany."""
+        self._check_open()
+        db = self._db
+        at = self.at
+        terms = self._terms
+        intern_encoded = terms.intern_encoded
+        encoding = self._ledger._cache.encoding
+        functional = self._functional_ids()
+        fresh = db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is None
+        dropped = fresh and not functional
+        if dropped:
+            for name, _ in BULK_INDEXES:
+                db.execute(f"DROP INDEX IF EXISTS {name}")
+        facts_new = self._facts
+        first_unflushed_fact = self._next_fact
+        open_new: dict[tuple[int, int, int | None], tuple[int, bytes]] = {}
+        spans_new: set[bytes] = set()
+        local: dict[object, tuple[int, bytes]] = {}
+        fact_rows: list[tuple] = []
+        qual_rows: list[tuple] = []
+        span_rows: list[tuple] = []
+        ev_rows: list[tuple] = []
+        written = 0
+        sha = hashlib.sha256
+        pack_q = struct.Struct("<q").pack
+        no_quals = b"\x00\x00\x00\x00"
+
+        def term(t: object) -> tuple[int, bytes]:
+            hit = local.get(t)
+            if hit is None:
+                if len(local) > 1_000_000:
+                    local.clear()
+                hit = local[t] = intern_encoded(t)  # type: ignore[arg-type]
+            return hit
+
+        def flush() -> None:
+            terms.flush()
+            db.executemany(_INS_FACT, fact_rows)
+            db.executemany(_INS_QUAL, qual_rows)
+            db.executemany(_INS_SPAN, span_rows)
+            db.executemany(_INS_EV, ev_rows)
+            fact_rows.clear(), qual_rows.clear(), span_rows.clear(), ev_rows.clear()
+
+        terms.defer = True
+        try:
+            for rec in records:
+                fact = rec.fact
+                system = rec.system
+                explicit = rec.span_id is not None or system.start != MIN_TIME or system.end is not None
+                if rec.evidence:
+                    self._check_evidence(rec.evidence)
+                s_id, es = term(fact.subject)
+                p_id, ep = term(fact.predicate)
+                o_id, eo = term(fact.object)
+                qb = _qual_bytes(encoding, fact) if fact.qualifiers else no_quals
+                fhash = sha(_MAGIC + es + ep + eo + qb + (b"\x01" if fact.polarity == "affirm" else b"\x00")).digest()
+                valid = rec.valid
+                vf, vt = valid.start, valid.end
+                if explicit:
+                    end = b"\x00" if vt is None else b"\x01" + pack_q(vt)
+                    sh = sha(_SPAN_MAGIC + fhash + pack_q(vf) + end + pack_q(system.start)).digest()
+                    slow = sh in spans_new or (not fresh and db.execute(
+                        "SELECT 1 FROM spans WHERE span_id = ?", (sh,)).fetchone() is not None)
+                else:
+                    slow = p_id in functional
+                if slow:
+                    # Supersession and re-imports of known spans take the general path, after the
+                    # pending rows are written (and with the indexes back, which it relies on).
+                    flush()
+                    terms.defer = False
+                    if dropped:
+                        for _, sql in BULK_INDEXES:
+                            db.execute(sql)
+                        dropped = False
+                    if explicit:
+                        self.add_span(rec)
+                    else:
+                        self.assert_fact(fact, valid=valid, evidence=rec.evidence)
+                    terms.defer = True
+                    open_new.clear()
+                    first_unflushed_fact = self._next_fact
+                    written += 1
+                    continue
+                fid = facts_new.get(fhash)
+                if fid is None:
+                    row = None if fresh else db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
+                    if row is not None:
+                        fid = row[0]
+                    else:
+                        fid = self._next_fact
+                        self._next_fact += 1
+                        nq = len(fact.qualifiers)
+                        fact_rows.append((fid, fhash, s_id, p_id, o_id, nq, 1 if fact.polarity == "affirm" else 0,
+                                          sha(qb).digest() if nq else None))
+                        for k, v in fact.qualifiers:
+                            qual_rows.append((fid, k, term(v)[0]))
+                    facts_new[fhash] = fid
+                key = (fid, vf, vt)
+                if explicit:
+                    if rec.span_id is not None and rec.span_id != sh.hex():
+                        raise LedgerError(
+                            f"span id {rec.span_id[:12]} does not match its content (expected {sh.hex()[:12]})")
+                    sid = self._next_sid
+                    self._next_sid += 1
+                    span_rows.append((sid, sh, fid, vf, vt, system.start, system.end))
+                    spans_new.add(sh)
+                    if system.end is None:
+                        open_new.setdefault(key, (sid, sh))
+                    written += 1
+                    for e in rec.evidence:
+                        ev_rows.append(_evidence_row(sid, sh, e, None))
+                    continue
+                hit = open_new.get(key)
+                if hit is None and fid < first_unflushed_fact:
+                    row = db.execute(
+                        "SELECT sid, span_id FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
+                        "AND system_to IS NULL", key,
+                    ).fetchone()
+                    if row is not None:
+                        hit = (row[0], row[1])
+                if hit is None:
+                    end = b"\x00" if vt is None else b"\x01" + pack_q(vt)
+                    sh = sha(_SPAN_MAGIC + fhash + pack_q(vf) + end + pack_q(at)).digest()
+                    sid = self._next_sid
+                    self._next_sid += 1
+                    span_rows.append((sid, sh, fid, vf, vt, at, None))
+                    spans_new.add(sh)
+                    hit = open_new[key] = (sid, sh)
+                    written += 1
+                for e in rec.evidence:
+                    ev_rows.append(_evidence_row(hit[0], hit[1], e, at))
+            flush()
+            if dropped:
+                for _, sql in BULK_INDEXES:
+                    db.execute(sql)
+        except sqlite3.IntegrityError as e:
+            raise LedgerError(f"bulk load rejected: {e}") from None
+        finally:
+            terms.defer = False
+        return written
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LedgerError("this batch has already ended")
+
+    def _functional_ids(self) -> set[int]:
+        if self._functional is None:
+            self._functional = {r[0] for r in self._db.execute("SELECT term_id FROM predicates WHERE functional = 1")}
+        return self._functional
+
+    def _fact_row(self, fact: Fact) -> tuple[int, bytes, tuple, int, int]:
+        """(fact rowid, hash, statement key, predicate id, object id), storing the fact when new."""
+        intern = self._terms.intern
+        s_id, p_id, o_id = intern(fact.subject), intern(fact.predicate), intern(fact.object)
+        fhash = bytes.fromhex(fact.id)
+        qhash = hashlib.sha256(_qual_bytes(self._ledger._cache.encoding, fact)).digest() if fact.qualifiers else None
+        stmt = (s_id, p_id, qhash)
+        fid = self._facts.get(fhash)
+        if fid is None:
+            row = self._db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
+            if row is not None:
+                fid = row[0]
+            else:
+                fid = self._next_fact
+                self._next_fact += 1
+                self._db.execute(_INS_FACT, (fid, fhash, s_id, p_id, o_id, len(fact.qualifiers),
+                                             1 if fact.polarity == "affirm" else 0, qhash))
+                self._db.executemany(_INS_QUAL, [(fid, k, intern(v)) for k, v in fact.qualifiers])
+            self._facts[fhash] = fid
+        return fid, fhash, stmt, p_id, o_id
+
+    def _supersede(self, stmt: tuple, o_id: int, at: int) -> None:
+        # The statement key (subject, predicate, qualifiers) is (s, p, qhash) in the facts table.
+        rows = self._db.execute(
+            "SELECT sp.sid, sp.system_from FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+            "WHERE f.s = ? AND f.p = ? AND f.qhash IS ? AND f.o != ? AND sp.system_to IS NULL",
+            (*stmt, o_id),
+        ).fetchall()
+        for _, sf in rows:
+            if at <= sf:
+                raise LedgerError(
+                    f"functional predicate: a different value was asserted at {sf}; cannot supersede it at {at}"
+                )
+        self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(at, sid) for sid, _ in rows])
+
+    def _insert_span(self, sh: bytes, fid: int, vf: int, vt: int | None, sf: int, st: int | None) -> int:
+        sid = self._next_sid
+        try:
+            self._db.execute(_INS_SPAN, (sid, sh, fid, vf, vt, sf, st))
+        except sqlite3.IntegrityError as e:
+            raise LedgerError(f"span {sh.hex()[:12]} cannot be stored: {e}") from None
+        self._next_sid += 1
+        return sid
+
+    def _add_evidence(self, sid: int, sh: bytes, evidence: Sequence[Evidence], *, default_at: int | None) -> None:
+        if evidence:
+            self._db.executemany(_INS_EV, [_evidence_row(sid, sh, e, default_at) for e in evidence])
+
+    def _check_evidence(self, evidence: Sequence[Evidence]) -> None:
+        """Evidence character spans must lie inside the stored chunk (or document) text."""
+        for e in evidence:
+            if not isinstance(e, Evidence):
+                raise InvalidValueError(f"evidence must be Evidence, got {type(e).__name__}")
+            if e.char_end is None:
+                continue
+            key = (e.document, e.chunk)
+            if key not in self._chunk_len:
+                if e.chunk is not None:
+                    row = self._db.execute(
+                        "SELECT length(text) FROM chunks WHERE doc_id = ? AND chunk_id = ?", key
+                    ).fetchone()
+                else:
+                    row = self._db.execute("SELECT length(text) FROM documents WHERE doc_id = ?",
+                                           (e.document,)).fetchone()
+                self._chunk_len[key] = None if row is None else row[0]
+            n = self._chunk_len[key]
+            if n is not None and e.char_end > n:
+                where = f"chunk {e.chunk!r} of {e.document!r}" if e.chunk is not None else f"document {e.document!r}"
+                raise LedgerError(
+                    f"evidence span [{e.char_start}, {e.char_end}) lies outside {where} (length {n})"
+                )
+
+
+def _evidence_row(sid: int, sh: bytes, e: Evidence, default_at: int | None) -> tuple:
+    asserted = e.asserted_at if e.asserted_at is not None else default_at
+    if asserted != e.asserted_at:
+        e = Evidence(e.document, e.chunk, e.char_start, e.char_end, e.extractor, e.extractor_version,
+                     e.confidence, asserted)
+    return (sid, evidence_hash(sh, e), e.document, e.chunk, e.char_start, e.char_end, e.extractor,
+            e.extractor_version, float(e.confidence), asserted)
