@@ -7,10 +7,11 @@ the modes :func:`closure`, :func:`local_closure`, :func:`ask`.  Output: :class:`
 from .closure import closure
 from .database import Database
 from .dictionary import TermDictionary
+from .modes import Answers, ask, local_closure, neighbourhood
 from .model import DerivedFact, FactRef, Model, Stats, Violation
 from .proofs import ProofNode, path_score
 
 __all__ = [
     "Database", "DerivedFact", "FactRef", "Model", "ProofNode", "Stats", "TermDictionary",
-    "Violation", "closure", "path_score",
+    "Violation", "closure", "path_score", "Answers", "ask", "local_closure", "neighbourhood",
 ]

@@ -144,6 +144,18 @@ class Model:
             return None
         return self._score(self._ev.relations[(predicate, negated)], r, goal_bonus, seed_bonus)
 
+    def query(self, query) -> tuple[tuple[Term, ...], ...]:
+        """Distinct solutions of a query body over the model, projected on ``query.variables``, sorted."""
+        b = self._ev.eval_body(query.body, None, None, False)
+        names = [v.name for v in query.variables]
+        rows = set()
+        if b.n:
+            cols = [b.vars[n].tolist() for n in names]
+            rows = set(zip(*cols)) if cols else {()}
+        terms = self._ev.terms
+        decoded = [tuple(terms.term(i) for i in r) for r in rows]
+        return tuple(sorted(decoded, key=lambda r: [term_sort_key(t) for t in r]))
+
     # -- proofs ---------------------------------------------------------------------------
     def explain(self, predicate: str, args: tuple[Term, ...], *, negated: bool = False,
                 max_depth: int | None = None) -> ProofNode | None:

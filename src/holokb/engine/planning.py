@@ -54,6 +54,9 @@ def plan_body(body, first: int | None = None) -> list[Step]:
     """Order a body for evaluation, starting with positive atom ``first`` when given."""
     atoms = positive_atoms(body)
     labels = {id(a): i for i, a in enumerate(atoms)}
+    if len(labels) != len(atoms):  # the same atom object twice: copy so labels stay distinct
+        atoms = [Atom(x.predicate, x.args, x.negated, x.origin) for x in atoms]
+        labels = {id(a): i for i, a in enumerate(atoms)}
     pending = [b for b in body if not isinstance(b, Atom)]
     remaining = list(atoms)
     bound: set[str] = set()
@@ -74,7 +77,7 @@ def plan_body(body, first: int | None = None) -> list[Step]:
     flush()
     if first is not None:
         a = atoms[first]
-        remaining.remove(a)
+        remaining = [x for x in remaining if x is not a]
         steps.append(Step("atom", a, first))
         bound.update(_binds(a))
         flush()
@@ -82,7 +85,7 @@ def plan_body(body, first: int | None = None) -> list[Step]:
         def score(a: Atom) -> int:
             return sum(1 for t in a.args if not isinstance(t, Var) or t.name in bound)
         a = max(remaining, key=lambda x: (score(x), -labels[id(x)]))
-        remaining.remove(a)
+        remaining = [x for x in remaining if x is not a]
         steps.append(Step("atom", a, labels[id(a)]))
         bound.update(_binds(a))
         flush()

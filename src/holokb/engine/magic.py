@@ -1,0 +1,121 @@
+"""Magic-sets rewriting (left-to-right sideways information passing) for goal-directed queries.
+
+A query ``?- body`` becomes the rule ``answer(vars) :- body``; every derived predicate reachable
+from it is adorned with which argument positions arrive bound (``b``/``f``), each adorned rule is
+guarded by a ``magic`` relation holding the bindings asked for, and magic rules pass bindings
+from a head and the literals left of an atom to that atom.  Constants count as bound.  Derived
+predicates that also have input facts get a copy rule from the input relation.
+
+Only positive programs are rewritten: negation or aggregates over derived predicates in the
+query's dependency cone would make the rewritten program unstratified in general, so
+:func:`rewrite` returns ``None`` and the caller evaluates the cone without magic guards.
+"""
+from __future__ import annotations
+
+from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Const, Negation, Program, Query, Rule, Var
+from .joins import expr_vars
+
+ANSWER = "urn:holokb:engine:answer"
+
+
+def _vars(a: Atom) -> set[str]:
+    return {t.name for t in a.args if isinstance(t, Var)}
+
+
+def dependency_cone(program: Program, preds: set[tuple[str, bool]]) -> list[int]:
+    """Indices of the rules the given relation keys depend on (transitively), in program order."""
+    by_head: dict = {}
+    for i, r in enumerate(program.rules):
+        by_head.setdefault((r.head.predicate, r.head.negated), []).append(i)
+    seen, todo, keep = set(preds), list(preds), set()
+    while todo:
+        rk = todo.pop()
+        for i in by_head.get(rk, ()):
+            keep.add(i)
+            for b in program.rules[i].body:
+                atoms = [b] if isinstance(b, Atom) else [b.atom] if isinstance(b, Negation) else \
+                    list(b.body) if isinstance(b, Aggregate) else []
+                for a in atoms:
+                    k = (a.predicate, a.negated)
+                    if k not in seen:
+                        seen.add(k)
+                        todo.append(k)
+    return sorted(keep)
+
+
+def answer_rule(query: Query) -> Rule:
+    """``answer(?v1, ..., ?vn) :- body`` for a query."""
+    return Rule("?-", Atom(ANSWER, tuple(query.variables)), tuple(query.body))
+
+
+def _adorned(a: Atom, bound: set[str]) -> str:
+    return "".join("b" if isinstance(t, Const) or t.name in bound else "f" for t in a.args)
+
+
+def _name(rk: tuple[str, bool], ad: str) -> str:
+    return f"{rk[0]}#{'-' if rk[1] else '+'}#{ad}"
+
+
+def _magic(rk: tuple[str, bool], ad: str) -> str:
+    return "magic#" + _name(rk, ad)
+
+
+def _bound_args(a: Atom, ad: str) -> tuple:
+    return tuple(t for t, c in zip(a.args, ad) if c == "b")
+
+
+def rewrite(program: Program, query: Query) -> tuple[Program, str] | None:
+    """The magic-sets program for ``query`` and the answer relation name, or None (module doc)."""
+    rules = list(program.rules) + [answer_rule(query)]
+    idb = {(r.head.predicate, r.head.negated) for r in rules}
+    cone = dependency_cone(Program(tuple(rules)), {(ANSWER, False)})
+    for i in cone:
+        for b in rules[i].body:
+            if isinstance(b, (Negation, Aggregate)):
+                return None
+    out: list[Rule] = []
+    goal = ((ANSWER, False), "")
+    todo, done = [goal], {goal}
+    while todo:
+        rk, ad = todo.pop(0)
+        guard = Atom(_magic(rk, ad), _bound_args(Atom(rk[0], tuple(Var(f"_h{i}") for i in range(len(ad)))), ad))
+        for i in cone:
+            r = rules[i]
+            if (r.head.predicate, r.head.negated) != rk:
+                continue
+            head_guard = Atom(guard.predicate, _bound_args(r.head, ad))
+            bound = {t.name for t, c in zip(r.head.args, ad) if c == "b" and isinstance(t, Var)}
+            body: list = [head_guard]
+            prefix: list = [head_guard]
+            for b in r.body:
+                if isinstance(b, Atom) and (b.predicate, b.negated) in idb:
+                    bad = _adorned(b, bound)
+                    brk = (b.predicate, b.negated)
+                    out.append(Rule(f"magic:{r.name}", Atom(_magic(brk, bad), _bound_args(b, bad)), tuple(prefix)))
+                    if (brk, bad) not in done:
+                        done.add((brk, bad))
+                        todo.append((brk, bad))
+                    new = Atom(_name(brk, bad), b.args, False, b.origin)
+                    body.append(new)
+                    prefix.append(new)
+                    bound |= _vars(b)
+                elif isinstance(b, Atom):
+                    body.append(b)
+                    prefix.append(b)
+                    bound |= _vars(b)
+                else:
+                    body.append(b)
+                    needs = expr_vars(b.left) | expr_vars(b.right) if isinstance(b, Comparison) else \
+                        expr_vars(b.expr) if isinstance(b, Assignment) else set()
+                    if needs <= bound:
+                        prefix.append(b)
+                        if isinstance(b, Assignment):
+                            bound.add(b.target.name)
+            out.append(Rule(r.name, Atom(_name(rk, ad), r.head.args, False, r.head.origin), tuple(body),
+                            r.weight, r.depth, r.origin))
+        if rk[0] != ANSWER:  # facts of a derived predicate that were also given as input
+            vs = tuple(Var(f"_c{i}") for i in range(len(ad)))
+            copy = Atom(rk[0], vs, rk[1])
+            out.append(Rule(f"input:{rk[0]}", Atom(_name(rk, ad), vs), (Atom(guard.predicate, _bound_args(copy, ad)), copy)))
+    seed = Rule("magic:seed", Atom(_magic((ANSWER, False), ""), ()), ())
+    return Program(tuple([seed] + out), (), (), program.vocabulary), _name((ANSWER, False), "")
