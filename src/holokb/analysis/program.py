@@ -153,6 +153,7 @@ class Program:
     ``strata`` lists rule indices (into ``rules``) per stratum, lowest first; a stratum's rules
     may depend negatively (``not``/aggregates) only on predicates of lower strata.
     ``rule_set_hash`` is the SHA-256 of the canonical program text, for cache keys.
+    ``facts`` are the ground facts written in the rule files (``negated`` = polarity negate).
     """
 
     rules: tuple[Rule, ...]
@@ -162,6 +163,7 @@ class Program:
     strata: tuple[tuple[int, ...], ...] = ()
     prefixes: tuple[tuple[str, str], ...] = ()
     rule_set_hash: str = ""
+    facts: tuple[Atom, ...] = ()
 
     def idb_predicates(self) -> frozenset[str]:
         """Predicates that appear in some rule head (derived relations)."""
