@@ -52,7 +52,7 @@ class PyshaclEngine:
     def load_problems(self) -> list[tuple[Node, str, str]]:
         """(shape, message, spec link) for each constraint pySHACL refuses to build."""
         from pyshacl.constraints import CONSTRAINT_PARAMETERS_MAP
-        from pyshacl.errors import ShapeLoadError
+        from pyshacl.errors import ConstraintLoadWarning, ShapeLoadError
 
         out: list[tuple[Node, str, str]] = []
         for node, shape in self._shapes.items():
@@ -64,6 +64,8 @@ class PyshaclEngine:
                 seen.add(component)
                 try:
                     component(shape)
+                except ConstraintLoadWarning:
+                    continue  # pySHACL ignores such a component at validation time, and so do we
                 except ShapeLoadError as exc:
                     out.append((node, str(exc.message), str(exc.link)))
         return out
@@ -93,10 +95,12 @@ class PyshaclEngine:
 
 
 def _raw(report: tuple) -> RawResult:
-    _desc, _node, triples = report
+    _desc, node, triples = report
     fields: dict[URIRef, Node] = {}
     messages: list[str] = []
-    for _s, p, o in triples:
+    for s, p, o in triples:
+        if s != node:  # sh:detail results of nested shapes hang off other nodes
+            continue
         value = o[1] if isinstance(o, tuple) else o
         if p == SH.resultMessage:
             messages.append(str(value))

@@ -295,11 +295,6 @@ def _shape_problems(graph: Graph, shape: Node) -> Iterator[tuple[str, str]]:
         if isinstance(v, (URIRef, BNode)) and not list(graph.objects(v, SH.path)):
             yield f"the value of sh:property must be a property shape with sh:path ({v.n3(nm)} has none)", \
                 "PropertyConstraintComponent"
-    has_q = any(True for _ in graph.objects(shape, SH.qualifiedValueShape))
-    has_qc = any(True for p in (SH.qualifiedMinCount, SH.qualifiedMaxCount) for _ in graph.objects(shape, p))
-    if has_qc and not has_q:
-        yield "sh:qualifiedMinCount / sh:qualifiedMaxCount need a sh:qualifiedValueShape", \
-            "QualifiedValueShapeConstraintComponent"
 
 
 def _anchor_for(p: URIRef) -> str:
