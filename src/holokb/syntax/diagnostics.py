@@ -152,6 +152,11 @@ def diagnose(e: UnexpectedInput, text: str, file: str | None, parse: Callable[[s
     if label is not None:
         code, message, table_hint = label
         hint = f"{table_hint} (expected {describe_expected(expected)})" if expected else table_hint
+        history = getattr(e, "token_history", None)
+        if code == "HK120" and history:  # point where the '.' belongs, not at the next statement
+            last = history[-1]
+            line, col, end = last.end_line, last.end_column, None
+            source = lines[line - 1] if 0 < line <= len(lines) else None
     elif code == "HK101" and e.token.type == "$END":
         code, message = "HK103", "unexpected end of file"
     return Diagnostic(code, message, Location(file, line, col, line if end else None, end), hint, source_line=source)
