@@ -37,6 +37,7 @@ class Database:
     def __init__(self, terms: TermDictionary | None = None):
         self.terms = terms if terms is not None else TermDictionary()
         self._facts: dict[RelKey, list] = {}
+        self._bulk: dict[RelKey, list] = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._facts.values())
@@ -49,9 +50,31 @@ class Database:
         v = valid or Interval.always()
         self._facts.setdefault((predicate, negated), []).append((tuple(args), v, key, float(confidence)))
 
+    def add_ids(self, predicate: str, columns, *, valid_from=None, valid_to=None, confidence=None,
+                keys=None, negated: bool = False) -> None:
+        """Add many facts already encoded with this database's term ids (one int64 array per arg).
+
+        ``valid_to`` uses ``MAX_TIME`` for an open end; ``keys`` is an optional array of fact keys.
+        """
+        cols = [np.asarray(c, dtype=np.int64) for c in columns]
+        n = len(cols[0]) if cols else 0
+        if any(len(c) != n for c in cols):
+            raise ValueError("columns of different lengths")
+        bound = self.terms.id_bound
+        for c in cols:
+            if n and (int(c.min()) < 0 or int(c.max()) >= bound):
+                raise ValueError(f"{predicate}: ids outside the term dictionary")
+        vf = np.full(n, MIN_TIME, np.int64) if valid_from is None else np.asarray(valid_from, np.int64)
+        vt = np.full(n, MAX_TIME, np.int64) if valid_to is None else np.asarray(valid_to, np.int64)
+        if np.any(vt <= vf):
+            raise ValueError(f"{predicate}: empty or inverted validity interval")
+        conf = np.ones(n) if confidence is None else np.asarray(confidence, np.float64)
+        ks = None if keys is None else list(keys)
+        self._bulk.setdefault((predicate, negated), []).append((np.stack(cols, axis=1) if cols else np.zeros((n, 0), np.int64), vf, vt, conf, ks))
+
     def predicates(self) -> list[RelKey]:
         """Relation keys with input facts, sorted."""
-        return sorted(self._facts)
+        return sorted(set(self._facts) | set(self._bulk))
 
     def encode(self, extra: tuple[str, ...] = (), all_valid: bool = False) -> dict[RelKey, InputRows]:
         """Intern all terms and build one sorted, deduplicated relation per predicate.
@@ -60,21 +83,30 @@ class Database:
         where rows with different validity intervals stay apart."""
         self.terms.intern_sorted(t for rows in self._facts.values() for r in rows for t in r[0])
         out: dict[RelKey, InputRows] = {}
-        for rk in sorted(self._facts):
-            rows = self._facts[rk]
-            arity = len(rows[0][0])
-            if any(len(r[0]) != arity for r in rows):
+        for rk in self.predicates():
+            rows = self._facts.get(rk, [])
+            bulk = self._bulk.get(rk, [])
+            arity = len(rows[0][0]) if rows else bulk[0][0].shape[1]
+            if any(len(r[0]) != arity for r in rows) or any(b[0].shape[1] != arity for b in bulk):
                 raise ValueError(f"{rk[0]}: facts of different arities")
             ids = np.array([[self.terms.lookup(t) for t in r[0]] for r in rows], dtype=np.int64).reshape(len(rows), arity)
             vf = np.array([r[1].start for r in rows], dtype=np.int64)
             vt = np.array([MAX_TIME if r[1].end is None else r[1].end for r in rows], dtype=np.int64)
             conf = np.array([r[3] for r in rows], dtype=np.float64)
+            keys_all = [r[2] for r in rows]
+            if bulk:
+                ids = np.concatenate([ids] + [b[0] for b in bulk])
+                vf = np.concatenate([vf] + [b[1] for b in bulk])
+                vt = np.concatenate([vt] + [b[2] for b in bulk])
+                conf = np.concatenate([conf] + [b[3] for b in bulk])
+                for b in bulk:
+                    keys_all.extend(b[4] if b[4] is not None else [None] * len(b[1]))
             # Sort by (args, valid_from, valid_to, confidence desc): keys are opaque and unordered.
             order = np.lexsort([-conf, vt, vf] + [ids[:, c] for c in range(arity - 1, -1, -1)])
             ids, vf, vt, conf = ids[order], vf[order], vt[order], conf[order]
-            keys = [rows[i][2] for i in order.tolist()]
-            if len(rows) > 1:
-                same = np.all(ids[1:] == ids[:-1], axis=1) if arity else np.ones(len(rows) - 1, bool)
+            keys = [keys_all[i] for i in order.tolist()]
+            if len(ids) > 1:
+                same = np.all(ids[1:] == ids[:-1], axis=1) if arity else np.ones(len(ids) - 1, bool)
                 if all_valid:
                     same &= (vf[1:] == vf[:-1]) & (vt[1:] == vt[:-1])
                 first = np.concatenate([[True], ~same])

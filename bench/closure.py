@@ -1,0 +1,312 @@
+"""Closure benchmark: holokb.engine vs clingo, DuckDB (semi-naive SQL, recursive CTE), pyDatalog.
+
+Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick]
+Prints one table (median seconds of >= 3 runs; pyDatalog one run capped at 60 s) and ratios
+against the fastest peer measured in the same run, plus proof-recording overhead and bytes per
+derived tuple.  Workloads: transitive closure on chains of 1,000 and 2,000 nodes and a random
+graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+
+from holokb.analysis.program import Atom, Const, Program, Rule, Var  # noqa: E402
+from holokb.core import IRI  # noqa: E402
+from holokb.engine import Database, TermDictionary, closure  # noqa: E402
+
+RUNS = 3
+QUICK = "--quick" in sys.argv
+
+
+def V(n):
+    return Var(n)
+
+
+def tc_program() -> Program:
+    return Program((
+        Rule("base", Atom("path", (V("x"), V("y"))), (Atom("edge", (V("x"), V("y"))),)),
+        Rule("step", Atom("path", (V("x"), V("z"))), (Atom("path", (V("x"), V("y"))), Atom("edge", (V("y"), V("z"))))),
+    ))
+
+
+SC, SP, DOM, RNG, TYPE = (IRI("http://www.w3.org/2000/01/rdf-schema#" + n) for n in
+                          ("subClassOf", "subPropertyOf", "domain", "range", "type"))
+
+
+def rdfs_program() -> Program:
+    c = {k: Const(v) for k, v in dict(sc=SC, sp=SP, dom=DOM, rng=RNG, type=TYPE).items()}
+    t = lambda s, p, o: Atom("t", (s, p, o))  # noqa: E731
+    x, y, z, p, q = V("x"), V("y"), V("z"), V("p"), V("q")
+    return Program((
+        Rule("sc_trans", t(x, c["sc"], z), (t(x, c["sc"], y), t(y, c["sc"], z))),
+        Rule("sp_trans", t(x, c["sp"], z), (t(x, c["sp"], y), t(y, c["sp"], z))),
+        Rule("sp_inherit", t(x, q, z), (t(x, p, z), t(p, c["sp"], q))),
+        Rule("domain", t(x, c["type"], y), (t(x, p, z), t(p, c["dom"], y))),
+        Rule("range", t(z, c["type"], y), (t(x, p, z), t(p, c["rng"], y))),
+        Rule("type_inherit", t(x, c["type"], z), (t(x, c["type"], y), t(y, c["sc"], z))),
+    ))
+
+
+# -- workloads as integer edge lists -------------------------------------------------------
+def chain(n):
+    return np.arange(n - 1), np.arange(1, n)
+
+
+def random_graph(nodes, edges, seed=7):
+    rng = np.random.default_rng(seed)
+    s, o = rng.integers(0, nodes, edges), rng.integers(0, nodes, edges)
+    pairs = np.unique(np.stack([s, o], 1), axis=0)
+    return pairs[:, 0], pairs[:, 1]
+
+
+def rdfs_triples(n, seed=11):
+    """~n triples: a class tree (depth 6), a property tree with domains/ranges, typed instances."""
+    rng = np.random.default_rng(seed)
+    n_cls, n_prop = 400, 60
+    n_inst = max(n // 6, 10)
+    base = 5  # ids 0..4: sc, sp, dom, rng, type
+    cls = base + np.arange(n_cls)
+    prop = base + n_cls + np.arange(n_prop)
+    inst0 = base + n_cls + n_prop
+    trip = []
+    parent = np.maximum((np.arange(n_cls) - 1) // 3, 0)
+    trip += [(cls[i], 0, cls[parent[i]]) for i in range(1, n_cls)]
+    pparent = np.maximum((np.arange(n_prop) - 1) // 3, 0)
+    trip += [(prop[i], 1, prop[pparent[i]]) for i in range(1, n_prop)]
+    for i in range(n_prop):
+        trip.append((prop[i], 2, cls[rng.integers(0, n_cls)]))
+        trip.append((prop[i], 3, cls[rng.integers(0, n_cls)]))
+    meta = np.array(trip, dtype=np.int64)
+    k = n - len(meta)
+    n_type = k // 3
+    ti = np.stack([inst0 + rng.integers(0, n_inst, n_type), np.full(n_type, 4), cls[rng.integers(n_cls // 2, n_cls, n_type)]], 1)
+    m = k - n_type
+    pi = np.stack([inst0 + rng.integers(0, n_inst, m), prop[rng.integers(n_prop // 2, n_prop, m)], inst0 + rng.integers(0, n_inst, m)], 1)
+    allt = np.unique(np.concatenate([meta, ti, pi]), axis=0)
+    return allt, inst0 + n_inst
+
+
+# -- holokb -----------------------------------------------------------------------------------
+def _dict(n_ids, named=()):
+    d = TermDictionary()
+    for i, term in enumerate(named):
+        d.seed(term, i)
+    for i in range(len(named), n_ids):
+        d.seed(IRI(f"http://b/{i}"), i)
+    return d
+
+
+def run_holokb_tc(s, o, n, record=False):
+    db = Database(_dict(n))
+    db.add_ids("edge", [s, o])
+    t0 = time.perf_counter()
+    m = closure(tc_program(), db, record_proofs=record)
+    dt = time.perf_counter() - t0
+    return dt, m.stats.derived, m
+
+
+def run_holokb_rdfs(trip, n_ids, record=False):
+    db = Database(_dict(n_ids, (SC, SP, DOM, RNG, TYPE)))
+    db.add_ids("t", [trip[:, 0], trip[:, 1], trip[:, 2]])
+    t0 = time.perf_counter()
+    m = closure(rdfs_program(), db, record_proofs=record)
+    dt = time.perf_counter() - t0
+    return dt, m._ev.relations[("t", False)].size, m
+
+
+# -- DuckDB -----------------------------------------------------------------------------------
+def duck_tc_cte(s, o):
+    import duckdb
+    con = duckdb.connect()
+    con.execute("create table edge(a bigint, b bigint)")
+    con.execute("insert into edge select * from (select unnest(?) a, unnest(?) b)", [s.tolist(), o.tolist()])
+    t0 = time.perf_counter()
+    n = con.execute("""with recursive path(a, b) as (select a, b from edge union select p.a, e.b from path p
+                       join edge e on p.b = e.a) select count(*) from path""").fetchone()[0]
+    return time.perf_counter() - t0, n
+
+
+def duck_tc_seminaive(s, o):
+    import duckdb
+    con = duckdb.connect()
+    con.execute("create table edge(a bigint, b bigint)")
+    con.execute("insert into edge select * from (select unnest(?) a, unnest(?) b)", [s.tolist(), o.tolist()])
+    t0 = time.perf_counter()
+    con.execute("create table path as select distinct a, b from edge")
+    con.execute("create table delta as select * from path")
+    while True:
+        con.execute("""create or replace table new as select distinct d.a, e.b from delta d join edge e on d.b = e.a
+                       where not exists (select 1 from path p where p.a = d.a and p.b = e.b)""")
+        k = con.execute("select count(*) from new").fetchone()[0]
+        if k == 0:
+            break
+        con.execute("insert into path select * from new")
+        con.execute("create or replace table delta as select * from new")
+    n = con.execute("select count(*) from path").fetchone()[0]
+    return time.perf_counter() - t0, n
+
+
+RDFS_SQL = [
+    "select d.s, 0 p, t.o from {d} d join t on d.p = 0 and t.p = 0 and d.o = t.s",
+    "select t.s, 0 p, d.o from t join {d} d on d.p = 0 and t.p = 0 and t.o = d.s",
+    "select d.s, 1 p, t.o from {d} d join t on d.p = 1 and t.p = 1 and d.o = t.s",
+    "select t.s, 1 p, d.o from t join {d} d on d.p = 1 and t.p = 1 and t.o = d.s",
+    "select d.s, t.o p, d.o from {d} d join t on t.p = 1 and d.p = t.s",
+    "select t.s, d.o p, t.o from t join {d} d on d.p = 1 and t.p = d.s",
+    "select d.s, 4 p, t.o from {d} d join t on t.p = 2 and d.p = t.s",
+    "select t.s, 4 p, d.o from t join {d} d on d.p = 2 and t.p = d.s",
+    "select d.o, 4 p, t.o from {d} d join t on t.p = 3 and d.p = t.s",
+    "select t.o, 4 p, d.o from t join {d} d on d.p = 3 and t.p = d.s",
+    "select d.s, 4 p, t.o from {d} d join t on d.p = 4 and t.p = 0 and d.o = t.s",
+    "select t.s, 4 p, d.o from t join {d} d on t.p = 4 and d.p = 0 and t.o = d.s",
+]
+
+
+def duck_rdfs(trip):
+    import duckdb
+    con = duckdb.connect()
+    con.execute("create table t(s bigint, p bigint, o bigint)")
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        np.savetxt(f, trip, fmt="%d", delimiter=",")
+    con.execute(f"insert into t select * from read_csv('{f.name}', header=false, columns={{'s':'BIGINT','p':'BIGINT','o':'BIGINT'}})")
+    os.unlink(f.name)
+    t0 = time.perf_counter()
+    con.execute("create table delta as select * from t")
+    while True:
+        union = " union ".join(q.format(d="delta") for q in RDFS_SQL)
+        con.execute(f"""create or replace table new as select * from ({union}) c
+                        where not exists (select 1 from t where t.s = c.s and t.p = c.p and t.o = c.o)""")
+        k = con.execute("select count(*) from new").fetchone()[0]
+        if k == 0:
+            break
+        con.execute("insert into t select * from new")
+        con.execute("create or replace table delta as select * from new")
+    n = con.execute("select count(*) from t").fetchone()[0]
+    return time.perf_counter() - t0, n
+
+
+# -- clingo -----------------------------------------------------------------------------------
+def clingo_run(facts: str, rules: str):
+    import clingo
+    t0 = time.perf_counter()
+    ctl = clingo.Control(["--warn=none"])
+    ctl.add("base", [], facts + rules)
+    ctl.ground([("base", [])])
+    n = 0
+    with ctl.solve(yield_=True) as h:
+        for m in h:
+            n = len(m.symbols(atoms=True))
+    return time.perf_counter() - t0, n
+
+
+def clingo_tc(s, o):
+    facts = "".join(f"edge({a},{b})." for a, b in zip(s.tolist(), o.tolist()))
+    return clingo_run(facts, "path(X,Y):-edge(X,Y). path(X,Z):-path(X,Y),edge(Y,Z).")
+
+
+def clingo_rdfs(trip):
+    facts = "".join(f"t({a},{b},{c})." for a, b, c in trip.tolist())
+    rules = """t(X,0,Z):-t(X,0,Y),t(Y,0,Z). t(X,1,Z):-t(X,1,Y),t(Y,1,Z). t(X,Q,Z):-t(X,P,Z),t(P,1,Q).
+               t(X,4,C):-t(X,P,Z),t(P,2,C). t(Z,4,C):-t(X,P,Z),t(P,3,C). t(X,4,D):-t(X,4,C),t(C,0,D)."""
+    return clingo_run(facts, rules)
+
+
+# -- pyDatalog (subprocess, capped) -------------------------------------------------------------
+PYD = """
+import sys, time
+from pyDatalog import pyDatalog
+pyDatalog.create_terms('edge, path, X, Y, Z')
+n = int(sys.argv[1])
+for i in range(n - 1):
+    + edge(i, i + 1)
+path(X, Y) <= edge(X, Y)
+path(X, Z) <= path(X, Y) & edge(Y, Z)
+t0 = time.perf_counter()
+k = len(path(X, Y))
+print(time.perf_counter() - t0, k)
+"""
+
+
+def pydatalog_chain(n, cap=60):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(PYD)
+    try:
+        out = subprocess.run([sys.executable, f.name, str(n)], capture_output=True, text=True, timeout=cap)
+        dt, k = out.stdout.split()
+        return float(dt), int(k)
+    except subprocess.TimeoutExpired:
+        return None, None
+    finally:
+        os.unlink(f.name)
+
+
+def median(fn, runs=RUNS):
+    res = [fn() for _ in range(runs)]
+    return statistics.median(r[0] for r in res), res[-1][1]
+
+
+def main() -> None:
+    rows = []  # (workload, system, seconds, tuples)
+    tc = [("chain 1,000", *chain(1000), 1000), ("chain 2,000", *chain(2000), 2000)]
+    if not QUICK:
+        tc.append(("random 10k/20k", *random_graph(10_000, 20_000), 10_000))
+    for name, s, o, n in tc:
+        t, k = median(lambda: run_holokb_tc(s, o, n)[:2])
+        rows.append((name, "holokb", t, k))
+        t, k = median(lambda: duck_tc_cte(s, o))
+        rows.append((name, "duckdb recursive CTE", t, k))
+        t, k = median(lambda: duck_tc_seminaive(s, o))
+        rows.append((name, "duckdb semi-naive SQL", t, k))
+        if n <= 2000:
+            t, k = median(lambda: clingo_tc(s, o))
+            rows.append((name, "clingo", t, k))
+        if n == 1000:
+            t, k = pydatalog_chain(n)
+            rows.append((name, "pyDatalog (1 run, cap 60 s)", t, k))
+    sizes = [100_000] if QUICK else [100_000, 1_000_000]
+    for size in sizes:
+        trip, n_ids = rdfs_triples(size)
+        name = f"RDFS {size // 1000}k"
+        t, k = median(lambda: run_holokb_rdfs(trip, n_ids)[:2])
+        rows.append((name, "holokb", t, k))
+        t, k = median(lambda: duck_rdfs(trip))
+        rows.append((name, "duckdb semi-naive SQL", t, k))
+        if size <= 100_000:
+            t, k = median(lambda: clingo_rdfs(trip))
+            rows.append((name, "clingo", t, k))
+    print(f"{'workload':<16} {'system':<30} {'median s':>10} {'tuples':>10} {'vs fastest peer':>16}")
+    for name in dict.fromkeys(r[0] for r in rows):
+        group = [r for r in rows if r[0] == name]
+        peers = [r[2] for r in group if r[1] != "holokb" and r[2] is not None]
+        best = min(peers) if peers else None
+        for _, system, t, k in group:
+            ts = "timeout" if t is None else f"{t:10.3f}"
+            ratio = "" if t is None or best is None else f"{best / t:15.2f}x"
+            print(f"{name:<16} {system:<30} {ts:>10} {str(k):>10} {ratio:>16}")
+    # proof recording overhead and memory
+    trip, n_ids = rdfs_triples(100_000)
+    t_off = median(lambda: run_holokb_rdfs(trip, n_ids, False)[:2])[0]
+    t_on = median(lambda: run_holokb_rdfs(trip, n_ids, True)[:2])[0]
+    print(f"\nproof recording, RDFS 100k: {t_on:.3f} s vs {t_off:.3f} s without = {t_on / t_off:.2f}x")
+    s, o = chain(1000)
+    c_off = median(lambda: run_holokb_tc(s, o, 1000)[:2])[0]
+    c_on = median(lambda: run_holokb_tc(s, o, 1000, True)[:2])[0]
+    print(f"proof recording, chain 1,000: {c_on:.3f} s vs {c_off:.3f} s without = {c_on / c_off:.2f}x")
+    _, k, m = run_holokb_rdfs(trip, n_ids)
+    rel = m._ev.relations[("t", False)]
+    print(f"memory, RDFS 100k: {rel.nbytes() / k:.1f} bytes per stored tuple (columns incl. validity, depth, rule)")
+    _, k, m = run_holokb_tc(*chain(2000), 2000)
+    print(f"memory, chain 2,000: {m.nbytes() / max(k, 1):.1f} bytes per derived tuple")
+
+
+if __name__ == "__main__":
+    main()
