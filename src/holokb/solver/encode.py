@@ -1,0 +1,183 @@
+"""Encoding an active set as SMT-LIB 2 text (parsed by the solver: ~14x faster than the Python API).
+
+Layout, deterministic for the same active set:
+- ``a_<i>``: one Boolean per ground atom (interned in fact order, then rule heads);
+- ``f_<n>``: one Boolean per fact (``n`` = position in ``ActiveSet.facts``), asserted as
+  ``(=> f_n a_i)`` or ``(=> f_n (not a_i))``; facts are checked as *assumptions*, so the unsat
+  core names exactly the facts involved and re-checks after adding facts need no re-parse;
+- ``r_<k>`` / ``p_<k>`` / ``c_<k>``: trackers for rule or constraint ``k``, functional predicate
+  ``k``, cardinality ``k``; every ground instance is asserted under its tracker, so cores also
+  name the rules and constraints that fired.
+Predicates under ``not`` (and ``ActiveSet.closed``) get Clark completion: an atom holds only if
+a fact asserts it or a rule instance derives it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.limits import Deadline
+from ..core.terms import RDF_TYPE, Literal, Term
+from .active_set import ActiveSet
+from .ground import Grounder
+
+# Pairwise "not both" up to this group size, a counting constraint above it (n² vs n terms).
+_PAIRWISE_MAX = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Encoding:
+    """The SMT-LIB text of an active set plus the maps from solver names back to facts and rules."""
+
+    text: str
+    active: ActiveSet
+    fact_names: tuple[str, ...]
+    trackers: tuple[tuple[str, str], ...]
+    atom_count: int
+    grounder: Grounder
+
+    def assumptions_at(self, t: int | None) -> tuple[str, ...]:
+        """Fact names valid at ``t`` (all when None), then every tracker."""
+        facts = self.fact_names if t is None else tuple(
+            n for n, f in zip(self.fact_names, self.active.facts) if f.valid.contains(t))
+        return facts + tuple(name for name, _ in self.trackers)
+
+    def time_points(self) -> tuple[int | None, ...]:
+        """One instant per elementary segment of the facts' valid intervals (None when all are 'always')."""
+        pts = set()
+        for f in self.active.facts:
+            pts.add(f.valid.start)
+            if f.valid.end is not None:
+                pts.add(f.valid.end)
+        live = sorted(p for p in pts if any(f.valid.contains(p) for f in self.active.facts))
+        if len(live) <= 1:
+            return (None,)
+        return tuple(live)
+
+    def literal(self, predicate: str, args: tuple[Term, ...], negated: bool = False) -> str:
+        """The SMT literal of a ground atom; an atom that nothing mentions is ``false`` (closed) or fresh."""
+        i = self.grounder.lookup(predicate, args)
+        if i is None:
+            return "true" if negated else "false"
+        return f"(not a_{i})" if negated else f"a_{i}"
+
+    def label(self, name: str) -> str:
+        """What a solver name stands for: a fact key, or a rule/constraint label."""
+        if name.startswith("f_"):
+            return self.active.facts[int(name[2:])].key
+        return dict(self.trackers).get(name, name)
+
+
+def _conj(lits: list[str]) -> str:
+    if not lits:
+        return "true"
+    return lits[0] if len(lits) == 1 else f"(and {' '.join(lits)})"
+
+
+def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...]], ...] = (),
+           max_atoms: int | None = None, deadline: Deadline | None = None) -> Encoding:
+    """Ground ``active`` and emit its SMT-LIB text; raises ground.BudgetHit when a budget runs out."""
+    g = Grounder(active, max_atoms=max_atoms, deadline=deadline)
+    g.run(seeds)
+    decl: list[str] = []
+    body: list[str] = []
+    trackers: list[tuple[str, str]] = []
+    fact_names = tuple(f"f_{n}" for n in range(len(active.facts)))
+    for n, f in enumerate(active.facts):
+        i = g.lookup(f.predicate, f.args)
+        decl.append(f"(declare-const f_{n} Bool)")
+        body.append(f"(assert (=> f_{n} {'' if f.polarity == 'affirm' else '(not '}a_{i}{'' if f.polarity == 'affirm' else ')'}))")
+    support: dict[int, list[str]] = {}
+    for n, f in enumerate(active.facts):
+        if f.polarity == "affirm":
+            support.setdefault(g.lookup(f.predicate, f.args), []).append(f"f_{n}")
+    for k, r in enumerate(active.rules):
+        trackers.append((f"r_{k}", f"{'constraint' if r.head is None else 'rule'} {r.name}"))
+
+    def closed_false(pattern_atoms: tuple[int, ...]) -> list[str]:
+        return [f"(not a_{i})" for i in pattern_atoms]
+
+    for inst in g.instances:
+        lits = [f"a_{i}" for i in inst.pos] + [f"(not a_{i})" for i in inst.neg]
+        for pattern in inst.naf:
+            lits.extend(closed_false(g.naf_atoms(pattern)))
+        cond = _conj(lits)
+        if inst.head is None:
+            body.append(f"(assert (=> r_{inst.rule} (not {cond})))")
+        else:
+            head = f"(not a_{inst.head})" if inst.head_negated else f"a_{inst.head}"
+            body.append(f"(assert (=> r_{inst.rule} (=> {cond} {head})))")
+            if not inst.head_negated:
+                support.setdefault(inst.head, []).append(_conj([f"r_{inst.rule}"] + lits))
+    closed = g.closed
+    for i, (pred, _args) in enumerate(g.atoms):
+        if pred in closed:
+            s = support.get(i, [])
+            body.append(f"(assert (=> a_{i} {'(or ' + ' '.join(s) + ')' if len(s) > 1 else (s[0] if s else 'false')}))")
+    for k, pred in enumerate(active.functional):
+        groups: dict[tuple, list[int]] = {}
+        for i in sorted(g.possible[True]):
+            p, args = g.atoms[i]
+            if p == pred and args:
+                groups.setdefault(_prefix_key(args), []).append(i)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            if len(members) <= _PAIRWISE_MAX:
+                for x in range(len(members)):
+                    for y in range(x + 1, len(members)):
+                        body.append(f"(assert (=> p_{k} (not (and a_{members[x]} a_{members[y]}))))")
+            else:
+                body.append(f"(assert (=> p_{k} {_at_most(members, 1)}))")
+        trackers.append((f"p_{k}", f"functional {pred}"))
+    for k, card in enumerate(active.cardinalities):
+        trackers.append((f"c_{k}", card.name))
+        body.extend(_cardinality(g, k, card))
+    decl.extend(f"(declare-const a_{i} Bool)" for i in range(len(g.atoms)))
+    decl.extend(f"(declare-const {name} Bool)" for name, _ in trackers)
+    text = "\n".join(decl + body) + "\n"
+    return Encoding(text, active, fact_names, tuple(trackers), len(g.atoms), g)
+
+
+def _prefix_key(args: tuple[Term, ...]) -> tuple:
+    from ..core.fact import encode_term
+    return tuple(encode_term(a) for a in args[:-1])
+
+
+def _count(members: list[int]) -> str:
+    terms = [f"(ite a_{i} 1 0)" for i in members]
+    return terms[0] if len(terms) == 1 else f"(+ {' '.join(terms)})"
+
+
+def _at_most(members: list[int], k: int) -> str:
+    return f"(<= {_count(members)} {k})"
+
+
+def _cardinality(g: Grounder, k: int, card) -> list[str]:
+    out: list[str] = []
+    by_subject: dict[bytes, list[int]] = {}
+    subjects: dict[bytes, Term] = {}
+    from ..core.fact import encode_term
+    for i in sorted(g.possible[True]):
+        p, args = g.atoms[i]
+        if p == card.predicate and len(args) == 2:
+            key = encode_term(args[0])
+            by_subject.setdefault(key, []).append(i)
+            subjects[key] = args[0]
+            if card.datatype is not None and not (isinstance(args[1], Literal) and args[1].datatype == card.datatype):
+                out.append(f"(assert (=> c_{k} (not a_{i})))")
+    focus: list[tuple[bytes, str]] = []
+    if card.target_class is not None:
+        for i in sorted(g.possible[True]):
+            p, args = g.atoms[i]
+            if p == RDF_TYPE and len(args) == 2 and getattr(args[1], "value", None) == card.target_class:
+                focus.append((encode_term(args[0]), f"a_{i}"))
+    else:
+        focus = [(key, "true") for key in by_subject]
+    for key, cond in focus:
+        members = by_subject.get(key, [])
+        if card.min_count > 0:
+            have = _count(members) if members else "0"
+            out.append(f"(assert (=> c_{k} (=> {cond} (>= {have} {card.min_count}))))")
+        if card.max_count is not None and len(members) > card.max_count:
+            out.append(f"(assert (=> c_{k} (=> {cond} {_at_most(members, card.max_count)})))")
+    return out

@@ -1,0 +1,338 @@
+"""The three reasoning modes over an active set: consistency, entailment, model finding.
+
+Each runs under :class:`SolverLimits` (timeout, max active atoms, max expansion rounds) and an
+optional caller-supplied ``expand(active_set, round) -> ActiveSet | None``: when a round ends
+``unknown`` (solver unknown, or a budget hit) the loop expands the set and retries.  The loop
+stops at a decisive answer, at ``max_rounds``, on ``timeout``, or on stagnation (``expand``
+returned None or no new facts).  Results name the limit that ended the loop.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Literal as _Lit
+
+from ..analysis.program import Atom, Negation, Rule, Var
+from ..core.limits import Deadline, Limits
+from ..core.terms import Term, term_sort_key
+from .active_set import ActiveSet, GroundFact
+from .backend import Backend, get_backend
+from .encode import Encoding, encode
+from .ground import BudgetHit, Grounder, _plan
+
+Expand = Callable[[ActiveSet, int], "ActiveSet | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class SolverLimits:
+    """Budgets for one reasoning call.  ``None`` means unbounded (except the per-check timeout)."""
+
+    timeout_ms: int = 10_000
+    max_atoms: int | None = 200_000
+    max_rounds: int = 3
+    max_core_checks: int = 64
+
+    @staticmethod
+    def of(limits: "SolverLimits | Limits | None") -> "SolverLimits":
+        """Accept the KB-wide :class:`Limits` (its ``timeout_s``) or SolverLimits or None."""
+        if limits is None:
+            return SolverLimits()
+        if isinstance(limits, SolverLimits):
+            return limits
+        return SolverLimits(timeout_ms=10_000 if limits.timeout_s is None else int(limits.timeout_s * 1000))
+
+
+@dataclass(frozen=True, slots=True)
+class ConsistencyResult:
+    """``consistent`` | ``inconsistent`` | ``unknown``; for inconsistent, the minimised conflict:
+    the facts (sorted by key) and the rule/constraint labels (sorted), and the instant it holds at."""
+
+    status: _Lit["consistent", "inconsistent", "unknown"]
+    facts: tuple[GroundFact, ...] = ()
+    constraints: tuple[str, ...] = ()
+    at: int | None = None
+    reason: str | None = None
+    limit_hit: str | None = None
+    rounds: int = 1
+
+    @property
+    def truncated(self) -> bool:
+        return self.limit_hit is not None
+
+
+@dataclass(frozen=True, slots=True)
+class EntailmentResult:
+    """``entailed`` | ``refuted`` | ``unknown``, with the supporting facts/rules (core) or the reason."""
+
+    status: _Lit["entailed", "refuted", "unknown"]
+    facts: tuple[GroundFact, ...] = ()
+    constraints: tuple[str, ...] = ()
+    reason: str | None = None
+    limit_hit: str | None = None
+    rounds: int = 1
+
+    @property
+    def truncated(self) -> bool:
+        return self.limit_hit is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResult:
+    """``found`` | ``none`` | ``unknown``; ``bindings`` are (variable, core Term) in query order.
+
+    Candidates are tried in order of their bindings' term sort keys, so the first model is stable.
+    """
+
+    status: _Lit["found", "none", "unknown"]
+    bindings: tuple[tuple[str, Term], ...] = ()
+    reason: str | None = None
+    limit_hit: str | None = None
+    rounds: int = 1
+
+    @property
+    def truncated(self) -> bool:
+        return self.limit_hit is not None
+
+
+@dataclass
+class _Budget:
+    limits: SolverLimits
+    deadline: Deadline = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.deadline = Deadline(self.limits.timeout_ms / 1000)
+
+
+def _facts_and_labels(enc: Encoding, core: tuple[str, ...]) -> tuple[tuple[GroundFact, ...], tuple[str, ...]]:
+    facts = sorted((enc.active.facts[int(n[2:])] for n in core if n.startswith("f_")),
+                   key=lambda f: (f.key, f.predicate))
+    labels = sorted(enc.label(n) for n in core if not n.startswith("f_"))
+    return tuple(facts), tuple(labels)
+
+
+def _minimise(ctx, core: tuple[str, ...], extra: tuple[str, ...], limits: SolverLimits) -> tuple[str, ...]:
+    """Deletion-based minimisation of the fact part of a core (trackers stay on)."""
+    trackers = tuple(n for n in core if not n.startswith("f_"))
+    facts = sorted((n for n in core if n.startswith("f_")), key=lambda n: int(n[2:]))
+    all_trackers = tuple(n for n in extra if not n.startswith("f_"))
+    checks = 0
+    i = 0
+    while i < len(facts) and checks < limits.max_core_checks:
+        trial = facts[:i] + facts[i + 1:]
+        checks += 1
+        r = ctx.check(tuple(trial) + all_trackers, model_for=())
+        if r.status == "unsat":
+            keep = set(r.core)
+            facts = [n for n in trial if n in keep]
+        else:
+            i += 1
+    r = ctx.check(tuple(facts) + all_trackers, model_for=())
+    used = tuple(n for n in r.core if not n.startswith("f_")) if r.status == "unsat" else trackers
+    return tuple(facts) + used
+
+
+def _loop(active: ActiveSet, attempt, expand: Expand | None, limits: SolverLimits, budget: _Budget):
+    """Run ``attempt`` and expand on unknown until decisive or a stop condition; returns (result, rounds, limit)."""
+    rounds = 0
+    while True:
+        rounds += 1
+        result, limit = attempt(active)
+        if result.status != "unknown":
+            return result, rounds, None
+        if budget.deadline.expired():
+            return result, rounds, "timeout"
+        if expand is None:
+            return result, rounds, limit
+        if rounds >= limits.max_rounds:
+            return result, rounds, "max_rounds"
+        nxt = expand(active, rounds)
+        if nxt is None or nxt.fact_keys() == active.fact_keys():
+            return result, rounds, "stagnation"
+        active = nxt
+
+
+def _encode(active: ActiveSet, limits: SolverLimits, budget: _Budget, seeds=()):
+    try:
+        return encode(active, seeds=seeds, max_atoms=limits.max_atoms, deadline=budget.deadline), None
+    except BudgetHit as e:
+        return None, e.limit
+
+
+def _remaining_ms(budget: _Budget, limits: SolverLimits) -> int:
+    end = budget.deadline._end  # noqa: SLF001 - same package's budget; monotonic seconds
+    if end is None:
+        return limits.timeout_ms
+    import time
+    return max(1, int((end - time.monotonic()) * 1000))
+
+
+def check_consistency(active: ActiveSet, *, backend: Backend | str = "z3",
+                      limits: SolverLimits | Limits | None = None,
+                      expand: Expand | None = None) -> ConsistencyResult:
+    """Is there a world where every fact, rule and constraint of ``active`` holds at each instant?
+
+    Checks all facts at once first (consistent then, by monotonicity); otherwise checks each
+    elementary time segment in order and reports the first conflict, minimised.
+    """
+    lim = SolverLimits.of(limits)
+    be = get_backend(backend) if isinstance(backend, str) else backend
+    budget = _Budget(lim)
+
+    def attempt(a: ActiveSet):
+        enc, hit = _encode(a, lim, budget)
+        if enc is None:
+            return ConsistencyResult("unknown", reason=f"budget: {hit}"), hit
+        ctx = be.context(timeout_ms=_remaining_ms(budget, lim))
+        ctx.load(enc.text)
+        points = enc.time_points()
+        r = ctx.check(enc.assumptions_at(None), model_for=())
+        if r.status == "sat":
+            return ConsistencyResult("consistent"), None
+        if r.status == "unknown":
+            return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
+        for t in points:
+            if budget.deadline.expired():
+                return ConsistencyResult("unknown", reason="budget: timeout"), "timeout"
+            assumptions = enc.assumptions_at(t)
+            r = ctx.check(assumptions, model_for=())
+            if r.status == "unsat":
+                core = _minimise(ctx, r.core, assumptions, lim)
+                facts, labels = _facts_and_labels(enc, core)
+                return ConsistencyResult("inconsistent", facts, labels, at=t), None
+            if r.status == "unknown":
+                return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
+        return ConsistencyResult("consistent"), None
+
+    result, rounds, limit = _loop(active, attempt, expand, lim, budget)
+    return ConsistencyResult(result.status, result.facts, result.constraints, result.at, result.reason,
+                             limit, rounds)
+
+
+Goal = Atom | tuple[Atom, ...]
+
+
+def _goal_atoms(goal: Goal) -> tuple[Atom, ...]:
+    atoms = (goal,) if isinstance(goal, Atom) else tuple(goal)
+    for a in atoms:
+        if any(isinstance(x, Var) for x in a.args):
+            from ..core.errors import SolverError
+            raise SolverError("an entailment goal must be ground; use find_model for variables")
+    return atoms
+
+
+def entails(active: ActiveSet, goal: Goal, *, backend: Backend | str = "z3",
+            limits: SolverLimits | Limits | None = None, expand: Expand | None = None) -> EntailmentResult:
+    """Does ``active`` entail the ground goal (a conjunction of atoms; ``negated`` atoms are negative facts)?
+
+    Entailed when facts ∧ ¬goal is unsat (the core is the support); refuted when facts ∧ goal is
+    unsat; unknown otherwise (the reason says whether the premises are inconsistent or a budget ran out).
+    """
+    lim = SolverLimits.of(limits)
+    be = get_backend(backend) if isinstance(backend, str) else backend
+    budget = _Budget(lim)
+    atoms = _goal_atoms(goal)
+    seeds = tuple((a.predicate, tuple(x.term for x in a.args)) for a in atoms)
+
+    def attempt(a: ActiveSet):
+        enc, hit = _encode(a, lim, budget, seeds)
+        if enc is None:
+            return EntailmentResult("unknown", reason=f"budget: {hit}"), hit
+        lits = [enc.literal(p, args, at.negated) for at, (p, args) in zip(atoms, seeds)]
+        goal_text = lits[0] if len(lits) == 1 else f"(and {' '.join(lits)})"
+        ctx = be.context(timeout_ms=_remaining_ms(budget, lim))
+        ctx.load(enc.text + f"(declare-const goal_ Bool)\n(assert (= goal_ {goal_text}))\n"
+                 "(declare-const neg_goal_ Bool)\n(assert (= neg_goal_ (not goal_)))\n")
+        base = enc.assumptions_at(None)
+        r = ctx.check(base, model_for=())
+        if r.status == "unsat":
+            facts, labels = _facts_and_labels(enc, _minimise(ctx, r.core, base, lim))
+            return EntailmentResult("unknown", facts, labels, reason="inconsistent premises"), None
+        r = ctx.check(base + ("neg_goal_",), model_for=())
+        if r.status == "unsat":
+            core = _minimise(ctx, tuple(n for n in r.core if n != "neg_goal_"), base + ("neg_goal_",), lim)
+            facts, labels = _facts_and_labels(enc, tuple(n for n in core if n != "neg_goal_"))
+            return EntailmentResult("entailed", facts, labels, reason="core"), None
+        unknown = r.status == "unknown"
+        r2 = ctx.check(base + ("goal_",), model_for=())
+        if r2.status == "unsat":
+            core = _minimise(ctx, tuple(n for n in r2.core if n != "goal_"), base + ("goal_",), lim)
+            facts, labels = _facts_and_labels(enc, tuple(n for n in core if n != "goal_"))
+            return EntailmentResult("refuted", facts, labels, reason="core"), None
+        if unknown or r2.status == "unknown":
+            return EntailmentResult("unknown", reason="solver: " + str(r.reason or r2.reason)), (
+                "timeout" if "timeout" in str(r.reason or r2.reason) else None)
+        return EntailmentResult("unknown", reason="neither goal nor its negation follows"), None
+
+    result, rounds, limit = _loop(active, attempt, expand, lim, budget)
+    return EntailmentResult(result.status, result.facts, result.constraints, result.reason, limit, rounds)
+
+
+def find_model(active: ActiveSet, query_vars: tuple[str, ...] | list[str], constraints: tuple, *,
+               backend: Backend | str = "z3", limits: SolverLimits | Limits | None = None,
+               expand: Expand | None = None) -> ModelResult:
+    """Find bindings of ``query_vars`` for which the query body ``constraints`` (atoms, comparisons,
+    closed negations) can hold together with the whole active set; bindings are core Terms."""
+    lim = SolverLimits.of(limits)
+    be = get_backend(backend) if isinstance(backend, str) else backend
+    budget = _Budget(lim)
+    body = tuple(constraints)
+    query = Rule("query_", None, body)
+    plan = _plan(query)
+    for v in query_vars:
+        if not any(isinstance(x, Var) and x.name == v for it in body if isinstance(it, Atom) for x in it.args) \
+                and not any(getattr(it, "target", None) == Var(v) for it in body):
+            from ..core.errors import SolverError
+            raise SolverError(f"query variable ?{v} is not bound by any query atom")
+
+    def attempt(a: ActiveSet):
+        # Pass 1 finds the query atoms nothing asserts (open world); pass 2 grounds the rules with them.
+        try:
+            pre = Grounder(a, max_atoms=lim.max_atoms, deadline=budget.deadline)
+            pre.run()
+            pre.open_query = True
+            seeds = sorted({pre.atoms[i] for _b, pos, _n in pre._solve(plan, 0, {}, (), ()) for i in pos
+                            if i not in pre.possible[True]}, key=lambda s: (s[0], [term_sort_key(t) for t in s[1]]))
+        except BudgetHit as e:
+            return ModelResult("unknown", reason=f"budget: {e.limit}"), e.limit
+        enc, hit = _encode(a, lim, budget, tuple(seeds))
+        if enc is None:
+            return ModelResult("unknown", reason=f"budget: {hit}"), hit
+        g: Grounder = enc.grounder
+        cands = []
+        for binding, pos, neg in g._solve(plan, 0, {}, (), ()):
+            lits = [f"a_{i}" for i in pos] + [f"(not a_{i})" for i in neg]
+            for item in plan:
+                if isinstance(item, Negation):
+                    pat = (item.atom.predicate, tuple(binding.get(x.name) if isinstance(x, Var) else x.term
+                                                      for x in item.atom.args))
+                    lits.extend(f"(not a_{i})" for i in g.naf_atoms(pat))
+            vals = tuple((v, binding[v]) for v in query_vars)
+            cands.append((tuple(term_sort_key(t) for _, t in vals), vals, lits))
+        cands.sort(key=lambda c: c[0])
+        ctx = be.context(timeout_ms=_remaining_ms(budget, lim))
+        ctx.load(enc.text)
+        base = enc.assumptions_at(None)
+        seen = set()
+        unknown = None
+        for n, (key, vals, lits) in enumerate(cands):
+            if key in seen:
+                continue
+            if budget.deadline.expired():
+                return ModelResult("unknown", reason="budget: timeout"), "timeout"
+            ctx.load(f"(declare-const q_{n} Bool)\n(assert (= q_{n} {'(and ' + ' '.join(lits) + ')' if len(lits) > 1 else (lits[0] if lits else 'true')}))\n")
+            r = ctx.check(base + (f"q_{n}",), model_for=())
+            if r.status == "sat":
+                return ModelResult("found", vals), None
+            if r.status == "unknown":
+                unknown = r.reason
+            else:
+                seen.add(key)
+        if unknown is not None:
+            return ModelResult("unknown", reason=f"solver: {unknown}"), "timeout" if unknown == "timeout" else None
+        return ModelResult("none"), None
+
+    result, rounds, limit = _loop(active, attempt, expand, lim, budget)
+    return ModelResult(result.status, result.bindings, result.reason, limit, rounds)
+
+
+__all__ = ["ConsistencyResult", "EntailmentResult", "ModelResult", "SolverLimits", "check_consistency",
+           "entails", "find_model"]
