@@ -3,9 +3,9 @@ file with an error anywhere changes nothing."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-from ..core import SpanRecord
+from ..core import Interval, SpanRecord
 from .mapping import records_from_quads
 from .parse import Source, parse_quads, read_source
 
@@ -32,21 +32,22 @@ def parse_records(text: str | bytes, format: str, *, at: int, name: str = "<inpu
 
 
 def store_records(ledger: Any, records: list[SpanRecord], *, at: int) -> int:
-    """Write parsed records into ``ledger`` in one transaction; returns how many were written.
+    """Write parsed records into ``ledger`` in one ``bulk_assert`` transaction; returns the span count.
 
-    Plain records (system time ``[at, open)``, no span id) take the ``bulk_assert`` fast path;
-    anything carrying its own history is restored span by span with ``add_span``.
+    Plain records (no span id, system time ``[at, open)``) are handed over with the default
+    system interval, which the ledger asserts at ``at`` (functional supersession included);
+    records carrying their own history are restored as they are.
     """
-    if all(r.span_id is None and r.system.start == at and r.system.end is None for r in records):
-        ledger.bulk_assert(records, at=at)
-        return len(records)
-    with ledger.batch(at=at) as b:
+    always = Interval.always()
+
+    def handed() -> Iterator[SpanRecord]:
         for r in records:
-            if r.span_id is None:
-                b.assert_fact(r.fact, valid=r.valid, evidence=r.evidence)
+            if r.span_id is None and r.system.start == at and r.system.end is None:
+                yield SpanRecord(r.fact, r.valid, always, r.evidence)
             else:
-                b.add_span(r)
-    return len(records)
+                yield r
+
+    return ledger.bulk_assert(handed(), at=at)
 
 
 def import_file(ledger: Any, path: str | Path, *, at: int, source_id: str | None = None,

@@ -4,7 +4,7 @@ Node IRIs are content-derived so that exports are deterministic:
 
 * fact nodes      ``hk:fact/<sha256 fact id>``
 * qualifier nodes ``hk:fact/<sha256>/q/<percent-encoded key>``
-* span nodes      ``hk:span/<percent-encoded span id>`` (the ledger's id; a content hash when it has none)
+* span nodes      ``hk:span/<percent-encoded span id>`` (the ledger's id, or the one it would assign)
 * evidence nodes  ``hk:evidence/<sha256 of the evidence's canonical encoding>``
 
 The vocabulary's labels, comments and SHACL shapes live in ``shapes/holokb.ttl``.
@@ -99,13 +99,10 @@ def span_id_of(iri: IRI) -> str:
 
 
 def derived_span_id(rec: SpanRecord) -> str:
-    """A content id for a span the ledger did not number (fact, both intervals, evidence)."""
-    h = hashlib.sha256(b"HKS1" + rec.fact.id.encode())
-    for t in (rec.valid.start, rec.valid.end, rec.system.start, rec.system.end):
-        h.update(b"\x00" if t is None else b"\x01" + struct.pack("<q", t))
-    for ev in rec.evidence:
-        h.update(evidence_id(ev).encode())
-    return h.hexdigest()
+    """The id the ledger would give this span (SHA-256 of fact id, valid interval, system_from)."""
+    from ..ledger.views import span_hash  # the ledger owns span identity
+
+    return span_hash(bytes.fromhex(rec.fact.id), rec.valid, rec.system.start).hex()
 
 
 def evidence_id(ev: Evidence) -> str:
