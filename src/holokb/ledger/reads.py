@@ -1,8 +1,9 @@
 """Reads over the ledger.  Every read takes an explicit AsOf and documents its sort key.
 
-Sort keys never use row ids or term ids (they depend on insertion order); they use IRI text,
-term kind and canonical term encodings (``core.fact.encode_term`` bytes, compared bytewise), and
-end with the fact hash and span hash, which are content-derived and unique.
+Sort keys never use row ids or term ids (they depend on insertion order).  A term sorts by its
+"object key": kind (IRI before literal), datatype, lexical form, then canonical encoding bytes
+(``core.fact.encode_term``).  Keys end with the fact hash and span hash, which are
+content-derived and unique, so every order is total.
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ class LedgerReads:
               polarity: _Lit["affirm", "negate"] | None = None) -> Page[FactView]:
         """Spans visible at ``as_of``, filtered by subject/predicate/object/polarity.
 
-        Sort key: predicate IRI, object kind (IRI < literal), canonical object bytes,
+        Sort key: predicate IRI, object key (kind, datatype, lexical, canonical bytes),
         valid_from descending, fact id, span id.
         """
         where, args = [_VISIBLE], list(_vis(as_of))
@@ -78,15 +79,15 @@ class LedgerReads:
         sql = (f"SELECT {_COLS} FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
                "JOIN terms tp ON tp.term_id = f.p JOIN terms tob ON tob.term_id = f.o "
                f"WHERE {' AND '.join(where)} "
-               "ORDER BY tp.lexical, tob.kind, tob.canon, sp.valid_from DESC, f.hash, sp.span_id")
+               "ORDER BY tp.lexical, tob.kind, tob.datatype, tob.lexical, tob.canon, sp.valid_from DESC, f.hash, sp.span_id")
         return self._page(sql, args, limits)
 
     def neighbors(self, entity: IRI, as_of: AsOf, *, direction: _Lit["out", "in", "both"] = "out",
                   predicates: Sequence[IRI] | None = None, limits: Limits = Limits()) -> Page[FactView]:
         """Affirmed edges touching ``entity`` visible at ``as_of``.
 
-        Sort key: direction (out before in), predicate IRI, neighbour kind, canonical neighbour
-        bytes, valid_from descending, fact id, span id.
+        Sort key: direction (out before in), predicate IRI, neighbour key (kind, datatype,
+        lexical, canonical bytes), valid_from descending, fact id, span id.
         """
         if direction not in ("out", "in", "both"):
             raise ValueError(f"direction must be 'out', 'in' or 'both', got {direction!r}")
@@ -104,15 +105,16 @@ class LedgerReads:
         for d, (col, other) in (("out", ("f.s", "f.o")), ("in", ("f.o", "f.s"))):
             if direction in (d, "both"):
                 parts.append(
-                    f"SELECT {0 if d == 'out' else 1} AS dir, tp.lexical AS pl, tn.kind AS nk, tn.canon AS nc, {_COLS} "
+                    f"SELECT {0 if d == 'out' else 1} AS dir, tp.lexical AS pl, tn.kind AS nk, tn.datatype AS nd, "
+                    f"tn.lexical AS nl, tn.canon AS nc, {_COLS} "
                     "FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
                     f"JOIN terms tp ON tp.term_id = f.p JOIN terms tn ON tn.term_id = {other} "
                     f"WHERE {col} = ? AND f.polarity = 1 AND {_VISIBLE}{pred_sql}"
                 )
                 args += [eid, *_vis(as_of), *pred_args]
         sql = ("SELECT * FROM (" + " UNION ALL ".join(parts) + ") "
-               "ORDER BY dir, pl, nk, nc, valid_from DESC, hash, span_id")
-        return self._page(sql, args, limits, skip=4)
+               "ORDER BY dir, pl, nk, nd, nl, nc, valid_from DESC, hash, span_id")
+        return self._page(sql, args, limits, skip=6)
 
     def history(self, fact_or_subject_predicate: Fact | tuple[IRI, IRI], *,
                 limits: Limits = Limits()) -> Page[SpanView]:
@@ -149,13 +151,13 @@ class LedgerReads:
     def visible(self, as_of: AsOf) -> Iterator[tuple[Term, Term, Term]]:
         """Plain (affirmed, unqualified) triples visible at ``as_of``, each once.
 
-        Order: subject IRI, predicate IRI, object kind, canonical object bytes.
+        Order: subject IRI, predicate IRI, object key (kind, datatype, lexical, canonical bytes).
         """
         cur = self._db.execute(
-            "SELECT DISTINCT f.s, f.p, f.o, ts.lexical, tp.lexical, tob.kind, tob.canon "
+            "SELECT DISTINCT f.s, f.p, f.o, ts.lexical, tp.lexical, tob.kind, tob.datatype, tob.lexical, tob.canon "
             "FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id JOIN terms ts ON ts.term_id = f.s "
             "JOIN terms tp ON tp.term_id = f.p JOIN terms tob ON tob.term_id = f.o "
-            f"WHERE f.polarity = 1 AND f.nq = 0 AND {_VISIBLE} ORDER BY 4, 5, 6, 7",
+            f"WHERE f.polarity = 1 AND f.nq = 0 AND {_VISIBLE} ORDER BY 4, 5, 6, 7, 8, 9",
             _vis(as_of),
         )
         term = self.term
@@ -201,15 +203,15 @@ class LedgerReads:
     def open_values(self, subject: IRI, predicate: IRI, as_of: AsOf) -> list[Term]:
         """Distinct objects of affirmed (subject, predicate) facts visible at ``as_of``.
 
-        Order: object kind, canonical object bytes.
+        Order: object key (kind, datatype, lexical, canonical bytes).
         """
         sid, pid = self._cache.lookup(self._db, subject), self._cache.lookup(self._db, predicate)
         if sid is None or pid is None:
             return []
         ids = [r[0] for r in self._db.execute(
-            "SELECT DISTINCT f.o, tob.kind, tob.canon FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
-            f"JOIN terms tob ON tob.term_id = f.o WHERE f.s = ? AND f.p = ? AND f.polarity = 1 AND {_VISIBLE} "
-            "ORDER BY 2, 3", (sid, pid, *_vis(as_of)))]
+            "SELECT DISTINCT f.o, tob.kind, tob.datatype, tob.lexical, tob.canon FROM facts f "
+            "JOIN spans sp ON sp.fact_id = f.fact_id JOIN terms tob ON tob.term_id = f.o "
+            f"WHERE f.s = ? AND f.p = ? AND f.polarity = 1 AND {_VISIBLE} ORDER BY 2, 3, 4, 5", (sid, pid, *_vis(as_of)))]
         return [self.term(i) for i in ids]
 
     # -- vocabulary, entities, documents -----------------------------------------------------------

@@ -1,0 +1,206 @@
+"""Bitemporal semantics: half-open boundaries, retraction, supersession, span identity."""
+from __future__ import annotations
+
+import pytest
+
+from holokb.core import MAX_TIME, MIN_TIME, AsOf, Evidence, Interval, LedgerError, RetractionError, SpanRecord
+from holokb.ledger import Ledger
+
+from ledger_support import fact, iri
+
+
+def objects(led: Ledger, as_of: AsOf, s: str = "a") -> list[str]:
+    return [v.fact.object.value for v in led.facts(as_of, about=iri(s))]
+
+
+def test_boundaries_are_half_open_on_both_axes(ledger):
+    with ledger.batch(at=100) as b:
+        b.assert_fact(fact("a", "p", "b"), valid=Interval(10, 20))
+    with ledger.batch(at=200) as b:
+        assert b.retract(fact("a", "p", "b")) == 1
+    b_ = iri("b").value
+    # system axis: from included, to excluded
+    assert objects(ledger, AsOf(100, 10)) == [b_]
+    assert objects(ledger, AsOf(99, 10)) == []
+    assert objects(ledger, AsOf(199, 19)) == [b_]
+    assert objects(ledger, AsOf(200, 10)) == []
+    # valid axis: from included, to excluded
+    assert objects(ledger, AsOf(150, 9)) == []
+    assert objects(ledger, AsOf(150, 20)) == []
+
+
+def test_min_time_is_stored_as_is_and_latest_sees_open_spans(ledger):
+    with ledger.batch(at=MIN_TIME) as b:
+        b.assert_fact(fact("a", "p", "b"))
+    v = ledger.facts(AsOf.latest(), about=iri("a"))[0]
+    assert v.system == Interval(MIN_TIME, None) and v.valid == Interval(MIN_TIME, None)
+    assert objects(ledger, AsOf(MIN_TIME, MIN_TIME)) == [iri("b").value]
+    with ledger.batch(at=MAX_TIME - 1) as b:
+        b.assert_fact(fact("a", "p", "c"), valid=Interval(0, MAX_TIME))
+    # [0, MAX_TIME) does not contain MAX_TIME, the valid time of AsOf.latest()
+    assert objects(ledger, AsOf.latest()) == [iri("b").value]
+    assert sorted(objects(ledger, AsOf(MAX_TIME - 1, 5))) == [iri("b").value, iri("c").value]
+
+
+def test_retract_is_idempotent(ledger):
+    f = fact("a", "p", "b")
+    with ledger.batch(at=100) as b:
+        b.assert_fact(f)
+    with ledger.batch(at=200) as b:
+        assert b.retract(f) == 1
+        assert b.retract(f) == 0
+    with ledger.batch(at=300) as b:
+        assert b.retract(f) == 0
+    spans = ledger.history(f)
+    assert [s.system for s in spans] == [Interval(100, 200)]
+
+
+def test_retract_errors(ledger):
+    f = fact("a", "p", "b")
+    with pytest.raises(RetractionError, match="never asserted"):
+        with ledger.batch(at=100) as b:
+            b.retract(f)
+    with ledger.batch(at=100) as b:
+        b.assert_fact(f)
+    for when in (100, 50):
+        with pytest.raises(RetractionError, match="starts at 100"):
+            with ledger.batch(at=when) as b:
+                b.retract(f)
+    with pytest.raises(RetractionError):
+        with ledger.batch(at=500) as b:
+            b.retract(f, at=100)
+    # the failed batches changed nothing
+    assert [s.system for s in ledger.history(f)] == [Interval(100, None)]
+
+
+def test_retract_explicit_time(ledger):
+    f = fact("a", "p", "b")
+    with ledger.batch(at=100) as b:
+        b.assert_fact(f)
+    with ledger.batch(at=900) as b:
+        assert b.retract(f, at=150) == 1
+    assert [s.system for s in ledger.history(f)] == [Interval(100, 150)]
+
+
+def test_identical_open_span_is_a_no_op_that_adds_evidence(ledger):
+    f = fact("a", "p", "b")
+    with ledger.batch(at=100) as b:
+        s1 = b.assert_fact(f, evidence=[Evidence("d1", confidence=0.5)])
+    with ledger.batch(at=200) as b:
+        s2 = b.assert_fact(f, evidence=[Evidence("d2", confidence=0.7)])
+        s3 = b.assert_fact(f, evidence=[Evidence("d2", confidence=0.7)])  # same evidence again: stored once
+    assert s1 == s2 == s3
+    (v,) = ledger.facts(AsOf.latest(), about=iri("a"))
+    assert v.system == Interval(100, None)
+    assert [(e.document, e.asserted_at) for e in v.evidence] == [("d1", 100), ("d2", 200)]
+    # a different valid interval is a different span
+    with ledger.batch(at=300) as b:
+        s4 = b.assert_fact(f, valid=Interval(0, 10))
+    assert s4 != s1 and len(ledger.history(f)) == 2
+
+
+def test_functional_predicate_supersedes(ledger):
+    with ledger.batch(at=100) as b:
+        b.declare_predicate(iri("loc"), functional=True)
+        b.assert_fact(fact("a", "loc", "paris"))
+        b.assert_fact(fact("a", "tag", "x"))
+        b.assert_fact(fact("a", "tag", "y"))  # multi-valued: both stay
+    with ledger.batch(at=200) as b:
+        b.assert_fact(fact("a", "loc", "rome"))
+        b.assert_fact(fact("a", "tag", "z"))
+    latest = [(v.fact.predicate, v.fact.object) for v in ledger.facts(AsOf.latest(), about=iri("a"))]
+    assert latest == [(iri("loc"), iri("rome")), (iri("tag"), iri("x")), (iri("tag"), iri("y")), (iri("tag"), iri("z"))]
+    assert [v.fact.object for v in ledger.facts(AsOf(150, 0), about=iri("a"), predicate=iri("loc"))] == [iri("paris")]
+    hist = ledger.history((iri("a"), iri("loc")))
+    assert [(h.fact.object, h.system) for h in hist] == [(iri("paris"), Interval(100, 200)),
+                                                         (iri("rome"), Interval(200, None))]
+    # re-asserting the current value does not close it
+    with ledger.batch(at=300) as b:
+        b.assert_fact(fact("a", "loc", "rome"))
+    assert ledger.open_values(iri("a"), iri("loc"), AsOf.latest()) == [iri("rome")]
+
+
+def test_supersession_is_per_statement_key(ledger):
+    from holokb.core import Literal
+    q1 = {"version": Literal("1")}
+    q2 = {"version": Literal("2")}
+    with ledger.batch(at=100) as b:
+        b.declare_predicate(iri("loc"), functional=True)
+        b.assert_fact(fact("a", "loc", "paris", qualifiers=q1))
+        b.assert_fact(fact("a", "loc", "rome", qualifiers=q2))
+        b.assert_fact(fact("b", "loc", "oslo"))
+    with ledger.batch(at=200) as b:
+        b.assert_fact(fact("a", "loc", "bern", qualifiers=q1))
+    got = sorted((v.fact.qualifiers[0][1].value, v.fact.object.value[-4:]) for v in
+                 ledger.facts(AsOf.latest(), about=iri("a")))
+    assert got == [("1", "bern"), ("2", "rome")]
+    assert objects(ledger, AsOf.latest(), "b") == [iri("oslo").value]
+
+
+def test_two_values_of_a_functional_predicate_at_the_same_time_are_rejected(ledger, db_path):
+    with ledger.batch(at=100) as b:
+        b.declare_predicate(iri("loc"), functional=True)
+    with pytest.raises(LedgerError, match="functional"):
+        with ledger.batch(at=200) as b:
+            b.assert_fact(fact("a", "loc", "paris"))
+            b.assert_fact(fact("a", "loc", "rome"))
+    assert ledger.stats()["spans"] == 0
+
+
+def test_span_id_is_content_derived_and_survives_retraction(ledger):
+    f = fact("a", "p", "b")
+    with ledger.batch(at=100) as b:
+        sid = b.assert_fact(f, valid=Interval(5, 50))
+    with ledger.batch(at=200) as b:
+        b.retract(f)
+    (h,) = ledger.history(f)
+    assert h.span_id == sid and len(sid) == 64 and h.system == Interval(100, 200)
+
+
+def test_add_span_is_lossless_and_checks_span_ids(ledger, tmp_path):
+    f = fact("a", "p", "b")
+    with ledger.batch(at=100) as b:
+        b.assert_fact(f, valid=Interval(1, 9), evidence=[Evidence("d", extractor="x", confidence=0.25)])
+    with ledger.batch(at=200) as b:
+        b.retract(f)
+    with ledger.batch(at=300) as b:
+        b.assert_fact(f, valid=Interval(1, 9))
+    exported = list(ledger.spans())
+    assert len(exported) == 2
+    with Ledger.open(tmp_path / "copy.db") as other:
+        with other.batch(at=999) as b:
+            for rec in exported:
+                b.add_span(rec)
+        assert list(other.spans()) == exported
+        # importing the same export again changes nothing
+        with other.batch(at=999) as b:
+            for rec in exported:
+                b.add_span(rec)
+        assert list(other.spans()) == exported and other.stats()["evidence"] == 1
+        bad = SpanRecord(f, Interval(1, 9), Interval(5, None), (), exported[0].span_id)
+        with pytest.raises(LedgerError, match="does not match"):
+            with other.batch(at=999) as b:
+                b.add_span(bad)
+
+
+def test_add_span_closes_an_open_span_from_a_later_export(ledger):
+    f = fact("a", "p", "b")
+    rec = SpanRecord(f, Interval.always(), Interval(100, None))
+    with ledger.batch(at=0) as b:
+        b.add_span(rec)
+    with ledger.batch(at=0) as b:
+        b.add_span(SpanRecord(f, Interval.always(), Interval(100, 250)))
+    assert [h.system for h in ledger.history(f)] == [Interval(100, 250)]
+    with pytest.raises(LedgerError, match="already closed"):
+        with ledger.batch(at=0) as b:
+            b.add_span(SpanRecord(f, Interval.always(), Interval(100, 300)))
+
+
+def test_polarity_is_part_of_identity(ledger):
+    pos, neg = fact("a", "p", "b"), fact("a", "p", "b", polarity="negate")
+    with ledger.batch(at=100) as b:
+        b.assert_fact(pos)
+        b.assert_fact(neg)
+    assert [v.fact.polarity for v in ledger.facts(AsOf.latest(), about=iri("a"), polarity="negate")] == ["negate"]
+    assert len(ledger.facts(AsOf.latest(), about=iri("a"))) == 2
+    assert list(ledger.visible(AsOf.latest())) == [(iri("a"), iri("p"), iri("b"))]
