@@ -223,3 +223,16 @@ def test_shuffled_input_gives_identical_output():
         proofs = [m.explain(d.predicate, d.args).id for d in m.derived()]
         outs.append((repr(m.derived()), proofs, m.stats))
     assert outs[0] == outs[1] == outs[2]
+
+
+def test_transitive_plan_agrees_with_semi_naive_on_random_graphs():
+    rng = random.Random(5)
+    for trial in range(5):
+        db = Database()
+        for _ in range(40):
+            db.add(EX + "edge", (iri(f"n{rng.randrange(25)}"), iri(f"n{rng.randrange(25)}")))
+        fast = closure(tc_program(), db)
+        slow = closure(tc_program(), db, limits=Limits(max_derived=10**9))  # a budget forces semi-naive
+        assert fast.relation(EX + "path") == slow.relation(EX + "path")
+        assert fast.stats.rule_counts == slow.stats.rule_counts
+        assert fast.stats.iterations < slow.stats.iterations or slow.stats.iterations <= 2

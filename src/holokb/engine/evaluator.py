@@ -54,6 +54,7 @@ class Evaluation:
         self.derived = 0
         self.rule_counts = [0] * len(program.rules)
         self.bits = 0
+        self.stale_keys: set[RelKey] = set()
         self._arity: dict[RelKey, int] = {}
         for r in program.rules:
             for a in [r.head] + [b for b in r.body if isinstance(b, Atom)]:
@@ -80,6 +81,7 @@ class Evaluation:
         if bits <= self.bits:
             return
         self.bits = bits + 2  # headroom: arithmetic mints terms, rekeying costs a full pass
+        self.stale_keys.clear()
         for rel in self.relations.values():
             cols = [rel.col(i) for i in range(rel.arity)]
             rel.rekey(self._key_cols(cols, rel.meta("valid_from"), rel.meta("valid_to")), self.bits)
@@ -134,6 +136,8 @@ class Evaluation:
 
     def _run_stratum(self, stratum: tuple[int, ...]) -> None:
         rules = [(i, self.program.rules[i]) for i in stratum]
+        if self._transitive(rules):
+            return
         own = {(r.head.predicate, r.head.negated) for _, r in rules}
         for rk in own:
             self.relation(rk)
@@ -185,6 +189,41 @@ class Evaluation:
             if not grew:
                 return
 
+    def _transitive(self, rules) -> bool:
+        """Run a linear transitive-closure stratum by graph search when nothing depends on order."""
+        from .transitive import match, reachability
+
+        lim = self.limits
+        if self.record or self.all_valid or lim.max_depth is not None or lim.max_derived is not None:
+            return False
+        m = match(rules)
+        if m is None:
+            return False
+        bi, si, pk, ek, _ = m
+        path, edge = self.relations.get(pk), self.relations.get(ek)
+        if edge is None or edge.size == 0 or (path is not None and path.size):
+            return False
+        vf, vt = edge.meta("valid_from"), edge.meta("valid_to")
+        if (vf != vf[0]).any() or (vt != vt[0]).any():
+            return False
+        pairs = reachability(edge.col(0), edge.col(1))
+        if pairs is None:
+            return False
+        a, b = pairs
+        path = self.relation(pk, 2)
+        n = len(a)
+        e_idx = edge.index((0, 1), self.bits)
+        base = e_idx.contains((a << self.bits) | b) if 2 * self.bits <= 63 else np.zeros(n, bool)
+        rule = np.where(base, bi, si).astype(np.int64)
+        path.append([a, b], valid_from=np.full(n, vf[0]), valid_to=np.full(n, vt[0]),
+                    depth=np.full(n, -1, np.int64), rule=rule)
+        self.stale_keys.add(pk)
+        self.derived += n
+        self.rule_counts[bi] += int(base.sum())
+        self.rule_counts[si] += int(n - base.sum())
+        self.iterations += 1
+        return True
+
     def _collect(self, out: dict, ri: int, rule: Rule, b: Bindings) -> None:
         if b.n == 0:
             return
@@ -206,6 +245,10 @@ class Evaluation:
 
     def _append(self, rk: RelKey, batches: list) -> None:
         rel = self.relation(rk)
+        if rk in self.stale_keys:  # rows added by the transitive plan were never keyed
+            self.stale_keys.discard(rk)
+            rel.rekey(self._key_cols([rel.col(i) for i in range(rel.arity)], rel.meta("valid_from"),
+                                     rel.meta("valid_to")), self.bits)
         cols = [np.concatenate([c[1][i] for c in batches]) for i in range(rel.arity)]
         vf = np.concatenate([c[2].meta["vf"] for c in batches])
         vt = np.concatenate([c[2].meta["vt"] for c in batches])
