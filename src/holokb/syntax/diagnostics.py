@@ -108,7 +108,8 @@ def describe_expected(names) -> str:
 def _describe_token(tok) -> str:
     if tok.type == "$END":
         return "end of file"
-    return f"{TOKEN_WORDS.get(tok.type, tok.type).split(' such as')[0]} '{tok}'" if tok.type in (
+    word = TOKEN_WORDS.get(tok.type, tok.type).split(" such as")[0].split(" ", 1)[-1]
+    return f"{word} '{tok}'" if tok.type in (
         "PNAME", "VAR", "IRIREF", "NAME", "STRING") else f"'{tok}'"
 
 
@@ -131,22 +132,22 @@ def diagnose(e: UnexpectedInput, text: str, file: str | None, parse: Callable[[s
     elif isinstance(e, UnexpectedCharacters):
         expected = set(e.allowed or ())
         code, message = "HK102", f"unexpected character {text[e.pos_in_stream]!r}"
-        word = _BARE_WORD.match(text, e.pos_in_stream)
-        if word:
-            end = col + len(word.group())
-            after = text[word.end():].lstrip(" \t")
-            if after.startswith("("):
-                return Diagnostic("HK124", f"predicate '{word.group()}' needs a prefix",
-                                  Location(file, line, col, line, end),
-                                  f"write ex:{word.group()}(...) and declare @prefix ex: <...> .", source_line=source)
-            if "VAR" in expected or "PNAME" in expected:
-                return Diagnostic("HK126", f"'{word.group()}' is not a term",
-                                  Location(file, line, col, line, end),
-                                  f"variables start with '?' (?{word.group()}); IRIs need a prefix (ex:{word.group()}) "
-                                  f"or <...>; strings need quotes", source_line=source)
     else:
         expected = set(getattr(e, "expected", ()) or ())
         code, message = "HK103", "unexpected end of file"
+    pos = getattr(e, "pos_in_stream", None)
+    word = _BARE_WORD.match(text, pos) if pos is not None and (
+        isinstance(e, UnexpectedCharacters) or e.token.type == "NAME") else None
+    if word and (expected & {"PNAME", "IRIREF", "VAR"}):
+        w = word.group()
+        loc = Location(file, line, col, line, col + len(w))
+        if text[word.end():].lstrip(" \t").startswith("("):
+            return Diagnostic("HK124", f"predicate '{w}' needs a prefix", loc,
+                              f"write ex:{w}(...) and declare @prefix ex: <...> .", source_line=source)
+        if "VAR" in expected:
+            return Diagnostic("HK126", f"'{w}' is not a term", loc,
+                              f"variables start with '?' (?{w}); IRIs need a prefix (ex:{w}) or <...>; "
+                              "strings need quotes", source_line=source)
     hint = f"expected {describe_expected(expected)}" if expected else None
     label = _classify(e, parse)
     if label is not None:

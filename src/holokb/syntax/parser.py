@@ -119,9 +119,12 @@ def _parse_tree(text: str, file: str | None):
         try:
             return parser.parse(work), diags
         except UnexpectedInput as e:
-            diags.append(diagnose(e, text, file, parser.parse))
+            d = diagnose(e, text, file, parser.parse)
+            diags.append(d)
             pos = e.pos_in_stream if getattr(e, "pos_in_stream", None) is not None else len(work)
             start, end = _statement_bounds(work, pos)
+            if d.code == "HK120" and pos > start:
+                end = pos  # the statement lacking its '.' ends here; the next one is intact
             work = work[:start] + re.sub(r"[^\n]", " ", work[start:end]) + work[end:]
     return None, diags
 
