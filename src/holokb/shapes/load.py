@@ -113,13 +113,18 @@ def _find_iri(text: SourceText, iri: str) -> Location | None:
     for prefix, ns in text.prefixes:
         if iri.startswith(ns) and len(iri) > len(ns):
             spellings.append(f"{prefix}:{iri[len(ns):]}")
-    pattern = re.compile("|".join(r"(?<![\w:.-])" + re.escape(s) + r"(?![\w:-])" for s in spellings))
-    for number, line in enumerate(text.lines, start=1):
-        if line.lstrip().startswith("#"):
-            continue
-        m = pattern.search(line)
-        if m:
-            return Location(text.file, number, m.start() + 1, number, m.end() + 1)
+    alternatives = "|".join(re.escape(s) for s in spellings)
+    anywhere = re.compile(r"(?<![\w:.-])(?:" + alternatives + r")(?![\w:-])")
+    subject = re.compile(r"^\s*(?:" + alternatives + r")(?![\w:-])")
+    # prefer the line where the IRI is a subject (its description), else its first mention
+    for pattern in (subject, anywhere):
+        for number, line in enumerate(text.lines, start=1):
+            if line.lstrip().startswith("#"):
+                continue
+            m = pattern.search(line)
+            if m:
+                start = m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+                return Location(text.file, number, start + 1, number, m.end() + 1)
     return None
 
 
