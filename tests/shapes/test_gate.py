@@ -297,3 +297,28 @@ def test_example_kb_passes_domain_shapes_when_present(gate):
             plain.add((s, p, o))
     report = gate.validate_full(plain)
     assert report.conforms, [d.render() for d in report.diagnostics()]
+
+
+def test_batch_view_reads_the_same_from_indexes_and_from_iteration():
+    from rdflib import Dataset
+
+    from holokb.shapes.batchview import _memory_indexes, view
+
+    own = Graph().parse(data=PREFIXES + """
+ex:a a ex:Person , ex:Agent ; ex:name "A" ; ex:knows ex:b .
+ex:b ex:knows ex:a ; ex:age 3 .
+""", format="turtle")
+    ds = Dataset()
+    shared = ds.graph(URIRef("urn:g1"))
+    for t in own:
+        shared.add(t)
+    ds.graph(URIRef("urn:g2")).add((EX.zz, EX.other, EX.yy))  # makes the store hold more than the batch
+    assert _memory_indexes(own) is not None and _memory_indexes(shared) is None
+    for literals in (False, True):
+        fast, slow = view(own, literals=literals, predicates=True), view(shared, literals=literals, predicates=True)
+        assert set(fast.nodes) == set(slow.nodes)
+        assert (fast.types, fast.subject_predicates, fast.object_predicates) == \
+               (slow.types, slow.subject_predicates, slow.object_predicates)
+    assert Literal("A") in view(own, literals=True, predicates=False).nodes
+    assert Literal("A") not in view(own, literals=False, predicates=False).nodes
+    assert view(own, literals=False, predicates=False).types[EX.a] == frozenset({EX.Person, EX.Agent})

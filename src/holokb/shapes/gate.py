@@ -15,6 +15,7 @@ from rdflib.term import Node
 
 from ..core.errors import Diagnostic
 from ..core.limits import Limits
+from .batchview import view
 from .context import ContextSource, EmptyContext
 from .engine import DepthExceeded, PyshaclEngine, RawResult, load_diagnostic
 from .fetch import ContextFetch
@@ -101,40 +102,41 @@ class ShapesGate:
             edges = self._edges | batch_edges
             index, closure = build_index(self._targets, edges), superclass_closure(edges)
 
-        nodes: set[Node] = set()
-        batch_types: dict[Node, set[URIRef]] = {}
-        subj_preds: dict[Node, set[Node]] = {}
-        obj_preds: dict[Node, set[Node]] = {}
+        by_type, by_node = index.by_type, index.by_node
+        by_subj, by_obj = index.by_subject_of, index.by_object_of
         with_literals = index.has_literal_targets
-        for s, p, o in batch:
-            nodes.add(s)
-            subj_preds.setdefault(s, set()).add(p)
-            if p == RDF.type and isinstance(o, URIRef):
-                batch_types.setdefault(s, set()).add(o)
-            if not isinstance(o, Literal) or with_literals:
-                nodes.add(o)
-                obj_preds.setdefault(o, set()).add(p)
-        resources = [n for n in nodes if not isinstance(n, Literal)]
-        kb_types = context.types_of(sorted(resources, key=str)) if index.by_type else {}
+        seen = view(batch, literals=with_literals, predicates=bool(by_subj or by_obj))
+        nodes, batch_types = seen.nodes, seen.types
+        subj_preds, obj_preds = seen.subject_predicates, seen.object_predicates
+        resources = [n for n in nodes if type(n) is not Literal] if with_literals else nodes
+        kb_types = context.types_of(resources) if by_type else {}
 
         focus: dict[int, set[Node]] = {}
-        for n in nodes:
-            hit: set[int] = set(index.by_node.get(n, ()))
-            if index.by_type:
-                for t in batch_types.get(n, ()):
-                    hit.update(index.by_type.get(t, ()))
-                for t in kb_types.get(n, ()):
-                    hit.update(index.by_type.get(t, ()))
-            if index.by_subject_of and not isinstance(n, Literal):
-                for p, shapes in index.by_subject_of.items():
+
+        def hit(shapes, node: Node) -> None:
+            for i in shapes:
+                focus.setdefault(i, set()).add(node)
+
+        if by_node:
+            for n in nodes & by_node.keys():
+                hit(by_node[n], n)
+        if by_type:
+            for typed in (batch_types, kb_types):
+                for n, classes in typed.items():
+                    for t in classes:
+                        shapes = by_type.get(t)
+                        if shapes:
+                            hit(shapes, n)
+        if by_subj:
+            for n in resources:
+                for p, shapes in by_subj.items():
                     if p in subj_preds.get(n, ()) or context.values_of(n, p):
-                        hit.update(shapes)
-            if index.by_object_of:
-                for p, shapes in index.by_object_of.items():
+                        hit(shapes, n)
+        if by_obj:
+            for n in nodes:
+                for p, shapes in by_obj.items():
                     if p in obj_preds.get(n, ()) or context.subjects_of(p, n):
-                        hit.update(shapes)
-            for i in hit:
-                focus.setdefault(i, set()).add(n)
+                        hit(shapes, n)
         if not focus:
             return GateReport(conforms=True)
 
