@@ -75,7 +75,8 @@ class Backend(Protocol):
         """A fresh incremental context."""
 
     def run_smtlib_file(self, path: str, *, timeout_ms: int = 2_000) -> tuple[str, ...]:
-        """Conformance only: run a trusted SMT-LIB script, return each check-sat answer in order."""
+        """Conformance only: run a trusted SMT-LIB script, return each check-sat answer in order
+        (``("error",)`` when the backend rejected part of the script)."""
 
 
 def check_name(name: str) -> str:

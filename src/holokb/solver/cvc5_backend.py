@@ -141,4 +141,5 @@ class Cvc5Backend:
                 out.append(cmd.invoke(solver, sm))
         except RuntimeError as e:
             out.append(f"(error {e})")
-        return answers_from_output("".join(out))
+        text = "".join(out)
+        return ("error",) if "(error" in text else answers_from_output(text)

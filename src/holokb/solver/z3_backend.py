@@ -9,7 +9,7 @@ import z3
 
 from ..core.errors import SolverError
 from .backend import SolveResult, TrackedNames, answers_from_output, check_name
-from .smtlib import rewrite_named
+from .smtlib import rewrite_named, split_commands
 
 
 class Z3Context:
@@ -107,11 +107,20 @@ class Z3Backend:
         # so a watchdog interrupts the context as well.
         watchdog = threading.Timer(timeout_ms / 1000 * 1.5 + 0.5, ctx.interrupt)
         watchdog.start()
+        out, failed = [], False
         try:
             z3.Z3_eval_smtlib2_string(ctx.ref(), f"(set-option :timeout {int(timeout_ms)})")
-            out = z3.Z3_eval_smtlib2_string(ctx.ref(), script)
-        except z3.Z3Exception as e:
-            out = e.value.decode() if isinstance(getattr(e, "value", None), bytes) else str(e)
+            for cmd in split_commands(script):
+                try:
+                    out.append(z3.Z3_eval_smtlib2_string(ctx.ref(), cmd.text))
+                except z3.Z3Exception:
+                    # cvc5-only options and infos are not errors of the problem itself.
+                    if cmd.head not in ("set-option", "set-info"):
+                        failed = True
+                        break
+        except SolverError:
+            failed = True
         finally:
             watchdog.cancel()
-        return answers_from_output(out)
+        out = "".join(out)
+        return ("error",) if failed or "(error" in out else answers_from_output(out)
