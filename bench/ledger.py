@@ -3,7 +3,7 @@
     cd /work/main && PYTHONPATH=src python3 bench/ledger.py [--runs 3] [--profile]
 
 Each row is the median of ``--runs`` runs measured in this process, from the gzipped file to
-a loaded store: holokb = parse (holokb.rdf.read_records) + Ledger.bulk_assert into a fresh file;
+a loaded store: holokb = holokb.rdf.import_file (parse, then Ledger.bulk_assert) into a fresh file;
 rdflib = Graph().parse (in memory); pyoxigraph = Store().bulk_load in memory and on disk.
 rdflib runs once when its first run takes more than 20 s.  ``--profile`` adds a cProfile of one
 holokb load (top functions by own time), to show where the time goes.
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from holokb.ledger import Ledger  # noqa: E402
-from holokb.rdf import read_records, store_records  # noqa: E402
+from holokb.rdf import import_file, read_records  # noqa: E402
 
 AT = 1_767_225_600_000
 
@@ -48,12 +48,10 @@ def holokb_parse(path: Path) -> tuple[int, dict]:
 def holokb_load(path: Path) -> tuple[int, dict]:
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
-        recs = read_records(path, at=AT, source_id=path.name)
-        t1 = time.perf_counter()
         with Ledger.open(Path(d) / "kb.db") as led:
-            n = store_records(led, recs, at=AT)
-        t2 = time.perf_counter()
-    return n, {"parse": t1 - t0, "store": t2 - t1}
+            n = import_file(led, path, at=AT, source_id=path.name)
+        t1 = time.perf_counter()
+    return n, {}
 
 
 def rdflib_load(path: Path) -> tuple[int, dict]:

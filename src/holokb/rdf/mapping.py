@@ -110,15 +110,20 @@ def time_value(lit: Term, ctx: _Ctx, what: str) -> int:
 # ---------------------------------------------------------------- reading
 
 
-def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = None) -> list[SpanRecord]:
-    """Turn parsed quads into SpanRecords (see the module doc for the four kinds of quad)."""
+def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = None,
+                       system: Interval | None = None) -> list[SpanRecord]:
+    """Turn parsed quads into SpanRecords (see the module doc for the four kinds of quad).
+
+    Plain records get the system interval ``[at, open)``, or ``system`` when given (the loader
+    passes ``Interval.always()``, which the ledger's bulk path reads as "assert at ``at``").
+    """
     ctx = _Ctx(src)
     history: dict[IRI, list[tuple[IRI, Term]]] = {}
     annotations: dict[IRI, list[tuple[IRI, Term, Quad]]] = {}
     current: list[Quad] = []
     rest: list[Quad] = []
     graphs: set[IRI] = set()
-    block_props = V.BLOCK_PROPERTIES
+    block_props = {p.value for p in V.BLOCK_PROPERTIES}  # str: hashed once, unlike the IRI dataclass
     fact_ns, span_ns, ev_ns = V.FACT_NS, V.SPAN_NS, V.EVIDENCE_NS
     for q in quads:
         s, p, o, g = q
@@ -127,7 +132,7 @@ def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
             if sv.startswith(fact_ns) or sv.startswith(span_ns) or sv.startswith(ev_ns):
                 history.setdefault(s, []).append((p, o))
                 continue
-            if p in block_props:
+            if p.value in block_props:
                 annotations.setdefault(s, []).append((p, o, q))
                 continue
         elif g == V.CURRENT:
@@ -147,7 +152,7 @@ def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
     if not history:
         rest.extend(current)
 
-    system = Interval(at, None)
+    system = Interval(at, None) if system is None else system
     always = Interval.always()
     # Keys of str (hash cached by Python) rather than the term dataclasses (hash recomputed).
     seen: set[tuple] = set()
