@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from holokb.core import AsOf, DataSyntaxError, Fact, Interval, IRI
+from holokb.core import AsOf, DataSyntaxError, Fact, Interval
 from holokb.ledger import Ledger
 from holokb.rdf import export_ledger, export_snapshot, import_file, parse_records, store_records
 from holokb.resources import data_dir
