@@ -218,6 +218,21 @@ ex:ChainShape a sh:NodeShape ; sh:targetClass ex:Link ;
     assert not full.truncated and full.context_triples == 200
     cut = gate.check(batch, kb, limits=Limits(max_edges=20))
     assert cut.truncated and cut.limit_hit == "max_edges" and cut.context_triples < 30
+    assert full.conforms and not cut.conforms  # what was not fully checked is not admitted
+
+
+def test_sibling_blank_shapes_with_the_same_path_get_distinct_stable_labels(tmp_path):
+    shapes = tmp_path / "twins.ttl"
+    shapes.write_text(PREFIXES + """@prefix sh: <http://www.w3.org/ns/shacl#> .
+ex:S a sh:NodeShape ; sh:targetClass ex:C ;
+  sh:property [ sh:path ex:p ; sh:minCount 1 ] , [ sh:path ex:p ; sh:datatype xsd:integer ] .
+""")
+    batch, _ = batch_with_sources('ex:x a ex:C .\nex:y a ex:C .\nex:y ex:p "no" .')
+    runs = [[(v.focus_node, v.component, v.shape) for v in ShapesGate.load([shapes]).check(batch, EmptyContext()).violations]
+            for _ in range(2)]
+    assert runs[0] == runs[1] and len(runs[0]) == 2
+    labels = {shape for *_, shape in runs[0]}
+    assert len(labels) == 2 and all(label.startswith("ex:S/property[ex:p]~") for label in labels)
 
 
 def test_malformed_shapes_cite_the_spec_and_the_line(tmp_path):

@@ -145,7 +145,7 @@ class ShapesGate:
         fetch.add_types(kb_types)
         fetch.mark_typed(resources if index.by_type else ())
         jobs: list[tuple[Node, list[Node]]] = []
-        for i in sorted(focus, key=lambda i: self._labels[self._targeted[i]]):
+        for i in sorted(focus, key=lambda i: (self._labels[self._targeted[i]], i)):
             shape = self._targeted[i]
             ordered = sorted(focus[i], key=lambda n: n.n3())
             for n in ordered:
@@ -162,7 +162,7 @@ class ShapesGate:
         try:
             raw = self._engine.validate(fetch.graph, jobs)
         except DepthExceeded:
-            return GateReport(conforms=True, truncated=True, limit_hit="max_depth", **{
+            return GateReport(conforms=False, truncated=True, limit_hit="max_depth", **{
                 k: v for k, v in extra.items() if k not in ("truncated", "limit_hit")})
         return GateReport.of(self._violations(raw, sources), **extra)
 
@@ -180,7 +180,7 @@ class ShapesGate:
         try:
             raw = self._engine.validate_all(data)
         except DepthExceeded:
-            return GateReport(conforms=True, truncated=True, limit_hit="max_depth")
+            return GateReport(conforms=False, truncated=True, limit_hit="max_depth")
         return GateReport.of(self._violations(raw, sources), shapes_run=self.targeted_shapes)
 
     def _violations(self, raw: list[RawResult], sources: Mapping[Triple, SourceRef] | None) -> list[Violation]:

@@ -125,7 +125,23 @@ def shape_labels(graph: Graph, shapes: list[Node]) -> dict[Node, str]:
 
     for s in shapes:
         label(s, frozenset())
+    # two blank-node shapes can share a parent and a path: tell them apart by their content
+    groups: dict[str, list[Node]] = {}
+    for node, text in labels.items():
+        groups.setdefault(text, []).append(node)
+    for text, members in groups.items():
+        if len(members) > 1:
+            for node in members:
+                labels[node] = f"{text}~{_content_digest(graph, node)}"
     return labels
+
+
+def _content_digest(graph: Graph, node: Node) -> str:
+    """Short hash of a shape's own triples (nested blank nodes reduced to a marker)."""
+    import hashlib
+
+    parts = sorted(f"{p.n3()} {'_:' if isinstance(o, BNode) else o.n3()}" for p, o in graph.predicate_objects(node))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
 
 
 def _bnode_label(graph: Graph, node: Node, seen: frozenset[Node], label) -> str:

@@ -67,7 +67,9 @@ class Violation:
 class GateReport:
     """Outcome of a gate check or a full validation.
 
-    ``conforms`` follows SHACL §3.6: true iff there are no results at all (any severity).
+    ``conforms`` follows SHACL §3.6: true iff there are no results at all (any severity) — and
+    a truncated report (a budget cut the check short) never conforms: the gate does not admit
+    what it could not check.
     ``shapes_run`` names the shapes pySHACL evaluated (empty when no shape targets the batch);
     ``focus_count`` counts (focus node, shape) pairs; ``truncated``/``limit_hit`` say whether a
     budget cut the context walk short.
@@ -94,7 +96,8 @@ class GateReport:
     def of(violations: list[Violation], **extra) -> "GateReport":
         """A report with ``violations`` sorted and duplicates removed."""
         unique = sorted(set(violations), key=Violation.sort_key)
-        return GateReport(conforms=not unique, violations=tuple(unique), **extra)
+        return GateReport(conforms=not unique and not extra.get("truncated", False),
+                          violations=tuple(unique), **extra)
 
 
 def _text(node: Node | None) -> str:
