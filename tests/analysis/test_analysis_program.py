@@ -217,3 +217,15 @@ def test_example_rules_analyze_cleanly():
     unplaced = names.index("unplaced")
     assert p.strata[-1] == (unplaced,)
     assert p.queries[0].variables == (Var("c"),)
+
+
+def test_known_predicates_extend_the_vocabulary_and_fix_arity():
+    text = "vocabulary: ex:uses/2.\nrule r: ex:reaches(?x, ?y) :- ex:uses(?x, ?y), ex:linkedTo(?y, ?x)."
+    with pytest.raises(RuleAnalysisError) as ei:
+        program(text)
+    assert sorted(d.message.split()[1] for d in ei.value.diagnostics) == ["ex:linkedTo", "ex:reaches"]
+    p = program(text, known_predicates={EX + "linkedTo": 2, EX + "reaches": 2})
+    assert p.rules[0].name == "r"
+    with pytest.raises(RuleAnalysisError) as ei:
+        program(text, known_predicates={EX + "linkedTo": 3, EX + "reaches": 2})
+    assert [d.code for d in ei.value.diagnostics] == ["HK205"]
