@@ -56,6 +56,8 @@ ex:bob ex:locatedIn ex:nowhere .
     assert set(diags) == {"HK-SHACL-maxCount", "HK-SHACL-class"}
     assert diags["HK-SHACL-class"].location.line == 4
     assert "ex:locatedIn points at an ex:Place" in diags["HK-SHACL-class"].render()
+    err = report.error()
+    assert err.report is report and [d.code for d in err.diagnostics] == [d.code for d in report.diagnostics()]
 
 
 def test_min_count_violation_points_at_the_subjects_first_statement(gate):

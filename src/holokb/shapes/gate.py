@@ -24,7 +24,7 @@ from .plans import ShapePlan, read_path, read_plan, shape_labels
 from .report import GateReport, SourceRef, Violation, first_by_subject, locate, short_name
 from .targets import (ShapeTargets, TargetIndex, build_index, read_targets, subclass_edges,
                       superclass_closure)
-from .vocab import RDF, RDFS
+from .vocab import RDFS
 
 Triple = tuple[Node, Node, Node]
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rdflib import XSD, BNode, Graph, Literal, URIRef
-from rdflib.collection import Collection
 from rdflib.term import Node
 
 from ..core.errors import DataSyntaxError, Diagnostic, DiagnosticError, Location
@@ -95,7 +94,6 @@ class Locator:
             loc = self.locate(parent, _seen | {node})
             if loc is not None:
                 return loc
-        # list members hang off rdf:rest chains; climb them too
         return None
 
     def source_line(self, loc: Location | None) -> str | None:
@@ -168,11 +166,11 @@ def shape_nodes(graph: Graph) -> list[Node]:
         found.update(graph.objects(None, p))
     for p in (SH["and"], SH["or"], SH.xone):
         for head in graph.objects(None, p):
-            found.update(_list_items(graph, head) or ())
+            found.update(list_items(graph, head) or ())
     return sorted(found, key=lambda n: (isinstance(n, BNode), str(n)))
 
 
-def _list_items(graph: Graph, head: Node) -> list[Node] | None:
+def list_items(graph: Graph, head: Node) -> list[Node] | None:
     """Members of a well-formed RDF list, or None when it is not one."""
     if head == RDF.nil:
         return []
@@ -203,7 +201,7 @@ def path_problem(graph: Graph, path: Node, depth: int = 0) -> str | None:
     if not isinstance(path, BNode):
         return f"a property path must be an IRI or a blank node, not the literal {path.n3()}"
     if (path, RDF.first, None) in graph:
-        items = _list_items(graph, path)
+        items = list_items(graph, path)
         if items is None or len(items) < 2:
             return "a sequence path must be a well-formed RDF list with at least two members"
         for item in items:
@@ -220,7 +218,7 @@ def path_problem(graph: Graph, path: Node, depth: int = 0) -> str | None:
     if len(values) != 1:
         return f"{kinds[0].n3(graph.namespace_manager)} must have exactly one value"
     if kinds[0] == SH.alternativePath:
-        items = _list_items(graph, values[0])
+        items = list_items(graph, values[0])
         if items is None or len(items) < 2:
             return "sh:alternativePath must be a well-formed RDF list with at least two members"
         for item in items:
@@ -275,7 +273,7 @@ def _shape_problems(graph: Graph, shape: Node) -> Iterator[tuple[str, str]]:
                   f"sh:BlankNodeOrLiteral, sh:IRIOrLiteral; got {v.n3(nm)}", "NodeKindConstraintComponent"
     for p, anchor in _LIST_PARAMS.items():
         for v in graph.objects(shape, p):
-            if _list_items(graph, v) is None:
+            if list_items(graph, v) is None:
                 yield f"the value of {p.n3(nm)} must be a well-formed SHACL list", anchor
     for p in (SH.pattern, SH.flags):
         for v in graph.objects(shape, p):

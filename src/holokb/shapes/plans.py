@@ -13,7 +13,7 @@ from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import NamespaceManager
 from rdflib.term import Node
 
-from .load import _list_items
+from .load import list_items
 from .vocab import PAIR_PREDICATES, RDF, SH, SHAPE_LISTS, SHAPE_REFS
 
 PathKind = Kind["pred", "inv", "seq", "alt", "star", "plus", "opt"]
@@ -53,7 +53,7 @@ def read_path(graph: Graph, node: Node) -> PathExpr:
     if isinstance(node, URIRef):
         return PathExpr("pred", iri=node)
     if (node, RDF.first, None) in graph:
-        return PathExpr("seq", parts=tuple(read_path(graph, i) for i in _list_items(graph, node) or ()))
+        return PathExpr("seq", parts=tuple(read_path(graph, i) for i in list_items(graph, node) or ()))
     for pred, kind in ((SH.inversePath, "inv"), (SH.zeroOrMorePath, "star"), (SH.oneOrMorePath, "plus"),
                        (SH.zeroOrOnePath, "opt")):
         inner = graph.value(node, pred)
@@ -61,7 +61,7 @@ def read_path(graph: Graph, node: Node) -> PathExpr:
             return PathExpr(kind, parts=(read_path(graph, inner),))  # type: ignore[arg-type]
     alts = graph.value(node, SH.alternativePath)
     if alts is not None:
-        return PathExpr("alt", parts=tuple(read_path(graph, i) for i in _list_items(graph, alts) or ()))
+        return PathExpr("alt", parts=tuple(read_path(graph, i) for i in list_items(graph, alts) or ()))
     raise ValueError(f"not a property path: {node!r}")
 
 
@@ -85,7 +85,7 @@ def read_plan(graph: Graph, shape: Node, label: str) -> ShapePlan:
         nested.update(o for o in graph.objects(shape, p) if isinstance(o, (URIRef, BNode)))
     for p in SHAPE_LISTS:
         for head in graph.objects(shape, p):
-            nested.update(i for i in (_list_items(graph, head) or ()) if isinstance(i, (URIRef, BNode)))
+            nested.update(i for i in (list_items(graph, head) or ()) if isinstance(i, (URIRef, BNode)))
     if any(o.toPython() is True for o in graph.objects(shape, SH.qualifiedValueShapesDisjoint)):
         # disjointness checks value nodes against the sibling property shapes' qualified shapes
         for parent in graph.subjects(SH.property, shape):
@@ -156,7 +156,7 @@ def _bnode_label(graph: Graph, node: Node, seen: frozenset[Node], label) -> str:
     for pred in SHAPE_LISTS:
         for parent in sorted(graph.subjects(pred, None), key=lambda n: (isinstance(n, BNode), str(n))):
             for head in graph.objects(parent, pred):
-                items = _list_items(graph, head) or []
+                items = list_items(graph, head) or []
                 if node in items:
                     return f"{label(parent, seen)}/{str(pred)[len(str(SH)):]}[{items.index(node)}]{here}"
     return f"_:shape{here}"

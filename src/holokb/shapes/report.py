@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rdflib import URIRef
 from rdflib.term import Node
 
-from ..core.errors import Diagnostic, Location
+from ..core.errors import Diagnostic, Location, ShapeViolationError
 from .vocab import SH, short_component
 
 SourceRef = tuple[str, int]
@@ -91,6 +91,12 @@ class GateReport:
     def diagnostics(self) -> list[Diagnostic]:
         """One diagnostic per violation, in report order."""
         return [v.diagnostic() for v in self.violations]
+
+    def error(self) -> ShapeViolationError:
+        """The error a writer raises to reject the batch (diagnostics and this report attached)."""
+        why = f"budget {self.limit_hit} hit; batch not fully checked" if self.truncated else \
+            f"{len(self.violations)} SHACL result(s)"
+        return ShapeViolationError(f"batch rejected by the SHACL gate: {why}", tuple(self.diagnostics()), report=self)
 
     @staticmethod
     def of(violations: list[Violation], **extra) -> "GateReport":
