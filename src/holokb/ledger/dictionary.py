@@ -15,7 +15,7 @@ from ..core.fact import encode_term
 from ..core.terms import Term
 from .views import term_from_row, term_row
 
-_INSERT = "INSERT INTO terms(term_id, kind, lexical, datatype, lang, canon) VALUES (?, ?, ?, ?, ?, ?)"
+INSERT_TERM = "INSERT INTO terms(term_id, kind, lexical, datatype, lang, canon) VALUES (?, ?, ?, ?, ?, ?)"
 
 
 class TermCache:
@@ -107,7 +107,7 @@ class TxnTerms:
             if self.defer:
                 self.pending.append(row)
             else:
-                self.db.execute(_INSERT, row)
+                self.db.execute(INSERT_TERM, row)
             self.by_canon[canon] = tid
         self.new[t] = tid
         return tid
@@ -129,7 +129,7 @@ class TxnTerms:
                 if self.defer:
                     self.pending.append(row)
                 else:
-                    self.db.execute(_INSERT, row)
+                    self.db.execute(INSERT_TERM, row)
                 self.by_canon[canon] = tid
             self.new[t] = tid
         return tid, canon
@@ -137,8 +137,26 @@ class TxnTerms:
     def flush(self) -> None:
         """Write deferred term rows."""
         if self.pending:
-            self.db.executemany(_INSERT, self.pending)
-            self.pending = []
+            self.db.executemany(INSERT_TERM, self.take_pending())
+
+    def take_pending(self) -> list[tuple]:
+        """Hand over the deferred term rows (the caller writes them)."""
+        rows, self.pending = self.pending, []
+        return rows
+
+    def preload(self, max_terms: int) -> bool:
+        """Read every stored term's canonical encoding into memory when there are at most ``max_terms``.
+
+        Afterwards interning never queries the file (which lets a bulk load drop the canon index).
+        """
+        if self.db_empty:
+            return True
+        if self.db.execute("SELECT count(*) FROM terms").fetchone()[0] > max_terms:
+            return False
+        for tid, canon in self.db.execute("SELECT term_id, canon FROM terms"):
+            self.by_canon[canon] = tid
+        self.db_empty = True
+        return True
 
     def commit_into_cache(self) -> None:
         """After COMMIT: the ids minted here become committed."""

@@ -55,6 +55,7 @@ class Ledger(LedgerReads):
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA temp_store = MEMORY")
             db.execute("PRAGMA cache_size = -65536")
+            db.execute("PRAGMA threads = 2")  # lets CREATE INDEX sort with a helper thread
             try:
                 version = upgrade(db, path=p)
             except sqlite3.OperationalError as e:
