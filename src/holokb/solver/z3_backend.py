@@ -21,6 +21,7 @@ class Z3Context:
         self._solver.set("timeout", int(max(1, timeout_ms)))
         self._tracked = TrackedNames()
         self._bools: dict[str, z3.BoolRef] = {}
+        self._added: set[str] = set()
 
     def load(self, text: str) -> None:
         """Add declarations and assertions; named assertions become tracked."""
@@ -34,7 +35,10 @@ class Z3Context:
     def add(self, name: str, expr: str) -> None:
         """Add the tracked assertion ``expr`` under ``name``."""
         check_name(name)
-        self.load(f"(declare-const {name} Bool)\n(assert (=> {name} {expr}))")
+        # z3's reader keeps declarations across pop, so a name re-added after pop is not re-declared.
+        decl = "" if name in self._added else f"(declare-const {name} Bool)\n"
+        self.load(f"{decl}(assert (=> {name} {expr}))")
+        self._added.add(name)
         self._tracked.names.append(name)
 
     def push(self) -> None:

@@ -1,0 +1,99 @@
+"""FOLIO: premises-FOL / conclusion-FOL → FormalProposal (native quantifiers over an uninterpreted
+sort) → entailed ⇒ True, refuted ⇒ False, otherwise Uncertain.
+
+Misses are classified by cause: ``parser_gap`` (a FOL string does not parse), ``no_fol`` (the
+record has no conclusion-FOL: FOLIO v0.0 train), ``timeout`` (the solver answered unknown),
+``inconsistent_premises``, and ``label_mismatch`` (the gold FOL proves a different label: label
+noise or an annotation error in the FOL).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any
+
+from .backend import Backend, get_backend
+from .eval_common import EvalSummary, RecordWriter, summarise
+from .fol import FolSyntaxError, ProposalBuilder, parse_fol
+from .proposal_solve import solve_proposal
+
+_GOLD = {"True": "True", "False": "False", "Uncertain": "Uncertain", "Unknown": "Uncertain"}
+
+
+def folio_proposal(premises: list[str], conclusion: str, proposal_id: str = "folio", *,
+                   unique_names: bool = False) -> dict[str, Any]:
+    """The FormalProposal for one FOLIO item (entailment of the conclusion); FolSyntaxError on a parser gap.
+
+    ``unique_names`` adds that distinct constants denote distinct individuals.
+    """
+    b = ProposalBuilder()
+    asserts = []
+    for i, p in enumerate(premises):
+        asserts.append({"assertionId": f"p{i + 1}", "role": "axiom", "comment": p, "expr": b.expr(parse_fol(p))})
+    goal = b.expr(parse_fol(conclusion))
+    if unique_names and len(b.consts) > 1:
+        asserts.append({"assertionId": "unique_names", "role": "axiom",
+                        "expr": {"op": "distinct", "args": [{"op": "const", "name": c} for c in sorted(b.consts)]}})
+    return {"schemaVersion": "holoproof.formal-proposal.v1", "proposalId": proposal_id,
+            "declarations": b.declarations(), "assertions": asserts,
+            "queryPlan": {"verificationMode": "entailment", "goal": goal}}
+
+
+def _premises(rec: dict[str, Any]) -> list[str]:
+    p = rec.get("premises-FOL", [])
+    lines = p if isinstance(p, list) else p.split("\n")
+    return [x for x in (s.strip() for s in lines) if x]
+
+
+def solve_item(rec: dict[str, Any], backend: Backend, *, timeout_ms: int = 5_000,
+              unique_names: bool = False) -> dict[str, Any]:
+    """Predict one FOLIO record."""
+    rid = rec.get("example_id", rec.get("id"))
+    gold = _GOLD.get(rec.get("label", ""), rec.get("label"))
+    if "conclusion-FOL" not in rec:
+        return {"id": rid, "gold": gold, "predicted": None, "verdict": "no_fol", "reason": "no conclusion-FOL"}
+    try:
+        proposal = folio_proposal(_premises(rec), rec["conclusion-FOL"], f"folio_{rid}", unique_names=unique_names)
+    except FolSyntaxError as e:
+        return {"id": rid, "gold": gold, "predicted": None, "verdict": "parser_gap", "reason": str(e)}
+    r = solve_proposal(proposal, backend=backend, timeout_ms=timeout_ms)
+    if r.status != "validated":
+        return {"id": rid, "gold": gold, "predicted": None, "verdict": r.status,
+                "reason": "; ".join(d.message for d in r.diagnostics)[:300]}
+    predicted = {"entailed": "True", "refuted": "False"}.get(r.verdict or "", "Uncertain")
+    reason = "core: " + " ".join(r.core) if r.core and r.verdict in ("entailed", "refuted") else (r.reason or "")
+    return {"id": rid, "gold": gold, "predicted": predicted, "verdict": r.verdict, "reason": reason}
+
+
+def _cause(row: dict[str, Any]) -> str:
+    v, reason = row["verdict"], row.get("reason") or ""
+    if v in ("no_fol", "parser_gap", "proposed", "contested"):
+        return "parser_gap" if v != "no_fol" else "no_fol"
+    if "inconsistent premises" in reason:
+        return "inconsistent_premises"
+    if reason.startswith("solver:"):
+        return "timeout"
+    return "label_mismatch"
+
+
+def eval_folio(path: str | Path, *, out: str | Path | IO[str] | None = None, backend: str = "z3",
+               timeout_ms: int = 5_000, limit: int | None = None, unique_names: bool = False) -> EvalSummary:
+    """Score a FOLIO jsonl file; one JSON line per item (id, gold, predicted, verdict, reason, cause) to ``out``."""
+    be = get_backend(backend)
+    correct, n, causes = 0, 0, {}
+    with open(path, encoding="utf-8") as fh, RecordWriter(out) as w:
+        for line in fh:
+            if not line.strip():
+                continue
+            if limit is not None and n >= limit:
+                break
+            row = solve_item(json.loads(line), be, timeout_ms=timeout_ms, unique_names=unique_names)
+            n += 1
+            if row["predicted"] == row["gold"]:
+                correct += 1
+                row["cause"] = None
+            else:
+                row["cause"] = _cause(row)
+                causes[row["cause"]] = causes.get(row["cause"], 0) + 1
+            w.write(row)
+    return summarise(correct, n, causes)
