@@ -109,3 +109,18 @@ def test_migration_v1_to_v2_keeps_data(db_path):
         assert led.schema_version == 2
         assert led.stats()["facts"] == 1
 
+
+
+def test_refused_foreign_file_is_left_untouched(tmp_path):
+    other = tmp_path / "other.db"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE t(x)")
+    db.commit()
+    db.close()
+    before = other.read_bytes()
+    with pytest.raises(SchemaVersionError):
+        Ledger.open(other)
+    assert other.read_bytes() == before
+    db = sqlite3.connect(other)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()

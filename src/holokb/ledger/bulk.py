@@ -132,14 +132,16 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                     for _, sql in BULK_INDEXES:
                         db.execute(sql)
                     dropped = False
+                before = b._next_sid
                 if explicit:
-                    b.add_span(rec)
+                    done = b.add_span(rec)
                 else:
-                    b.assert_fact(fact, valid=valid, evidence=rec.evidence)
+                    done = b.assert_fact(fact, valid=valid, evidence=rec.evidence)
+                spans_new.add(bytes.fromhex(done))
                 terms.defer = True
                 open_new.clear()
                 first_unflushed_fact = b._next_fact
-                written += 1
+                written += b._next_sid - before
                 continue
             fid = facts_new.get(fhash)
             if fid is None:

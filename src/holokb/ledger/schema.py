@@ -173,29 +173,35 @@ def read_identity(db: sqlite3.Connection) -> tuple[int, int]:
     return app, ver
 
 
-def upgrade(db: sqlite3.Connection, *, path: str = "", to_version: int = CURRENT_VERSION) -> int:
-    """Check the file's identity and run the missing migration steps in one transaction; return the version."""
+def check_identity(db: sqlite3.Connection, *, path: str = "") -> tuple[int, int]:
+    """(application_id, user_version) of a holokb ledger or an empty file; SchemaVersionError otherwise."""
     try:
         app, ver = read_identity(db)
         n_objects = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.DatabaseError as e:
         raise SchemaVersionError(f"{path or 'file'} is not a holokb ledger: {e}") from None
     if app == 0 and ver == 0 and n_objects == 0:
-        pass  # a fresh, empty file
-    elif app != APPLICATION_ID:
+        return app, ver  # a fresh, empty file
+    if app != APPLICATION_ID:
         raise SchemaVersionError(
             f"{path or 'file'} is not a holokb ledger (application_id {app:#x}, expected {APPLICATION_ID:#x})"
         )
-    elif ver > CURRENT_VERSION:
+    if ver > CURRENT_VERSION:
         raise SchemaVersionError(
             f"{path or 'file'} has ledger schema v{ver}, newer than this holokb (v{CURRENT_VERSION}); upgrade holokb"
         )
+    return app, ver
+
+
+def upgrade(db: sqlite3.Connection, *, path: str = "", to_version: int = CURRENT_VERSION) -> int:
+    """Check the file's identity and run the missing migration steps in one transaction; return the version."""
+    _, ver = check_identity(db, path=path)
     if ver >= to_version:
         return ver
     db.execute("BEGIN IMMEDIATE")
     try:
         # Re-read under the write lock: another process may have migrated meanwhile.
-        _, ver = read_identity(db)
+        _, ver = check_identity(db, path=path)
         for step in MIGRATIONS[ver:to_version]:
             step(db)
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")

@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..core.errors import LedgerError, SchemaVersionError, WriterBusyError
+from ..core.errors import LedgerError, WriterBusyError
 from ..core.fact import SpanRecord
 from .dictionary import TermCache
 from .reads import LedgerReads
-from .schema import CURRENT_VERSION, upgrade
+from .schema import CURRENT_VERSION, check_identity, upgrade
 from .writes import Batch
 
 
@@ -45,10 +45,8 @@ class Ledger(LedgerReads):
             raise LedgerError(f"cannot open ledger {p}: {e}") from None
         try:
             db.execute("PRAGMA foreign_keys = ON")
-            try:
-                mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            except sqlite3.DatabaseError as e:
-                raise SchemaVersionError(f"{p} is not a holokb ledger: {e}") from None
+            check_identity(db, path=p)  # before WAL: never convert someone else's file
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode.lower() != "wal" and p != ":memory:":
                 raise LedgerError(f"cannot put {p} in WAL mode (got {mode})")
             # NORMAL is crash-safe in WAL mode (a killed process loses no committed batch).
