@@ -1,0 +1,244 @@
+"""KnowledgeBase: the one façade that wires the stages (ledger, RDF face, SHACL gate, rules).
+
+>>> # kb = KnowledgeBase.open("holokb.db", shapes=["shapes"]); kb.load(["kb"], at=parse_instant("2026-01-01"))
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from rdflib import Dataset, Graph, URIRef
+
+from .core import (
+    RDF_TYPE, RDFS, AsOf, Evidence, Fact, HolokbError, Interval, IRI, Limits, Literal, Page, SpanRecord,
+)
+from .ingest import chunk_paragraphs
+from .ledger import FactView, Ledger
+from .rdf.export import export_ledger, export_snapshot
+from .rdf.load import read_records
+from .rdf.parse import detect_format
+from .rdf.terms import to_rdflib
+from .resources import data_dir
+from .shapes import GateReport, ShapesGate
+from .shapes.ledger_context import LedgerContext
+
+RDF_SUFFIXES = (".ttl", ".trig", ".nt", ".nq", ".owl", ".rdf")
+TEXT_SUFFIXES = (".txt", ".md")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadReport:
+    """What one ``load`` wrote: files read, facts (spans) stored, documents and chunks, gate work."""
+
+    files: tuple[str, ...]
+    facts: int
+    documents: int
+    chunks: int
+    shapes_run: int
+    at: int
+
+
+def _is_rdf(p: Path) -> bool:
+    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    return name.endswith(RDF_SUFFIXES)
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files named, and the RDF/text files under folders named, in sorted order."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and (_is_rdf(f) or f.suffix in TEXT_SUFFIXES)))
+        elif p.exists():
+            out.append(p)
+        else:
+            raise HolokbError(f"{p}: no such file or folder")
+    return out
+
+
+class KnowledgeBase:
+    """A holokb knowledge base in one ledger file, with its SHACL shapes gating every write."""
+
+    def __init__(self, ledger: Ledger, *, gate: ShapesGate | None = None, shape_paths: Sequence[Path] = ()):
+        self.ledger = ledger
+        self.gate = gate
+        self.shape_paths = tuple(shape_paths)
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path = "holokb.db", *, shapes: Sequence[str | Path] | None = None,
+             timeout_s: float = 5.0) -> "KnowledgeBase":
+        """Open (or create) the ledger at ``path``; ``shapes`` are SHACL files or folders gating writes."""
+        files = [p for p in expand_paths(shapes or ()) if p.suffix == ".ttl"]
+        files = [p for p in files if p.name != "holokb.ttl"]  # annotation shapes check exports, not batches
+        gate = ShapesGate.load(files) if files else None
+        return cls(Ledger.open(path, timeout_s=timeout_s), gate=gate, shape_paths=files)
+
+    def close(self) -> None:
+        self.ledger.close()
+
+    def __enter__(self) -> "KnowledgeBase":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    def load(self, paths: Iterable[str | Path], *, at: int) -> LoadReport:
+        """Parse every file, gate the batch, then store it in one transaction (all or nothing).
+
+        RDF files become facts (system time ``[at, open)``); ``.txt``/``.md`` files become documents
+        with paragraph chunks, stored first so evidence spans can be checked against them.
+        """
+        files = expand_paths(paths)
+        records: list[SpanRecord] = []
+        texts: list[tuple[str, str]] = []
+        rdf_files: list[Path] = []
+        for f in files:
+            if _is_rdf(f):
+                detect_format(f)
+                records.extend(read_records(f, at=at, source_id=str(f)))
+                rdf_files.append(f)
+            else:
+                texts.append((_doc_id(f, files), f.read_text(encoding="utf-8")))
+        report = self._gate(records, rdf_files)
+        chunks = 0
+        with self.ledger.batch(at=at) as b:
+            for doc_id, text in texts:
+                cs = chunk_paragraphs(text)
+                chunks += len(cs)
+                b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
+            plain = [r for r in records if r.span_id is None and r.system == Interval(at, None)]
+            b.bulk(plain)
+            for r in records:
+                if not (r.span_id is None and r.system == Interval(at, None)):
+                    b.add_span(r)
+            for iri, aliases in _entities(records).items():
+                b.add_entity(iri, aliases=aliases)
+        return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
+                          report.shapes_run if report else 0, at)
+
+    def assert_fact(self, fact: Fact, *, at: int, valid: Interval = Interval.always(),
+                    evidence: Sequence[Evidence] = ()) -> str:
+        """Assert one fact (gated by the shapes); returns its span id."""
+        self._gate([SpanRecord(fact, valid, Interval(at, None), tuple(evidence))], [])
+        with self.ledger.batch(at=at) as b:
+            return b.assert_fact(fact, valid=valid, evidence=evidence)
+
+    def retract(self, fact: Fact, *, at: int) -> int:
+        """Close the fact's open spans at ``at`` (idempotent); returns how many were closed."""
+        with self.ledger.batch(at=at) as b:
+            return b.retract(fact, at=at)
+
+    def _gate(self, records: Sequence[SpanRecord], files: Sequence[Path]) -> GateReport | None:
+        if self.gate is None or not records:
+            return None
+        batch = Graph()
+        for r in records:
+            f = r.fact
+            if f.polarity == "affirm":
+                batch.add((to_rdflib(f.subject), to_rdflib(f.predicate), to_rdflib(f.object)))
+        context = LedgerContext(self.ledger, AsOf.latest())
+        report = self.gate.check(batch, context)
+        if not report.conforms:
+            sources = _sources_for(report, batch, files)
+            if sources:
+                report = self.gate.check(batch, context, sources=sources)
+            raise report.error()
+        return report
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def facts(self, about: IRI | None = None, predicate: IRI | None = None, *, as_of: AsOf,
+              limits: Limits = Limits()) -> Page[FactView]:
+        """Asserted facts visible at ``as_of`` (sort key: see :meth:`Ledger.facts`)."""
+        return self.ledger.facts(as_of, about=about, predicate=predicate, limits=limits)
+
+    def history(self, subject: IRI, predicate: IRI, *, limits: Limits = Limits()) -> Page[FactView]:
+        """Every span ever recorded for (subject, predicate), on both time axes."""
+        return self.ledger.history((subject, predicate), limits=limits)
+
+    def export(self, *, as_of: AsOf | None = None) -> str:
+        """TriG: the full reified ledger, or (with ``as_of``) the plain snapshot visible then."""
+        if as_of is None:
+            return export_ledger(self.ledger)
+        return export_snapshot(self.ledger, as_of)
+
+    def validate(self, *, as_of: AsOf = AsOf.latest()) -> tuple[GateReport | None, GateReport]:
+        """Full validation: the snapshot at ``as_of`` against the domain shapes, and the reified
+        export against the annotation shapes (``shapes/holokb.ttl``)."""
+        domain = None
+        if self.gate is not None:
+            snap = Graph()
+            for s, p, o in self.ledger.visible(as_of):
+                snap.add((to_rdflib(s), to_rdflib(p), to_rdflib(o)))
+            domain = self.gate.validate_full(snap)
+        annotations = ShapesGate.load([data_dir("shapes") / "holokb.ttl"])
+        reified = Dataset()
+        reified.parse(data=self.export(), format="trig")
+        merged = Graph()
+        for s, p, o, _g in reified.quads((None, None, None, None)):
+            merged.add((s, p, o))
+        return domain, annotations.validate_full(merged)
+
+    def stats(self) -> dict[str, int]:
+        """Counts of facts, spans, evidence, entities, documents, chunks and terms."""
+        return self.ledger.stats()
+
+
+_LABELS = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel",
+                     "http://www.w3.org/2004/02/skos/core#altLabel", "http://example.org/name"})
+
+
+def _entities(records: Sequence[SpanRecord]) -> dict[IRI, tuple[str, ...]]:
+    """Subjects that carry a label become entities, their labels aliases (for alias lookup)."""
+    out: dict[IRI, list[str]] = {}
+    for r in records:
+        f = r.fact
+        if f.predicate.value in _LABELS and isinstance(f.object, Literal) and f.object.lexical.strip():
+            out.setdefault(f.subject, []).append(f.object.lexical)
+    return {k: tuple(dict.fromkeys(v)) for k, v in sorted(out.items(), key=lambda kv: kv[0].value)}
+
+
+def _doc_id(f: Path, files: Sequence[Path]) -> str:
+    """Documents are named by file name (``day-log.txt``), as evidence in kb/*.trig refers to them."""
+    return f.name
+
+
+def _sources_for(report: GateReport, batch: Graph, files: Sequence[Path]) -> dict:
+    """(file, line) of the first statement about each violating focus node, found in the files."""
+    focus = {v.focus_node for v in report.violations if isinstance(v.focus_node, URIRef)}
+    where: dict = {}
+    for node in sorted(focus, key=str):
+        hit = None
+        for f in files:
+            line = _find_line(f, str(node))
+            if line:
+                hit = (str(f), line)
+                break
+        if hit:
+            for t in batch.triples((node, None, None)):
+                where[t] = hit
+    return where
+
+
+def _find_line(f: Path, iri: str) -> int | None:
+    if f.name.endswith(".gz"):
+        return None
+    text = f.read_text(encoding="utf-8", errors="replace")
+    needles = [f"<{iri}>"]
+    for prefix, ns in re.findall(r"@prefix\s+([\w-]*):\s*<([^>]*)>", text, re.I):
+        if iri.startswith(ns) and re.fullmatch(r"[\w-]*", iri[len(ns):]):
+            needles.append(f"{prefix}:{iri[len(ns):]}")
+    best = None
+    for n in needles:
+        m = re.search(r"(?m)^\s*" + re.escape(n) + r"(?![\w-])", text) or re.search(re.escape(n) + r"(?![\w-])", text)
+        if m:
+            line = text.count("\n", 0, m.start() + len(m.group(0)) - len(n)) + 1
+            best = line if best is None else min(best, line)
+    return best

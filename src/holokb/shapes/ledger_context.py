@@ -1,0 +1,37 @@
+"""The gate's context, read from the ledger at one AsOf (rdflib terms at the edge)."""
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from rdflib import URIRef
+from rdflib.term import Node
+
+from ..core import AsOf, IRI, Limits
+from ..ledger import Ledger
+from ..rdf.terms import from_rdflib, to_rdflib
+
+_NO_LIMIT = Limits(max_results=None)
+
+
+class LedgerContext:
+    """:class:`~holokb.shapes.ContextSource` over a :class:`~holokb.ledger.Ledger` at ``as_of``."""
+
+    def __init__(self, ledger: Ledger, as_of: AsOf):
+        self._ledger = ledger
+        self._as_of = as_of
+
+    def types_of(self, nodes: Collection[Node]) -> Mapping[Node, frozenset[URIRef]]:
+        iris = {from_rdflib(n): n for n in nodes if isinstance(n, URIRef)}
+        found = self._ledger.types_of([i for i in iris if isinstance(i, IRI)], self._as_of)
+        return {iris[i]: frozenset(URIRef(c.value) for c in cs) for i, cs in found.items() if cs}
+
+    def values_of(self, subject: Node, predicate: URIRef) -> Sequence[Node]:
+        s = from_rdflib(subject)
+        if not isinstance(s, IRI):
+            return ()
+        return [to_rdflib(v) for v in self._ledger.open_values(s, IRI(str(predicate)), self._as_of)]
+
+    def subjects_of(self, predicate: URIRef, obj: Node) -> Sequence[Node]:
+        page = self._ledger.facts(self._as_of, predicate=IRI(str(predicate)), obj=from_rdflib(obj),
+                                  limits=_NO_LIMIT, polarity="affirm")
+        return sorted({to_rdflib(v.fact.subject) for v in page}, key=str)
