@@ -13,11 +13,11 @@ a fact asserts it or a rule instance derives it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.limits import Deadline
 from ..core.terms import RDF_TYPE, Literal, Term
-from .active_set import ActiveSet
+from .active_set import ActiveSet, GroundFact
 from .ground import Grounder
 
 # Pairwise "not both" up to this group size, a counting constraint above it (n² vs n terms).
@@ -113,12 +113,15 @@ def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...]], ...]
         if pred in closed:
             s = support.get(i, [])
             body.append(f"(assert (=> a_{i} {'(or ' + ' '.join(s) + ')' if len(s) > 1 else (s[0] if s else 'false')}))")
+    fn_index = {pred: k for k, pred in enumerate(active.functional)}
+    all_groups: dict[tuple, list[int]] = {}
+    for i in sorted(g.possible[True]):
+        p, args = g.atoms[i]
+        if p in fn_index and args:
+            all_groups.setdefault((fn_index[p], _prefix_key(args)), []).append(i)
+    g.fn_groups = all_groups  # kept for extend()
     for k, pred in enumerate(active.functional):
-        groups: dict[tuple, list[int]] = {}
-        for i in sorted(g.possible[True]):
-            p, args = g.atoms[i]
-            if p == pred and args:
-                groups.setdefault(_prefix_key(args), []).append(i)
+        groups = {key: m for key, m in all_groups.items() if key[0] == k}
         for members in groups.values():
             if len(members) < 2:
                 continue
@@ -136,6 +139,48 @@ def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...]], ...]
     decl.extend(f"(declare-const {name} Bool)" for name, _ in trackers)
     text = "\n".join(decl + body) + "\n"
     return Encoding(text, active, fact_names, tuple(trackers), len(g.atoms), g)
+
+
+def extend(enc: Encoding, new_facts: tuple[GroundFact, ...]) -> tuple[Encoding, str] | None:
+    """Add facts to an encoding in place of a re-encode: the new encoding and the SMT-LIB delta to load.
+
+    None when the active set has closed predicates or cardinalities (their axioms are not additive);
+    the caller re-encodes then.  The old encoding must not be used afterwards (the grounder is shared).
+    """
+    g = enc.grounder
+    if g.closed or enc.active.cardinalities:
+        return None
+    active = replace(enc.active, facts=enc.active.facts + tuple(new_facts))
+    g.active = active
+    n0, atoms0, inst0 = len(enc.active.facts), len(g.atoms), len(g.instances)
+    before = set(g.possible[True])
+    body: list[str] = []
+    decl: list[str] = []
+    for n, f in enumerate(new_facts, n0):
+        i = g.atom(f.predicate, f.args)
+        g.mark(i, f.polarity == "affirm")
+        decl.append(f"(declare-const f_{n} Bool)")
+        body.append(f"(assert (=> f_{n} {f'a_{i}' if f.polarity == 'affirm' else f'(not a_{i})'}))")
+    g.close()
+    for inst in g.instances[inst0:]:
+        cond = _conj([f"a_{i}" for i in inst.pos] + [f"(not a_{i})" for i in inst.neg])
+        if inst.head is None:
+            body.append(f"(assert (=> r_{inst.rule} (not {cond})))")
+        else:
+            head = f"(not a_{inst.head})" if inst.head_negated else f"a_{inst.head}"
+            body.append(f"(assert (=> r_{inst.rule} (=> {cond} {head})))")
+    fn_index = {pred: k for k, pred in enumerate(active.functional)}
+    groups = getattr(g, "fn_groups", {})
+    for i in sorted(g.possible[True] - before):
+        p, args = g.atoms[i]
+        if p in fn_index and args:
+            members = groups.setdefault((fn_index[p], _prefix_key(args)), [])
+            body.extend(f"(assert (=> p_{fn_index[p]} (not (and a_{j} a_{i}))))" for j in members)
+            members.append(i)
+    decl.extend(f"(declare-const a_{i} Bool)" for i in range(atoms0, len(g.atoms)))
+    names = enc.fact_names + tuple(f"f_{n}" for n in range(n0, n0 + len(new_facts)))
+    new = Encoding(enc.text, active, names, enc.trackers, len(g.atoms), g)
+    return new, "\n".join(decl + body) + "\n"
 
 
 def _prefix_key(args: tuple[Term, ...]) -> tuple:

@@ -61,6 +61,7 @@ class Grounder:
         self._seen: set[tuple] = set()
         self.closed = set(active.closed)
         self.open_query = False
+        self.fn_groups: dict[tuple, list[int]] = {}
         for r in active.rules:
             for b in r.body:
                 if isinstance(b, Negation):
@@ -96,11 +97,15 @@ class Grounder:
         return True
 
     def run(self, seeds: tuple[tuple[str, tuple[Term, ...]], ...] = ()) -> None:
-        """Mark facts and seeds, ground rules to a fixpoint, then ground constraints once."""
+        """Mark facts and seeds, ground rules to a fixpoint, then ground constraints."""
         for f in self.active.facts:
             self.mark(self.atom(f.predicate, f.args), f.polarity == "affirm")
         for pred, args in seeds:
             self.mark(self.atom(pred, args), True)
+        self.close()
+
+    def close(self) -> None:
+        """Ground rules to a fixpoint and constraints over the possible atoms (new instances only)."""
         rules = [(i, r) for i, r in enumerate(self.active.rules) if r.head is not None]
         changed = True
         while changed:

@@ -183,28 +183,36 @@ def check_consistency(active: ActiveSet, *, backend: Backend | str = "z3",
             return ConsistencyResult("unknown", reason=f"budget: {hit}"), hit
         ctx = be.context(timeout_ms=_remaining_ms(budget, lim))
         ctx.load(enc.text)
-        points = enc.time_points()
-        r = ctx.check(enc.assumptions_at(None), model_for=())
-        if r.status == "sat":
-            return ConsistencyResult("consistent"), None
-        if r.status == "unknown":
-            return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
-        for t in points:
-            if budget.deadline.expired():
-                return ConsistencyResult("unknown", reason="budget: timeout"), "timeout"
-            assumptions = enc.assumptions_at(t)
-            r = ctx.check(assumptions, model_for=())
-            if r.status == "unsat":
-                core = _minimise(ctx, r.core, assumptions, lim)
-                facts, labels = _facts_and_labels(enc, core)
-                return ConsistencyResult("inconsistent", facts, labels, at=t), None
-            if r.status == "unknown":
-                return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
-        return ConsistencyResult("consistent"), None
+        return check_encoded(ctx, enc, lim, budget.deadline)
 
     result, rounds, limit = _loop(active, attempt, expand, lim, budget)
     return ConsistencyResult(result.status, result.facts, result.constraints, result.at, result.reason,
                              limit, rounds)
+
+
+def check_encoded(ctx, enc: Encoding, lim: SolverLimits, deadline: Deadline,
+                  skip: frozenset[str] = frozenset()) -> tuple[ConsistencyResult, str | None]:
+    """Consistency of an encoding already loaded in ``ctx`` (facts named in ``skip`` are not assumed)."""
+    def assumptions(t: int | None) -> tuple[str, ...]:
+        names = enc.assumptions_at(t)
+        return tuple(n for n in names if n not in skip) if skip else names
+
+    r = ctx.check(assumptions(None), model_for=())
+    if r.status == "sat":
+        return ConsistencyResult("consistent"), None
+    if r.status == "unknown":
+        return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
+    for t in enc.time_points():
+        if deadline.expired():
+            return ConsistencyResult("unknown", reason="budget: timeout"), "timeout"
+        names = assumptions(t)
+        r = ctx.check(names, model_for=())
+        if r.status == "unsat":
+            facts, labels = _facts_and_labels(enc, _minimise(ctx, r.core, names, lim))
+            return ConsistencyResult("inconsistent", facts, labels, at=t), None
+        if r.status == "unknown":
+            return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
+    return ConsistencyResult("consistent"), None
 
 
 Goal = Atom | tuple[Atom, ...]
