@@ -139,9 +139,5 @@ class Ledger(LedgerReads):
         # Ids read inside the failed transaction may not exist any more.
         self._cache.clear()
 
-    def _predicates_changed(self) -> None:
-        """Hook for writes that change declarations (reads look predicates up afresh)."""
-        return None
-
 
 __all__ = ["Ledger", "CURRENT_VERSION"]

@@ -77,12 +77,6 @@ def span_hash(fact_hash: bytes, valid: Interval, system_from: int) -> bytes:
     ).digest()
 
 
-def span_hash_raw(fact_hash: bytes, vf: int, vt: int | None, sf: int) -> bytes:
-    """:func:`span_hash` over raw integers (the bulk path avoids building Intervals)."""
-    end = b"\x00" if vt is None else b"\x01" + struct.pack("<q", vt)
-    return hashlib.sha256(_SPAN_MAGIC + fact_hash + struct.pack("<q", vf) + end + struct.pack("<q", sf)).digest()
-
-
 def evidence_hash(span_id: bytes, e: Evidence) -> bytes:
     """Identity of one evidence row (identical evidence on a span is stored once)."""
     parts = (

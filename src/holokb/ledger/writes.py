@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from ..core.errors import InvalidValueError, LedgerError, RetractionError
 from ..core.fact import Evidence, Fact, SpanRecord, alias_key
 from ..core.terms import IRI
-from ..core.time import MIN_TIME, Interval
+from ..core.time import Interval
 from .dictionary import TxnTerms
-from .schema import BULK_INDEXES
-from .views import _SPAN_MAGIC, PredicateInfo, evidence_hash, span_hash
+from .views import PredicateInfo, evidence_hash, span_hash
 
 if TYPE_CHECKING:
     from .store import Ledger
@@ -139,7 +138,6 @@ class Batch:
             (tid, arity, " ".join(t.value for t in arg_types), int(functional)),
         )
         self._functional = None
-        self._ledger._predicates_changed()
         return PredicateInfo(iri, arity, tuple(arg_types), bool(functional))
 
     def add_entity(self, iri: IRI, *, aliases: Iterable[str] = (), kind: str = "") -> None:
