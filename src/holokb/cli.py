@@ -1,16 +1,330 @@
-"""The command line: the only module that prints."""
+"""The command line: the only module that prints, and the only one that reads the clock.
+
+Exit codes: 0 ok, 1 findings (diagnostics, violations, rejected input), 2 usage error.
+"""
 from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Optional
 
 import typer
 
-app = typer.Typer(help="holokb: a bitemporal knowledge base with rules, SHACL, SMT and SPARQL.", no_args_is_help=True)
+from .core import (
+    MAX_TIME, AsOf, HolokbError, IRI, Limits, Literal, Term, format_ms, parse_instant,
+)
+from .core.terms import OWL, RDF, RDFS, XSD, HK
+from .kb import KnowledgeBase
+from .ledger import FactView
+from .resources import data_dir
+
+app = typer.Typer(
+    help="holokb: a bitemporal knowledge base with provenance, rules, SHACL, SMT and SPARQL.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+
+DB = typer.Option("holokb.db", "--db", help="The ledger file.")
+AS_OF = typer.Option(None, "--as-of", help="System time (and valid time unless --valid): 2026-01-01, 2026-01-01T10:00Z, latest.")
+VALID = typer.Option(None, "--valid", help="Valid time, when it differs from --as-of.")
+FORMAT = typer.Option("text", "--format", help="text or json.")
+SHAPES = typer.Option(None, "--shapes", help="SHACL shapes (files or folders) gating writes; default ./shapes if present.")
+
+_DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
+
+
+class Usage(Exception):
+    """A usage error: exit code 2."""
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _prefixes() -> dict[str, str]:
+    """Standard prefixes plus those declared in ./kb and ./rules files (so ``ex:Alice`` works)."""
+    out = dict(_DEFAULT_PREFIXES)
+    for folder in (Path("kb"), Path("rules")):
+        if folder.is_dir():
+            for f in sorted(folder.rglob("*")):
+                if f.suffix in (".ttl", ".trig", ".hkr"):
+                    for p, ns in re.findall(r"@prefix\s+([\w-]*):\s*<([^>]*)>", f.read_text(errors="replace")):
+                        out.setdefault(p, ns)
+    return out
+
+
+def _iri(text: str) -> IRI:
+    t = text.strip()
+    if t.startswith("<") and t.endswith(">"):
+        return IRI(t[1:-1])
+    if "://" in t:
+        return IRI(t)
+    prefix, sep, local = t.partition(":")
+    pm = _prefixes()
+    if sep and prefix in pm:
+        return IRI(pm[prefix] + local)
+    raise Usage(f"cannot read {text!r} as an IRI: use <http://...> or a known prefix ({', '.join(sorted(pm))})")
+
+
+def _short(t: Term) -> str:
+    if isinstance(t, IRI):
+        best = None
+        for p, ns in _prefixes().items():
+            if t.value.startswith(ns) and re.fullmatch(r"[\w.-]*", t.value[len(ns):]):
+                if best is None or len(ns) > len(best[1]):
+                    best = (p, ns)
+        return f"{best[0]}:{t.value[len(best[1]):]}" if best else f"<{t.value}>"
+    if isinstance(t, Literal):
+        if t.lang:
+            return f'"{t.lexical}"@{t.lang}'
+        if t.datatype == XSD + "string":
+            return json.dumps(t.lexical, ensure_ascii=False)
+        if t.datatype in (XSD + "integer", XSD + "boolean", XSD + "decimal"):
+            return t.lexical
+        return f'"{t.lexical}"^^{_short(IRI(t.datatype))}'
+    return str(t)
+
+
+def _as_of(as_of: Optional[str], valid: Optional[str]) -> AsOf:
+    try:
+        s = parse_instant(as_of) if as_of else MAX_TIME
+        v = parse_instant(valid) if valid else s
+    except HolokbError as e:
+        raise Usage(f"{e.message}; write times as 2026-01-01, 2026-01-01T10:00Z or latest") from None
+    return AsOf(s, v)
+
+
+def _at(at: Optional[str]) -> int:
+    if at is None:
+        return _now_ms()  # the clock, read once, at the edge
+    try:
+        return parse_instant(at)
+    except HolokbError as e:
+        raise Usage(f"--at: {e.message}") from None
+
+
+def _open(db: str, shapes: Optional[list[str]] = None) -> KnowledgeBase:
+    if shapes is None:
+        shapes = ["shapes"] if Path("shapes").is_dir() else []
+    return KnowledgeBase.open(db, shapes=shapes)
+
+
+def _fact_line(v: FactView, *, with_subject: bool) -> str:
+    f = v.fact
+    head = f"{_short(f.subject)} " if with_subject else ""
+    neg = "not " if f.polarity == "negate" else ""
+    quals = "".join(f" [{k}={_short(t)}]" for k, t in f.qualifiers)
+    return f"{neg}{head}{_short(f.predicate)} {_short(f.object)}{quals}"
+
+
+def _evidence_lines(kb: KnowledgeBase, v: FactView) -> list[str]:
+    out = []
+    for e in v.evidence:
+        quote = ""
+        if e.chunk is not None and e.char_start is not None:
+            text = kb.ledger.chunk_text(e.document, e.chunk)
+            if text is not None:
+                quote = " " + json.dumps(text[e.char_start:e.char_end], ensure_ascii=False)
+        where = e.document + (f"#{e.chunk}" if e.chunk else "") + (
+            f"[{e.char_start}:{e.char_end}]" if e.char_start is not None else "")
+        out.append(f"      from {where}{quote} ({e.extractor} {e.extractor_version}, confidence {e.confidence:g})")
+    return out
+
+
+def _view_json(kb: KnowledgeBase, v: FactView) -> dict:
+    def term(t: Term) -> dict:
+        if isinstance(t, IRI):
+            return {"type": "uri", "value": t.value}
+        d = {"type": "literal", "value": t.lexical, "datatype": t.datatype}
+        if t.lang:
+            d["lang"] = t.lang
+        return d
+
+    return {
+        "factId": v.fact_id, "spanId": v.span_id, "subject": term(v.fact.subject),
+        "predicate": term(v.fact.predicate), "object": term(v.fact.object), "polarity": v.fact.polarity,
+        "qualifiers": {k: term(t) for k, t in v.fact.qualifiers},
+        "valid": [v.valid.start, v.valid.end], "system": [v.system.start, v.system.end],
+        "evidence": [{"document": e.document, "chunk": e.chunk, "charStart": e.char_start, "charEnd": e.char_end,
+                      "extractor": e.extractor, "extractorVersion": e.extractor_version,
+                      "confidence": e.confidence, "assertedAt": e.asserted_at} for e in v.evidence],
+    }
+
+
+def _interval(v: FactView) -> str:
+    return f"valid {v.valid}, recorded {v.system}"
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+@app.command()
+def init(folder: Path = typer.Argument(Path("."), help="Where to scaffold kb/, rules/ and shapes/.")) -> None:
+    """Scaffold kb/, rules/ and shapes/ with a working example.
+
+    Example: holokb init myproject && cd myproject && holokb load kb/
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for name in ("kb", "rules", "shapes"):
+        dst = folder / name
+        if dst.exists():
+            typer.echo(f"kept existing {dst}/")
+            continue
+        shutil.copytree(data_dir(name), dst)
+        made.append(f"{dst}/")
+    typer.echo(f"created {' '.join(made) or 'nothing new'}")
+    typer.echo(f"next: cd {folder} && holokb load kb/ && holokb facts ex:Alice --as-of 2026-01-01T10:00Z")
 
 
 @app.command()
-def demo() -> None:
-    """Load the example KB, validate, derive, query and answer with evidence."""
-    typer.echo("holokb demo: not built yet")
+def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt .nq .owl, .gz) and folders; .txt/.md become documents."),
+         db: str = DB, at: Optional[str] = typer.Option(None, "--at", help="System time of the load (default: now)."),
+         shapes: Optional[list[str]] = SHAPES, format: str = FORMAT) -> None:
+    """Load files into the ledger as one all-or-nothing batch, gated by the SHACL shapes.
+
+    Example: holokb load kb/ --at 2026-01-01
+    """
+    when = _at(at)
+    with _open(db, shapes) as kb:
+        r = kb.load(paths, at=when)
+    if format == "json":
+        typer.echo(json.dumps({"files": list(r.files), "facts": r.facts, "documents": r.documents,
+                               "chunks": r.chunks, "at": r.at}, sort_keys=True))
+    else:
+        typer.echo(f"loaded {r.facts} facts and {r.documents} documents ({r.chunks} chunks) from "
+                   f"{len(r.files)} files at {format_ms(r.at)} into {db}")
+
+
+@app.command()
+def facts(about: Optional[str] = typer.Argument(None, help="Subject IRI or prefixed name (ex:Alice)."),
+          predicate: Optional[str] = typer.Option(None, "--predicate", "-p"),
+          db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
+          limit: int = typer.Option(100, "--limit"), format: str = FORMAT) -> None:
+    """What the KB believed (system time) about what was true (valid time), with where it came from.
+
+    Example: holokb facts ex:Alice --as-of 2026-01-01T10:00Z
+    """
+    point = _as_of(as_of, valid)
+    with _open(db, []) as kb:
+        page = kb.facts(_iri(about) if about else None, _iri(predicate) if predicate else None,
+                        as_of=point, limits=Limits(max_results=limit))
+        if format == "json":
+            typer.echo(json.dumps({"asOf": {"system": point.system, "valid": point.valid},
+                                   "facts": [_view_json(kb, v) for v in page], "truncated": page.truncated},
+                                  sort_keys=True, ensure_ascii=False))
+            return
+        typer.echo(f"{len(page)} facts {('about ' + about) if about else ''} at {point}")
+        for v in page:
+            typer.echo(f"  {_fact_line(v, with_subject=about is None)}    {_interval(v)}")
+            for line in _evidence_lines(kb, v):
+                typer.echo(line)
+        if page.truncated:
+            typer.echo(f"  … truncated at {limit} results ({page.limit_hit}); use --limit to see more")
+
+
+@app.command()
+def history(subject: str = typer.Argument(..., help="Subject (ex:Alice)."),
+            predicate: str = typer.Argument(..., help="Predicate (ex:locatedIn)."),
+            db: str = DB, format: str = FORMAT) -> None:
+    """Every span ever recorded for (subject, predicate), on both time axes.
+
+    Example: holokb history ex:Alice ex:locatedIn
+    """
+    with _open(db, []) as kb:
+        page = kb.history(_iri(subject), _iri(predicate), limits=Limits(max_results=None))
+        if format == "json":
+            typer.echo(json.dumps([_view_json(kb, v) for v in page], sort_keys=True, ensure_ascii=False))
+            return
+        for v in page:
+            typer.echo(f"  {_fact_line(v, with_subject=False)}    {_interval(v)}")
+            for line in _evidence_lines(kb, v):
+                typer.echo(line)
+
+
+@app.command()
+def export(db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
+           out: Optional[Path] = typer.Option(None, "--out", "-o")) -> None:
+    """Export TriG: the full reified ledger, or with --as-of/--valid a plain snapshot.
+
+    Example: holokb export --out ledger.trig
+    """
+    with _open(db, []) as kb:
+        text = kb.export(as_of=_as_of(as_of, valid) if (as_of or valid) else None)
+    if out:
+        out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+@app.command()
+def validate(db: str = DB, shapes: Optional[list[str]] = SHAPES, as_of: Optional[str] = AS_OF,
+             valid: Optional[str] = VALID, format: str = FORMAT) -> None:
+    """Validate the whole snapshot against the domain shapes and the ledger against shapes/holokb.ttl.
+
+    Example: holokb validate --shapes shapes/
+    """
+    with _open(db, shapes) as kb:
+        domain, annotations = kb.validate(as_of=_as_of(as_of, valid))
+    reports = [("domain shapes", domain), ("annotation shapes", annotations)]
+    bad = [d for _, r in reports if r is not None for d in r.diagnostics()]
+    if format == "json":
+        typer.echo(json.dumps({name: None if r is None else {"conforms": r.conforms,
+                                                            "violations": len(r.violations)}
+                               for name, r in reports}, sort_keys=True))
+    else:
+        for name, r in reports:
+            typer.echo(f"{name}: " + ("not configured" if r is None else
+                                      "conforms" if r.conforms else f"{len(r.violations)} violation(s)"))
+        for d in bad:
+            typer.echo(d.render())
+    if any(r is not None and not r.conforms for _, r in reports):
+        raise typer.Exit(1)
+
+
+@app.command()
+def stats(db: str = DB, json_: bool = typer.Option(False, "--json", help="Machine-readable counts.")) -> None:
+    """Counts of facts, spans, evidence, entities, documents.
+
+    Example: holokb stats --json
+    """
+    with _open(db, []) as kb:
+        s = kb.stats()
+    if json_:
+        typer.echo(json.dumps(s, sort_keys=True))
+    else:
+        for k in sorted(s):
+            typer.echo(f"{k:>10}  {s[k]}")
+
+
+@app.command()
+def demo(db: Optional[str] = typer.Option(None, "--db", help="Ledger file (default: a fresh temporary one).")) -> None:
+    """Load the example KB, validate it, and show an as-of query with provenance."""
+    from .demo import run_demo
+
+    for line in run_demo(db):
+        typer.echo(line)
 
 
 def main() -> None:
-    app()
+    """Console entry point: maps holokb errors to exit 1 and usage errors to exit 2."""
+    try:
+        app(standalone_mode=False)
+    except Usage as e:
+        typer.echo(f"usage error: {e}", err=True)
+        sys.exit(2)
+    except HolokbError as e:
+        typer.echo(e.render(), err=True)
+        sys.exit(1)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as e:
+        # click's own errors (typer vendors click): a usage error carries exit_code 2
+        if hasattr(e, "show") and isinstance(getattr(e, "exit_code", None), int):
+            e.show()
+            sys.exit(e.exit_code)
+        raise
