@@ -1,21 +1,10 @@
 """Shared fixtures: where the external corpora are, and small helpers."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def corpora_root() -> Path | None:
-    """``$HOLOKB_CORPORA``, else ``../shared/corpora`` beside the checkout; None when absent."""
-    env = os.environ.get("HOLOKB_CORPORA")
-    for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "corpora"]:
-        if cand.is_dir():
-            return cand
-    return None
+from _corpora import ROOT, corpora_root  # noqa: F401  (re-exported for tests)
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,7 @@ from holokb.core import DataSyntaxError
 from holokb.core.terms import IRI, RDF_TYPE, SKOLEM_PREFIX
 from holokb.rdf.parse import Source, parse_quads, read_source
 
-from conftest import corpora_root
+from _corpora import corpora_root
 
 MF = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
 RDFT = "http://www.w3.org/ns/rdftest#"

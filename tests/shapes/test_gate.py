@@ -17,9 +17,25 @@ XSD = Namespace("http://www.w3.org/2001/XMLSchema#")
 PREFIXES = "@prefix ex: <http://example.org/> .\n@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
 
 
+# The example domain leaves ex:sessionTimeout's cardinality to the rules (one value per valid time);
+# these tests add the plain SHACL cardinality so the gate's maxCount handling stays covered.
+POLICY_MAX = PREFIXES + """@prefix sh: <http://www.w3.org/ns/shacl#> .
+ex:PolicyShape sh:property [ sh:path ex:sessionTimeout ; sh:maxCount 1 ] .
+"""
+
+
+def load_gate() -> ShapesGate:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        extra = Path(d) / "policy_max.ttl"
+        extra.write_text(POLICY_MAX)
+        return ShapesGate.load([data_dir("shapes") / "domain.ttl", extra])
+
+
 @pytest.fixture(scope="module")
 def gate() -> ShapesGate:
-    return ShapesGate.load([data_dir("shapes") / "domain.ttl"])
+    return load_gate()
 
 
 def batch_with_sources(text: str, file: str = "batch.ttl"):
@@ -162,7 +178,7 @@ ex:p ex:sessionTimeout "y" .
 """
     renders = []
     for lines in (text, "\n".join(reversed(text.strip().splitlines()))):
-        gate = ShapesGate.load([data_dir("shapes") / "domain.ttl"])  # fresh blank-node ids each load
+        gate = load_gate()  # fresh blank-node ids each load
         batch, _ = batch_with_sources(lines)
         report = gate.check(batch, EmptyContext())
         renders.append([d.render() for d in report.diagnostics()])

@@ -15,7 +15,7 @@ from rdflib import Graph, URIRef
 from holokb.shapes import EmptyContext, GateReport, ShapesGate
 from holokb.shapes.vocab import SH
 
-from conftest import corpora_root
+from _corpora import corpora_root
 from shacl_w3c_manifest import Case, load_cases, node_text
 
 pytestmark = pytest.mark.conformance
