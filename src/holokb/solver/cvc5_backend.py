@@ -46,7 +46,6 @@ class Cvc5Context:
                 out.append(cmd.invoke(self._solver, self._sm))
         except RuntimeError as e:
             raise SolverError(f"cvc5 rejected SMT-LIB text: {e}") from None
-        self._terms = {}
         return "".join(out)
 
     def load(self, text: str) -> None:
@@ -70,20 +69,25 @@ class Cvc5Context:
     def pop(self) -> None:
         self._tracked.pop()
         self._solver.pop()
+        self._terms = {}  # cvc5 scopes declarations: popped symbols are gone
 
-    def _declared(self) -> dict[str, object]:
-        if not self._terms:
-            self._terms = {str(t): t for t in self._sm.getDeclaredTerms()}
-        return self._terms
+    def _term(self, name: str):
+        t = self._terms.get(name)
+        if t is None:
+            cvc5 = self._mod
+            parser = cvc5.InputParser(self._solver, self._sm)
+            parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, check_name(name), "holokb")
+            try:
+                t = parser.nextTerm()
+            except RuntimeError:
+                raise SolverError(f"unknown assumption {name!r}") from None
+            self._terms[name] = t
+        return t
 
     def check(self, assumptions: Iterable[str] = (), *, model_for: Iterable[str] | None = None) -> SolveResult:
         """Check under tracked assertions plus ``assumptions``."""
         names = list(dict.fromkeys([*self._tracked.names, *assumptions]))
-        declared = self._declared()
-        try:
-            lits = [declared[check_name(n)] for n in names]
-        except KeyError as e:
-            raise SolverError(f"unknown assumption {e.args[0]!r}") from None
+        lits = [self._term(n) for n in names]
         try:
             r = self._solver.checkSatAssuming(*lits) if lits else self._solver.checkSat()
         except RuntimeError as e:
@@ -95,6 +99,7 @@ class Cvc5Context:
             wanted = None if model_for is None else set(model_for)
             model = []
             if wanted is None or wanted:
+                declared = {str(t): t for t in self._sm.getDeclaredTerms()}
                 for n, t in declared.items():
                     if t.getSort().isFunction() or (wanted is not None and n not in wanted):
                         continue

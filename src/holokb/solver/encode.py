@@ -34,6 +34,30 @@ class Encoding:
     trackers: tuple[tuple[str, str], ...]
     atom_count: int
     grounder: Grounder
+    groups: tuple[tuple[str, int, int], ...] = ()
+
+    def fast_assumptions(self, skip: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """Group literals (each stands for a range of facts), facts outside every group, and the trackers.
+
+        A sat answer under these means every fact holds at once; only an unsat answer needs the
+        per-fact assumptions, whose core names the facts.
+        """
+        skip_idx = sorted(int(n[2:]) for n in skip if n.startswith("f_"))
+        used, ranges = [], []
+        for g, lo, hi in self.groups:
+            # A group holding a fact that must not be assumed is not used; its other facts go loose.
+            if any(lo <= k < hi for k in skip_idx):
+                continue
+            used.append(g)
+            ranges.append((lo, hi))
+        ranges.sort()
+        loose: list[str] = []
+        pos = 0
+        for lo, hi in ranges + [(len(self.fact_names), len(self.fact_names))]:
+            loose.extend(self.fact_names[k] for k in range(pos, lo) if self.fact_names[k] not in skip)
+            pos = max(pos, hi)
+        loose = tuple(loose)
+        return tuple(used) + loose + tuple(name for name, _ in self.trackers)
 
     def assumptions_at(self, t: int | None) -> tuple[str, ...]:
         """Fact names valid at ``t`` (all when None), then every tracker."""
@@ -137,12 +161,24 @@ def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...]], ...]
         body.extend(_cardinality(g, k, card))
     decl.extend(f"(declare-const a_{i} Bool)" for i in range(len(g.atoms)))
     decl.extend(f"(declare-const {name} Bool)" for name, _ in trackers)
+    groups: tuple[tuple[str, int, int], ...] = ()
+    if active.facts:
+        decl.append("(declare-const g_0 Bool)")
+        body.append(_group_assert("g_0", 0, len(active.facts)))
+        groups = (("g_0", 0, len(active.facts)),)
     text = "\n".join(decl + body) + "\n"
-    return Encoding(text, active, fact_names, tuple(trackers), len(g.atoms), g)
+    return Encoding(text, active, fact_names, tuple(trackers), len(g.atoms), g, groups)
 
 
-def extend(enc: Encoding, new_facts: tuple[GroundFact, ...]) -> tuple[Encoding, str] | None:
+def _group_assert(name: str, lo: int, hi: int) -> str:
+    members = " ".join(f"f_{n}" for n in range(lo, hi))
+    return f"(assert (=> {name} {'(and ' + members + ')' if hi - lo > 1 else members}))"
+
+
+def extend(enc: Encoding, new_facts: tuple[GroundFact, ...], *, group: bool = False) -> tuple[Encoding, str] | None:
     """Add facts to an encoding in place of a re-encode: the new encoding and the SMT-LIB delta to load.
+
+    ``group`` also emits one group literal for the new facts (for facts that stay).
 
     None when the active set has closed predicates or cardinalities (their axioms are not additive);
     the caller re-encodes then.  The old encoding must not be used afterwards (the grounder is shared).
@@ -179,7 +215,13 @@ def extend(enc: Encoding, new_facts: tuple[GroundFact, ...]) -> tuple[Encoding, 
             members.append(i)
     decl.extend(f"(declare-const a_{i} Bool)" for i in range(atoms0, len(g.atoms)))
     names = enc.fact_names + tuple(f"f_{n}" for n in range(n0, n0 + len(new_facts)))
-    new = Encoding(enc.text, active, names, enc.trackers, len(g.atoms), g)
+    groups = enc.groups
+    if group and new_facts:
+        gname = f"g_{n0}"
+        decl.append(f"(declare-const {gname} Bool)")
+        body.append(_group_assert(gname, n0, n0 + len(new_facts)))
+        groups = groups + ((gname, n0, n0 + len(new_facts)),)
+    new = Encoding(enc.text, active, names, enc.trackers, len(g.atoms), g, groups)
     return new, "\n".join(decl + body) + "\n"
 
 

@@ -49,9 +49,9 @@ class ConsistencySession:
         facts = tuple(f for n, f in zip(enc.fact_names, enc.active.facts) if n not in self._skip)
         return ActiveSet(facts, enc.active.rules, enc.active.functional, enc.active.cardinalities, enc.active.closed)
 
-    def _add(self, facts: tuple[GroundFact, ...]) -> tuple[str, ...]:
+    def _add(self, facts: tuple[GroundFact, ...], *, keep: bool) -> tuple[str, ...]:
         n0 = len(self._enc.fact_names)
-        ext = extend(self._enc, facts)
+        ext = extend(self._enc, facts, group=keep)
         if ext is None:
             # Closed predicates or cardinalities: their axioms are not additive, so rebuild.
             skipped = set(self._skip)
@@ -66,7 +66,7 @@ class ConsistencySession:
 
     def add(self, facts: Iterable[GroundFact]) -> None:
         """Add facts for good."""
-        self._add(tuple(facts))
+        self._add(tuple(facts), keep=True)
 
     def check(self) -> ConsistencyResult:
         """Check the current active set."""
@@ -76,7 +76,7 @@ class ConsistencySession:
 
     def check_with(self, facts: Iterable[GroundFact]) -> ConsistencyResult:
         """Check the active set plus ``facts`` without keeping them."""
-        names = self._add(tuple(facts))
+        names = self._add(tuple(facts), keep=False)
         try:
             return self.check()
         finally:
