@@ -1,18 +1,16 @@
 """The bulk loader behind ``Ledger.bulk_assert``: same semantics as a batch of asserts, much faster.
 
 Rows are computed in Python with in-memory term/fact caches and written with ``executemany``
-in chunks by a writer thread, so hashing (Python) and inserting (SQLite, which releases the
-GIL while stepping) overlap.  Into an empty file the hash and secondary indexes are dropped
-and built once at the end.  Rare records (functional predicates, re-imported spans) take the
-general ``Batch`` path after the pending rows are written.
+in chunks.  Into an empty file the hash and secondary indexes are dropped and built once at the
+end.  (A writer thread overlapping hashing with inserting was measured no faster on 2 cores.)
+Rare records (functional predicates, re-imported spans) take the general ``Batch`` path after
+the pending rows are written.
 """
 from __future__ import annotations
 
 import hashlib
-import queue
 import sqlite3
 import struct
-import threading
 from typing import TYPE_CHECKING, Iterable
 
 from ..core.errors import LedgerError
@@ -44,9 +42,6 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
     if dropped:
         for name, _ in BULK_INDEXES:
             db.execute(f"DROP INDEX IF EXISTS {name}")
-    # Only a fresh load overlaps Python and SQLite: it reads nothing back from the file while
-    # rows are being written (except chunk lengths for evidence, taken under the writer's lock).
-    writer = _RowWriter(db) if dropped else None
     facts_new = b._facts
     first_unflushed_fact = b._next_fact
     open_new: dict[tuple[int, int, int | None], tuple[int, bytes]] = {}
@@ -82,12 +77,9 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
         jobs = [(_INS_TERM, terms.take_pending()), (_INS_FACT, fact_rows), (_INS_QUAL, qual_rows),
                 (_INS_SPAN, span_rows), (_INS_EV, ev_rows)]
         fact_rows, qual_rows, span_rows, ev_rows = [], [], [], []
-        if writer is not None:
-            writer.submit(jobs)
-        else:
-            for sql, rows in jobs:
-                if rows:
-                    db.executemany(sql, rows)
+        for sql, rows in jobs:
+            if rows:
+                db.executemany(sql, rows)
 
     terms.defer = True
     try:
@@ -98,11 +90,7 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
             system = rec.system
             explicit = rec.span_id is not None or system.start != MIN_TIME or system.end is not None
             if rec.evidence:
-                if writer is not None:
-                    with writer.lock:
-                        b._check_evidence(rec.evidence)
-                else:
-                    b._check_evidence(rec.evidence)
+                b._check_evidence(rec.evidence)
             subj, pred, obj = fact.subject, fact.predicate, fact.object
             hit = iri_local.get(subj.value)
             s_id, es = hit if hit is not None else term(subj)
@@ -124,9 +112,6 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 # Supersession and re-imports of known spans take the general path, after the
                 # pending rows are written (and with the indexes back, which it relies on).
                 flush()
-                if writer is not None:
-                    writer.close()
-                    writer = None
                 terms.defer = False
                 if dropped:
                     for _, sql in BULK_INDEXES:
@@ -192,9 +177,6 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
             for e in rec.evidence:
                 ev_rows.append(_evidence_row(hit[0], hit[1], e, at))
         flush()
-        if writer is not None:
-            writer.close()
-            writer = None
         if dropped:
             for _, sql in BULK_INDEXES:
                 db.execute(sql)
@@ -202,52 +184,4 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
         raise LedgerError(f"bulk load rejected: {e}") from None
     finally:
         terms.defer = False
-        if writer is not None:  # an error on this thread: stop the writer before the rollback
-            writer.close(raise_errors=False)
     return written
-
-
-class _RowWriter:
-    """A thread that runs ``executemany`` jobs in order, so SQLite works while Python hashes."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.lock = threading.Lock()
-        self.jobs: queue.Queue = queue.Queue(maxsize=2)  # bounded: memory stays flat
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, name="holokb-ledger-bulk", daemon=True)
-        self.thread.start()
-
-    def submit(self, jobs: list[tuple[str, list]]) -> None:
-        """Queue one chunk of rows (blocks while two chunks are already waiting)."""
-        if self.error is not None:
-            self._raise()
-        self.jobs.put(jobs)
-
-    def close(self, *, raise_errors: bool = True) -> None:
-        """Wait for every queued chunk to be written; re-raise a writer error."""
-        self.jobs.put(None)
-        self.thread.join()
-        if raise_errors and self.error is not None:
-            self._raise()
-
-    def _raise(self) -> None:
-        err = self.error
-        assert err is not None
-        raise err
-
-    def _run(self) -> None:
-        while True:
-            item = self.jobs.get()
-            if item is None:
-                return
-            if self.error is not None:
-                continue  # drain without writing after a failure
-            try:
-                with self.lock:
-                    for sql, rows in item:
-                        if rows:
-                            self.db.executemany(sql, rows)
-            except BaseException as e:  # surfaced on the loading thread by submit/close
-                self.error = e
-
