@@ -1,0 +1,148 @@
+"""Rules over the ledger: load rule files, build the engine's input at an AsOf, read goals.
+
+This is the seam between the RDF/ledger side and the engine (which sees neither): the ledger's
+integer term ids seed the engine's dictionary, so no term is decoded unless a rule needs its value.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .analysis import Atom, Program, Query, analyze
+from .core import AsOf, HolokbError, IRI, Term
+from .engine import Database, TermDictionary
+from .ledger import Ledger
+from .syntax import parse_rules
+
+
+def rule_files(paths: Iterable[str | Path]) -> list[Path]:
+    """``.hkr`` files named, and those under folders named, in sorted order."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend(sorted(p.rglob("*.hkr")))
+        elif p.exists():
+            out.append(p)
+        else:
+            raise HolokbError(f"{p}: no such rule file or folder")
+    return out
+
+
+def load_program(paths: Iterable[str | Path]) -> Program:
+    """Parse and check rule files together as one program (all diagnostics at once)."""
+    files = rule_files(paths)
+    if not files:
+        return analyze(parse_rules(""))
+    if len(files) == 1:
+        from .syntax import parse_file
+
+        return analyze(parse_file(files[0]))
+    # Several files: one synthetic module that includes each (absolute paths, so diagnostics name them).
+    text = "".join(f'@include "{f.resolve().as_posix()}" .\n' for f in files)
+    return analyze(parse_rules(text, file=str(Path.cwd() / "<rules>")))
+
+
+def _prefix_block(program: Program) -> str:
+    return "".join(f"@prefix {p}: <{ns}> .\n" for p, ns in program.prefixes)
+
+
+def parse_query(text: str, program: Program) -> Query:
+    """``?- body.`` (the ``?-`` and final dot may be omitted) with the program's prefixes."""
+    t = text.strip()
+    if not t.startswith("?-"):
+        t = "?- " + t
+    if not t.endswith("."):
+        t += " ."
+    module = parse_rules(_prefix_block(program) + t, file="<query>")
+    prog = analyze(module, known_predicates=_known(program))
+    if len(prog.queries) != 1:
+        raise HolokbError(f"expected one query, got {len(prog.queries)}")
+    return prog.queries[0]
+
+
+def parse_ground_atom(text: str, program: Program) -> Atom:
+    """A ground fact such as ``ex:hasCapability(ex:AchillesIDE, ex:sandboxing)``."""
+    t = text.strip()
+    if not t.endswith("."):
+        t += " ."
+    module = parse_rules(_prefix_block(program) + t, file="<fact>")
+    prog = analyze(module, known_predicates=_known(program))
+    if len(prog.facts) != 1:
+        raise HolokbError(f"expected one ground fact, got {text!r}")
+    return prog.facts[0]
+
+
+def _known(program: Program) -> dict[str, int]:
+    known = {p: d.arity for p, d in program.vocabulary.items()}
+    for r in program.rules:
+        if r.head is not None:
+            known.setdefault(r.head.predicate, r.head.arity)
+    return known
+
+
+def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> Database:
+    """The facts visible at ``as_of`` as engine input, keyed by ledger fact id, with confidences.
+
+    Only predicates the program mentions are loaded when a program is given.
+    """
+    enc = ledger.encoded_visible(as_of)
+    terms = TermDictionary()
+    db = Database(terms)
+    if len(enc) == 0:
+        _add_program_facts(db, program)
+        return db
+    used = np.unique(np.concatenate([enc.s, enc.p, enc.o]))
+    for tid in used.tolist():
+        terms.seed(ledger.term(tid), tid)
+    keys = np.array(enc.fact_ids, dtype=object)
+    confidence = ledger.confidences(enc.fact_ids) if hasattr(ledger, "confidences") else np.ones(len(enc))
+    wanted = None
+    if program is not None:
+        wanted = _mentioned(program)
+    for pid in np.unique(enc.p).tolist():
+        pred = ledger.term(pid)
+        if not isinstance(pred, IRI) or (wanted is not None and pred.value not in wanted):
+            continue
+        m = enc.p == pid
+        db.add_ids(pred.value, [enc.s[m], enc.o[m]], valid_from=enc.valid_from[m], valid_to=enc.valid_to[m],
+                   confidence=np.asarray(confidence)[m], keys=keys[m].tolist())
+    _add_program_facts(db, program)
+    return db
+
+
+def _add_program_facts(db: Database, program: Program | None) -> None:
+    """Ground facts written in rule files are input facts too (keyed by their rule-file position)."""
+    if program is None:
+        return
+    from .analysis import Const
+
+    for a in program.facts:
+        args: list[Term] = [x.term for x in a.args if isinstance(x, Const)]
+        key = f"rules:{a.origin}" if a.origin else "rules"
+        db.add(a.predicate, tuple(args), key=key, negated=a.negated)
+
+
+def _mentioned(program: Program) -> set[str]:
+    from .analysis import Aggregate, Negation
+
+    preds: set[str] = set()
+
+    def atoms(items: Sequence) -> None:
+        for b in items:
+            if isinstance(b, Atom):
+                preds.add(b.predicate)
+            elif isinstance(b, Negation):
+                preds.add(b.atom.predicate)
+            elif isinstance(b, Aggregate):
+                preds.update(x.predicate for x in b.body)
+
+    for r in program.rules + program.constraints:
+        if r.head is not None:
+            preds.add(r.head.predicate)
+        atoms(r.body)
+    for q in program.queries:
+        atoms(q.body)
+    return preds
