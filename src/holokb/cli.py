@@ -299,6 +299,136 @@ def stats(db: str = DB, json_: bool = typer.Option(False, "--json", help="Machin
             typer.echo(f"{k:>10}  {s[k]}")
 
 
+RULES = typer.Option(None, "--rules", help="Rule files or folders (default ./rules if present).")
+
+
+def _program(rules: Optional[list[str]]):
+    from .reasoning import load_program
+
+    if rules is None:
+        rules = ["rules"] if Path("rules").is_dir() else []
+    return load_program(rules)
+
+
+def _limits(max_depth: Optional[int], max_derived: Optional[int], timeout: Optional[float]) -> Limits:
+    return Limits(max_depth=max_depth, max_derived=max_derived, max_results=None, timeout_s=timeout)
+
+
+@app.command()
+def check(files: Optional[list[str]] = typer.Argument(None, help="Rule files or folders (default ./rules)."),
+          format: str = FORMAT) -> None:
+    """Check rule files: every mistake at once, with code, file:line:col, the line, a caret and a hint.
+
+    Example: holokb check rules/
+    """
+    prog = _program(files)
+    if format == "json":
+        typer.echo(json.dumps({"rules": len(prog.rules), "constraints": len(prog.constraints),
+                               "queries": len(prog.queries), "strata": len(prog.strata),
+                               "ruleSetHash": prog.rule_set_hash}, sort_keys=True))
+    else:
+        typer.echo(f"ok: {len(prog.rules)} rules, {len(prog.constraints)} constraints, "
+                   f"{len(prog.queries)} queries in {len(prog.strata)} strata (rule set {prog.rule_set_hash[:12]})")
+
+
+@app.command()
+def derive(rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+           valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
+           max_derived: Optional[int] = typer.Option(None, "--max-derived"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds."),
+           show: int = typer.Option(20, "--show", help="How many derived facts to print."),
+           format: str = FORMAT) -> None:
+    """Close the KB under the rules as of a time; report what was derived, violations and budgets.
+
+    Example: holokb derive --rules rules/ --valid 2026-04-01
+    """
+    prog = _program(rules)
+    point = _as_of(as_of, valid)
+    with _open(db, []) as kb:
+        model = kb.derive(prog, as_of=point, limits=_limits(max_depth, max_derived, timeout))
+    derived = model.derived()
+    if format == "json":
+        typer.echo(json.dumps({
+            "asOf": {"system": point.system, "valid": point.valid}, "derived": model.stats.derived,
+            "iterations": model.stats.iterations, "truncated": model.truncated, "limitHit": model.limit_hit,
+            "ruleCounts": dict(model.stats.rule_counts), "ruleSetHash": prog.rule_set_hash,
+            "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
+                           for v in model.violations]}, sort_keys=True))
+    else:
+        typer.echo(f"derived {model.stats.derived} facts in {model.stats.iterations} iterations at {point}")
+        for d in derived[:show]:
+            args = ", ".join(_short(a) for a in d.args)
+            typer.echo(f"  {_short(IRI(d.predicate))}({args})  valid {d.valid}  by {d.rule}"
+                       + (f"  score {d.score:.3f}" if d.score is not None else ""))
+        if len(derived) > show:
+            typer.echo(f"  … {len(derived) - show} more (use --show)")
+        for v in model.violations:
+            binds = " ".join(f"?{k}={_short(t)}" for k, t in v.bindings)
+            typer.echo(f"violation of {v.constraint}: {binds}")
+        if model.truncated:
+            typer.echo(f"truncated: the {model.limit_hit} budget was hit; the closure is partial")
+    if model.violations:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapability(ex:AchillesIDE, ?c).'"),
+        rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+        valid: Optional[str] = VALID, timeout: Optional[float] = typer.Option(None, "--timeout"),
+        format: str = FORMAT) -> None:
+    """Answer a rule query goal-directed (without materialising everything).
+
+    Example: holokb ask '?- ex:hasCapability(ex:AchillesIDE, ?c).'
+    """
+    prog = _program(rules)
+    with _open(db, []) as kb:
+        ans = kb.ask(prog, query, as_of=_as_of(as_of, valid), limits=_limits(None, None, timeout))
+    if format == "json":
+        typer.echo(json.dumps({"head": {"vars": list(ans.variables)},
+                               "results": {"bindings": [{v: str(t) for v, t in zip(ans.variables, row)}
+                                                        for row in ans.rows]},
+                               "truncated": ans.truncated}, sort_keys=True))
+    else:
+        if not ans.rows:
+            typer.echo("no answers")
+        for row in ans.rows:
+            typer.echo("  " + "  ".join(f"?{v} = {_short(t)}" for v, t in zip(ans.variables, row)))
+        if ans.truncated:
+            typer.echo(f"truncated: the {ans.limit_hit} budget was hit")
+
+
+@app.command()
+def explain(fact: str = typer.Argument(..., help="A ground fact, e.g. 'ex:hasCapability(ex:AchillesIDE, ex:sandboxing)'."),
+            rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+            valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
+            format: str = typer.Option("text", "--format", help="text, json or dot.")) -> None:
+    """The proof of a fact down to asserted facts and the source text they came from.
+
+    Example: holokb explain 'ex:hasCapability(ex:AchillesIDE, ex:sandboxing)'
+    """
+    from .answer.proofs import render_text, to_dot, to_json
+
+    prog = _program(rules)
+    with _open(db, []) as kb:
+        expl = kb.explain(prog, fact, as_of=_as_of(as_of, valid), max_depth=max_depth)
+
+        def quote(e) -> str | None:
+            if e.chunk is None or e.char_start is None:
+                return None
+            text = kb.ledger.chunk_text(e.document, e.chunk)
+            return None if text is None else text[e.char_start:e.char_end]
+
+        if format == "json":
+            typer.echo(json.dumps(to_json(expl), sort_keys=True, ensure_ascii=False))
+        elif format == "dot":
+            typer.echo(to_dot(expl, _short), nl=False)
+        else:
+            for line in render_text(expl, _short, quote):
+                typer.echo(line)
+    if expl.proof is None:
+        raise typer.Exit(1)
+
+
 @app.command()
 def demo(db: Optional[str] = typer.Option(None, "--db", help="Ledger file (default: a fresh temporary one).")) -> None:
     """Load the example KB, validate it, and show an as-of query with provenance."""

@@ -14,7 +14,10 @@ from rdflib import Dataset, Graph, URIRef
 from .core import (
     RDF_TYPE, RDFS, AsOf, Evidence, Fact, HolokbError, Interval, IRI, Limits, Literal, Page, SpanRecord,
 )
+from .analysis import Program
+from .engine import Answers, Model, ProofNode, ask, closure
 from .ingest import chunk_paragraphs
+from .reasoning import database_at, parse_ground_atom, parse_query
 from .ledger import FactView, Ledger
 from .rdf.export import export_ledger, export_snapshot
 from .rdf.load import read_records
@@ -57,6 +60,19 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
         else:
             raise HolokbError(f"{p}: no such file or folder")
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a fact holds at an AsOf: its proof DAG (None when it does not hold) and, per input node
+    id, the ledger span with its evidence."""
+
+    predicate: str
+    args: tuple
+    proof: ProofNode | None
+    evidence: dict
+    truncated: bool = False
+    limit_hit: str | None = None
 
 
 class KnowledgeBase:
@@ -185,6 +201,46 @@ class KnowledgeBase:
         for s, p, o, _g in reified.quads((None, None, None, None)):
             merged.add((s, p, o))
         return domain, annotations.validate_full(merged)
+
+    # -- rules ----------------------------------------------------------------------------------------
+
+    def derive(self, program: Program, *, as_of: AsOf, limits: Limits | None = None,
+               record_proofs: bool = True) -> Model:
+        """Close the facts visible at ``as_of`` under ``program`` (budgeted; never raises on a budget)."""
+        return closure(program, database_at(self.ledger, as_of, program), limits=limits or Limits.unbounded(),
+                       record_proofs=record_proofs)
+
+    def ask(self, program: Program, query: str, *, as_of: AsOf, limits: Limits | None = None) -> Answers:
+        """Goal-directed answers to ``?- body.`` at ``as_of`` (same answers as full closure)."""
+        q = parse_query(query, program)
+        return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded())
+
+    def explain(self, program: Program, fact: str, *, as_of: AsOf, max_depth: int | None = None,
+                limits: Limits | None = None) -> "Explanation":
+        """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence."""
+        atom = parse_ground_atom(fact, program)
+        args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
+        model = self.derive(program, as_of=as_of, limits=limits)
+        if not model.contains(atom.predicate, args, negated=atom.negated):
+            return Explanation(atom.predicate, args, None, {}, model.truncated, model.limit_hit)
+        proof = model.explain(atom.predicate, args, negated=atom.negated, max_depth=max_depth)
+        evidence: dict[str, FactView] = {}
+        for n in proof.inputs():
+            view = self._input_view(n, as_of)
+            if view is not None:
+                evidence[n.id] = view
+        return Explanation(atom.predicate, args, proof, evidence, model.truncated, model.limit_hit)
+
+    def _input_view(self, node: ProofNode, as_of: AsOf) -> FactView | None:
+        """The ledger span (with evidence) behind an input fact of a proof, if it came from the ledger."""
+        if len(node.args) != 2 or not isinstance(node.key, str) or not isinstance(node.args[0], IRI):
+            return None
+        page = self.ledger.facts(as_of, about=node.args[0], predicate=IRI(node.predicate), obj=node.args[1],
+                                 limits=Limits(max_results=None))
+        for v in page:
+            if v.fact_id == node.key:
+                return v
+        return None
 
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""
