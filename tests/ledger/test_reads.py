@@ -245,3 +245,12 @@ def test_case_variant_literals_share_identity(ledger):
         s2 = b.assert_fact(fact("a", "name", '"ADA"'))
     assert s1 == s2 and ledger.stats()["facts"] == 1
     assert ledger.facts(AsOf.latest(), about=iri("a"))[0].fact.object == Literal("Ada")
+
+
+def test_an_expired_deadline_truncates_instead_of_raising(ledger):
+    with ledger.batch(at=1) as b:
+        for i in range(5):
+            b.assert_fact(fact("a", "p", i))
+    page = ledger.facts(AsOf.latest(), about=iri("a"), limits=Limits(timeout_s=0.0))
+    assert page.truncated and page.limit_hit == "timeout"
+    assert not ledger.facts(AsOf.latest(), about=iri("a"), limits=Limits(timeout_s=60.0)).truncated
