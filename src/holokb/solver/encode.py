@@ -67,12 +67,17 @@ class Encoding:
 
     def time_points(self) -> tuple[int | None, ...]:
         """One instant per elementary segment of the facts' valid intervals (None when all are 'always')."""
-        pts = set()
+        # Sweep over interval boundaries: a boundary is live when some fact is valid there.
+        events: dict[int, int] = {}
         for f in self.active.facts:
-            pts.add(f.valid.start)
+            events[f.valid.start] = events.get(f.valid.start, 0) + 1
             if f.valid.end is not None:
-                pts.add(f.valid.end)
-        live = sorted(p for p in pts if any(f.valid.contains(p) for f in self.active.facts))
+                events[f.valid.end] = events.get(f.valid.end, 0) - 1
+        live, open_count = [], 0
+        for p in sorted(events):
+            open_count += events[p]
+            if open_count > 0:
+                live.append(p)
         if len(live) <= 1:
             return (None,)
         return tuple(live)

@@ -2,7 +2,8 @@
 sort) → entailed ⇒ True, refuted ⇒ False, otherwise Uncertain.
 
 Misses are classified by cause: ``parser_gap`` (a FOL string does not parse), ``no_fol`` (the
-record has no conclusion-FOL: FOLIO v0.0 train), ``timeout`` (the solver answered unknown),
+record has no conclusion-FOL: FOLIO v0.0 train), ``gate_refused`` (the proposal failed a gate,
+e.g. too large after finite-domain expansion), ``timeout`` (the solver answered unknown),
 ``inconsistent_premises``, and ``label_mismatch`` (the gold FOL proves a different label: label
 noise or an annotation error in the FOL).
 """
@@ -21,16 +22,21 @@ _GOLD = {"True": "True", "False": "False", "Uncertain": "Uncertain", "Unknown": 
 
 
 def folio_proposal(premises: list[str], conclusion: str, proposal_id: str = "folio", *,
-                   unique_names: bool = False) -> dict[str, Any]:
+                   unique_names: bool = False, finite_domain: int | None = None) -> dict[str, Any]:
     """The FormalProposal for one FOLIO item (entailment of the conclusion); FolSyntaxError on a parser gap.
 
-    ``unique_names`` adds that distinct constants denote distinct individuals.
+    ``unique_names`` adds that distinct constants denote distinct individuals; ``finite_domain=k``
+    expands quantifiers over the constants plus ``k`` fresh elements instead of native quantifiers.
     """
     b = ProposalBuilder()
+    parsed = [parse_fol(p) for p in premises]
+    concl = parse_fol(conclusion)
+    if finite_domain is not None:
+        b.use_finite_domain(parsed + [concl], finite_domain)
     asserts = []
-    for i, p in enumerate(premises):
-        asserts.append({"assertionId": f"p{i + 1}", "role": "axiom", "comment": p, "expr": b.expr(parse_fol(p))})
-    goal = b.expr(parse_fol(conclusion))
+    for i, (p, f) in enumerate(zip(premises, parsed)):
+        asserts.append({"assertionId": f"p{i + 1}", "role": "axiom", "comment": p, "expr": b.expr(f)})
+    goal = b.expr(concl)
     if unique_names and len(b.consts) > 1:
         asserts.append({"assertionId": "unique_names", "role": "axiom",
                         "expr": {"op": "distinct", "args": [{"op": "const", "name": c} for c in sorted(b.consts)]}})
@@ -46,14 +52,15 @@ def _premises(rec: dict[str, Any]) -> list[str]:
 
 
 def solve_item(rec: dict[str, Any], backend: Backend, *, timeout_ms: int = 5_000,
-              unique_names: bool = False) -> dict[str, Any]:
+              unique_names: bool = False, finite_domain: int | None = None) -> dict[str, Any]:
     """Predict one FOLIO record."""
     rid = rec.get("example_id", rec.get("id"))
     gold = _GOLD.get(rec.get("label", ""), rec.get("label"))
     if "conclusion-FOL" not in rec:
         return {"id": rid, "gold": gold, "predicted": None, "verdict": "no_fol", "reason": "no conclusion-FOL"}
     try:
-        proposal = folio_proposal(_premises(rec), rec["conclusion-FOL"], f"folio_{rid}", unique_names=unique_names)
+        proposal = folio_proposal(_premises(rec), rec["conclusion-FOL"], f"folio_{rid}", unique_names=unique_names,
+                                  finite_domain=finite_domain)
     except FolSyntaxError as e:
         return {"id": rid, "gold": gold, "predicted": None, "verdict": "parser_gap", "reason": str(e)}
     r = solve_proposal(proposal, backend=backend, timeout_ms=timeout_ms)
@@ -67,8 +74,10 @@ def solve_item(rec: dict[str, Any], backend: Backend, *, timeout_ms: int = 5_000
 
 def _cause(row: dict[str, Any]) -> str:
     v, reason = row["verdict"], row.get("reason") or ""
-    if v in ("no_fol", "parser_gap", "proposed", "contested"):
-        return "parser_gap" if v != "no_fol" else "no_fol"
+    if v in ("no_fol", "parser_gap"):
+        return v
+    if v in ("proposed", "contested"):
+        return "gate_refused"
     if "inconsistent premises" in reason:
         return "inconsistent_premises"
     if reason.startswith("solver:"):
@@ -77,7 +86,8 @@ def _cause(row: dict[str, Any]) -> str:
 
 
 def eval_folio(path: str | Path, *, out: str | Path | IO[str] | None = None, backend: str = "z3",
-               timeout_ms: int = 5_000, limit: int | None = None, unique_names: bool = False) -> EvalSummary:
+               timeout_ms: int = 5_000, limit: int | None = None, unique_names: bool = False,
+               finite_domain: int | None = None) -> EvalSummary:
     """Score a FOLIO jsonl file; one JSON line per item (id, gold, predicted, verdict, reason, cause) to ``out``."""
     be = get_backend(backend)
     correct, n, causes = 0, 0, {}
@@ -87,7 +97,8 @@ def eval_folio(path: str | Path, *, out: str | Path | IO[str] | None = None, bac
                 continue
             if limit is not None and n >= limit:
                 break
-            row = solve_item(json.loads(line), be, timeout_ms=timeout_ms, unique_names=unique_names)
+            row = solve_item(json.loads(line), be, timeout_ms=timeout_ms, unique_names=unique_names,
+                             finite_domain=finite_domain)
             n += 1
             if row["predicted"] == row["gold"]:
                 correct += 1

@@ -225,6 +225,18 @@ def _parse(text: str) -> Formula:
     return f
 
 
+def _constants(f: Formula, bound: frozenset[str]) -> set[str]:
+    if isinstance(f, Pred):
+        return {a for a in f.args if a not in bound}
+    if isinstance(f, Eq):
+        return {a for a in (f.left, f.right) if a not in bound}
+    if isinstance(f, Not):
+        return _constants(f.body, bound)
+    if isinstance(f, Bin):
+        return _constants(f.left, bound) | _constants(f.right, bound)
+    return _constants(f.body, bound | {f.var})
+
+
 def _sym(prefix: str, name: str) -> str:
     return prefix + re.sub(r"[^A-Za-z0-9_]", lambda m: f"_{ord(m.group()):x}_", name)
 
@@ -235,6 +247,8 @@ class ProposalBuilder:
     def __init__(self) -> None:
         self.preds: dict[str, int] = {}
         self.consts: set[str] = set()
+        self.domain: tuple[str, ...] | None = None
+        self.subst: dict[str, str] = {}
 
     def pred_symbol(self, name: str, arity: int) -> str:
         sym = _sym("P_", name) + (f"_{arity}" if arity != 1 else "")
@@ -242,6 +256,8 @@ class ProposalBuilder:
         return sym
 
     def term(self, name: str, bound: frozenset[str]) -> dict:
+        if name in self.subst and name in bound:
+            return {"op": "const", "name": self.subst[name]}
         if name in bound:
             return {"op": "var", "name": _sym("v_", name)}
         sym = _sym("c_", name)
@@ -263,7 +279,26 @@ class ProposalBuilder:
                 return {"op": "=", "args": [l, r]}
             return {"op": {"and": "and", "or": "or", "xor": "xor", "implies": "=>"}[f.op], "args": [l, r]}
         inner = bound | {f.var}
+        if self.domain is not None:
+            # Finite domain: the quantifier becomes a conjunction/disjunction over the domain.
+            saved = self.subst
+            parts = []
+            for c in self.domain:
+                self.subst = {**saved, f.var: c}
+                parts.append(self.expr(f.body, inner))
+            self.subst = saved
+            return parts[0] if len(parts) == 1 else {"op": "and" if f.kind == "forall" else "or", "args": parts}
         return {"op": f.kind, "vars": [{"name": _sym("v_", f.var), "sort": "U"}], "body": self.expr(f.body, inner)}
+
+    def use_finite_domain(self, formulas: list[Formula], fresh: int) -> None:
+        """Read quantifiers over the constants of ``formulas`` plus ``fresh`` new elements (finite models only)."""
+        names: set[str] = set()
+        for f in formulas:
+            names |= _constants(f, frozenset())
+        consts = sorted(_sym("c_", n) for n in names) + [f"c_hk_fresh_{i}" for i in range(fresh)]
+        self.consts.update(consts)
+        self.domain = tuple(consts)
+        self.subst = {}
 
     def declarations(self) -> list[dict]:
         """The sort U, every constant, and every predicate seen so far."""

@@ -8,6 +8,7 @@ returned None or no new facts).  Results name the limit that ended the loop.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Literal as _Lit
 
@@ -97,9 +98,15 @@ class ModelResult:
 class _Budget:
     limits: SolverLimits
     deadline: Deadline = field(init=False)
+    start: float = field(init=False)
 
     def __post_init__(self) -> None:
         self.deadline = Deadline(self.limits.timeout_ms / 1000)
+        self.start = time.monotonic()
+
+    def remaining_ms(self) -> int:
+        """What is left of the call's timeout, at least 1 ms (monotonic clock; budgets only)."""
+        return max(1, int(self.limits.timeout_ms - (time.monotonic() - self.start) * 1000))
 
 
 def _facts_and_labels(enc: Encoding, core: tuple[str, ...]) -> tuple[tuple[GroundFact, ...], tuple[str, ...]]:
@@ -157,14 +164,6 @@ def _encode(active: ActiveSet, limits: SolverLimits, budget: _Budget, seeds=()):
         return None, e.limit
 
 
-def _remaining_ms(budget: _Budget, limits: SolverLimits) -> int:
-    end = budget.deadline._end  # noqa: SLF001 - same package's budget; monotonic seconds
-    if end is None:
-        return limits.timeout_ms
-    import time
-    return max(1, int((end - time.monotonic()) * 1000))
-
-
 def check_consistency(active: ActiveSet, *, backend: Backend | str = "z3",
                       limits: SolverLimits | Limits | None = None,
                       expand: Expand | None = None) -> ConsistencyResult:
@@ -181,7 +180,7 @@ def check_consistency(active: ActiveSet, *, backend: Backend | str = "z3",
         enc, hit = _encode(a, lim, budget)
         if enc is None:
             return ConsistencyResult("unknown", reason=f"budget: {hit}"), hit
-        ctx = be.context(timeout_ms=_remaining_ms(budget, lim))
+        ctx = be.context(timeout_ms=budget.remaining_ms())
         ctx.load(enc.text)
         return check_encoded(ctx, enc, lim, budget.deadline)
 
@@ -247,7 +246,7 @@ def entails(active: ActiveSet, goal: Goal, *, backend: Backend | str = "z3",
             return EntailmentResult("unknown", reason=f"budget: {hit}"), hit
         lits = [enc.literal(p, args, at.negated) for at, (p, args) in zip(atoms, seeds)]
         goal_text = lits[0] if len(lits) == 1 else f"(and {' '.join(lits)})"
-        ctx = be.context(timeout_ms=_remaining_ms(budget, lim))
+        ctx = be.context(timeout_ms=budget.remaining_ms())
         ctx.load(enc.text + f"(declare-const goal_ Bool)\n(assert (= goal_ {goal_text}))\n"
                  "(declare-const neg_goal_ Bool)\n(assert (= neg_goal_ (not goal_)))\n")
         base = enc.assumptions_at(None)
@@ -317,7 +316,7 @@ def find_model(active: ActiveSet, query_vars: tuple[str, ...] | list[str], const
             vals = tuple((v, binding[v]) for v in query_vars)
             cands.append((tuple(term_sort_key(t) for _, t in vals), vals, lits))
         cands.sort(key=lambda c: c[0])
-        ctx = be.context(timeout_ms=_remaining_ms(budget, lim))
+        ctx = be.context(timeout_ms=budget.remaining_ms())
         ctx.load(enc.text)
         base = enc.assumptions_at(None)
         seen = set()
