@@ -215,6 +215,14 @@ def check_encoded(ctx, enc: Encoding, lim: SolverLimits, deadline: Deadline,
     return ConsistencyResult("consistent"), None
 
 
+def _probe(ctx, enc: Encoding, extra: tuple[str, ...]):
+    """Check under the group literals; only an unsat answer is re-checked per fact, for its core."""
+    r = ctx.check(enc.fast_assumptions() + extra, model_for=())
+    if r.status == "unsat":
+        r = ctx.check(enc.assumptions_at(None) + extra, model_for=())
+    return r
+
+
 Goal = Atom | tuple[Atom, ...]
 
 
@@ -231,7 +239,8 @@ def entails(active: ActiveSet, goal: Goal, *, backend: Backend | str = "z3",
             limits: SolverLimits | Limits | None = None, expand: Expand | None = None) -> EntailmentResult:
     """Does ``active`` entail the ground goal (a conjunction of atoms; ``negated`` atoms are negative facts)?
 
-    Entailed when facts ∧ ¬goal is unsat (the core is the support); refuted when facts ∧ goal is
+    All facts are assumed together (one snapshot: pass the facts visible at one AsOf).  Entailed
+    when facts ∧ ¬goal is unsat (the core is the support); refuted when facts ∧ goal is
     unsat; unknown otherwise (the reason says whether the premises are inconsistent or a budget ran out).
     """
     lim = SolverLimits.of(limits)
@@ -250,17 +259,17 @@ def entails(active: ActiveSet, goal: Goal, *, backend: Backend | str = "z3",
         ctx.load(enc.text + f"(declare-const goal_ Bool)\n(assert (= goal_ {goal_text}))\n"
                  "(declare-const neg_goal_ Bool)\n(assert (= neg_goal_ (not goal_)))\n")
         base = enc.assumptions_at(None)
-        r = ctx.check(base, model_for=())
+        r = _probe(ctx, enc, ())
         if r.status == "unsat":
             facts, labels = _facts_and_labels(enc, _minimise(ctx, r.core, base, lim))
             return EntailmentResult("unknown", facts, labels, reason="inconsistent premises"), None
-        r = ctx.check(base + ("neg_goal_",), model_for=())
+        r = _probe(ctx, enc, ("neg_goal_",))
         if r.status == "unsat":
             core = _minimise(ctx, tuple(n for n in r.core if n != "neg_goal_"), base + ("neg_goal_",), lim)
             facts, labels = _facts_and_labels(enc, tuple(n for n in core if n != "neg_goal_"))
             return EntailmentResult("entailed", facts, labels, reason="core"), None
         unknown = r.status == "unknown"
-        r2 = ctx.check(base + ("goal_",), model_for=())
+        r2 = _probe(ctx, enc, ("goal_",))
         if r2.status == "unsat":
             core = _minimise(ctx, tuple(n for n in r2.core if n != "goal_"), base + ("goal_",), lim)
             facts, labels = _facts_and_labels(enc, tuple(n for n in core if n != "goal_"))
@@ -318,7 +327,7 @@ def find_model(active: ActiveSet, query_vars: tuple[str, ...] | list[str], const
         cands.sort(key=lambda c: c[0])
         ctx = be.context(timeout_ms=budget.remaining_ms())
         ctx.load(enc.text)
-        base = enc.assumptions_at(None)
+        base = enc.fast_assumptions()
         seen = set()
         unknown = None
         for n, (key, vals, lits) in enumerate(cands):
