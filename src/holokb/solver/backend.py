@@ -106,13 +106,9 @@ class TrackedNames:
 
 def installed_backends() -> tuple[str, ...]:
     """Names of the backends that can run here, default first."""
-    out = ["z3"]
-    try:
-        import cvc5  # noqa: F401
-        out.append("cvc5")
-    except ImportError:
-        pass
-    return tuple(out)
+    # find_spec locates cvc5 without importing it: the adapter module is the only importer.
+    from importlib.util import find_spec
+    return ("z3", "cvc5") if find_spec("cvc5") is not None else ("z3",)
 
 
 def get_backend(name: str = "z3") -> Backend:
