@@ -255,13 +255,14 @@ class Evaluation:
         depth = np.concatenate([c[3] for c in batches])
         rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
         keys = self._key_cols(cols, vf, vt)
-        mask = rel.new_mask(keys, self.bits)
+        mask = rel.claim_new(keys, self.bits)
         if self.limits.max_derived is not None:
             room = self.limits.max_derived - self.derived
             if int(mask.sum()) > room:
-                keep = np.flatnonzero(mask)[: max(room, 0)]
-                mask = np.zeros_like(mask)
-                mask[keep] = True
+                new = np.flatnonzero(mask)
+                cut = new[max(room, 0):]
+                rel.release([k[cut] for k in keys], self.bits)
+                mask[cut] = False
                 self._hit("max_derived")
         sel = np.flatnonzero(mask)
         if len(sel) == 0:
@@ -270,7 +271,6 @@ class Evaluation:
         if self.record:
             meta.update(self._record(batches, sel))
         rel.append([c[sel] for c in cols], **meta)
-        rel.commit_keys([k[sel] for k in keys], self.bits)
         self.derived += len(sel)
         counts = np.bincount(rule[sel], minlength=len(self.rule_counts))
         for i in np.flatnonzero(counts).tolist():

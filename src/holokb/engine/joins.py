@@ -76,6 +76,14 @@ def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int):
     if not cols:
         rows = np.arange(lo, hi, dtype=np.int64)
         return np.repeat(np.arange(b.n, dtype=np.int64), len(rows)), np.tile(rows, b.n)
+    if b.n == 1 and 2 * (hi - lo) <= rel.size:
+        # One probe key over a small row range (a delta atom with constants): the index would
+        # hand back every matching row of the whole relation only to drop most of them.
+        hit = np.ones(hi - lo, dtype=bool)
+        for c, v in zip(cols, vals):
+            hit &= rel.col(c)[lo:hi] == v[0]
+        rows = np.flatnonzero(hit) + lo
+        return np.zeros(len(rows), dtype=np.int64), rows
     k = fits(len(cols), bits)
     idx = rel.index(tuple(cols), bits)
     pos, rows = idx.probe(pack(vals[:k], bits))

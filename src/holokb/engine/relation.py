@@ -8,11 +8,13 @@ a stable fact reference.
 
 Keys: a set of id columns is packed into one int64 (``bits`` per column, from the dictionary
 size) when it fits in 63 bits; otherwise the leading columns that fit are packed and the rest
-are checked after the probe (indexes) or rows fall back to a Python set (dedup).
+are checked after the probe (indexes) or rows fall back to a Python set (dedup).  Dedup keys live in a hash set (:mod:`.keyset`).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .keyset import KeySet
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -96,8 +98,9 @@ class Relation:
         self._flat: dict = {}
         self.size = 0
         self._indexes: dict[tuple, SortedIndex] = {}
-        self._dedup: SortedIndex | None = None
+        self._dedup: KeySet | None = None
         self._dedup_set: set | None = None
+        self._dedup_bits = 0
 
     def append(self, cols: list[np.ndarray], **meta: np.ndarray) -> None:
         """Append rows (no dedup here; see :meth:`new_mask`)."""
@@ -146,53 +149,47 @@ class Relation:
         idx.extend(self)
         return idx
 
-    def new_mask(self, key_cols: list[np.ndarray], bits: int) -> np.ndarray:
-        """Mask of candidates that are neither stored yet nor repeated earlier among the candidates.
+    def claim_new(self, key_cols: list[np.ndarray], bits: int) -> np.ndarray:
+        """Mask of candidates that are neither stored yet nor repeated earlier among the candidates;
+        their keys are recorded at once (undo with :meth:`release` when they are not appended).
 
         ``key_cols`` are the candidates' identity columns (args, plus interval ranks in
-        all-valid-time mode), the same columns :meth:`commit_keys` was given for stored rows.
+        all-valid-time mode), the same columns :meth:`rekey` was given for stored rows.
         """
         n = len(key_cols[0])
         if len(key_cols) * bits <= 63:
-            keys = pack(key_cols, bits)
-            _, first = np.unique(keys, return_index=True)
-            mask = np.zeros(n, dtype=bool)
-            mask[first] = True
-            if self._dedup is not None:
-                mask &= ~self._dedup.contains(keys)
-            return mask
-        stored = self._dedup_set or set()
-        local: set = set()
+            if self._dedup is None or self._dedup_bits != bits:
+                raise ValueError("key width changed: call rekey() first")
+            return self._dedup.add_new(pack(key_cols, bits))
+        if self._dedup_set is None:
+            self._dedup_set = set()
+        stored = self._dedup_set
         mask = np.zeros(n, dtype=bool)
         for i, t in enumerate(zip(*[c.tolist() for c in key_cols])):
-            if t not in stored and t not in local:
+            if t not in stored:
                 mask[i] = True
-                local.add(t)
+                stored.add(t)
         return mask
 
-    def commit_keys(self, key_cols: list[np.ndarray], bits: int) -> None:
-        """Record the identity keys of rows just appended (pairs with :meth:`new_mask`)."""
+    def release(self, key_cols: list[np.ndarray], bits: int) -> None:
+        """Forget keys claimed by :meth:`claim_new` whose rows were not appended (a budget cut)."""
         if len(key_cols) * bits <= 63:
-            if self._dedup is None or self._dedup.bits != bits:
-                raise ValueError("key width changed: call rekey() first")
-            self._dedup.add(pack(key_cols, bits))
+            self._dedup.discard(pack(key_cols, bits))
         else:
-            if self._dedup_set is None:
-                self._dedup_set = set()
-            self._dedup_set.update(zip(*[c.tolist() for c in key_cols]))
+            self._dedup_set.difference_update(zip(*[c.tolist() for c in key_cols]))
 
     def rekey(self, key_cols: list[np.ndarray], bits: int) -> None:
         """(Re)build the dedup keys of all stored rows at key width ``bits``."""
-        self._dedup, self._dedup_set = None, None
+        self._dedup, self._dedup_set, self._dedup_bits = None, None, bits
         if len(key_cols) * bits <= 63:
-            self._dedup = _KeyIndex(bits)
-        self.commit_keys(key_cols, bits)
+            self._dedup = KeySet()
+        self.claim_new(key_cols, bits)
 
     @property
     def key_bits(self) -> int | None:
         """The key width the dedup keys were built with (None before :meth:`rekey`)."""
         if self._dedup is not None:
-            return self._dedup.bits
+            return self._dedup_bits
         return -1 if self._dedup_set is not None else None
 
     def nbytes(self) -> int:
@@ -200,23 +197,3 @@ class Relation:
         total = sum(self.col(i).nbytes for i in range(self.arity))
         total += sum(self.meta(n).nbytes for n in self._meta)
         return total
-
-
-class _KeyIndex:
-    """A sorted set of packed keys (dedup), merged in ~O(n) per addition."""
-
-    __slots__ = ("bits", "keys")
-
-    def __init__(self, bits: int):
-        self.bits = bits
-        self.keys = EMPTY
-
-    def contains(self, probe: np.ndarray) -> np.ndarray:
-        if len(self.keys) == 0:
-            return np.zeros(len(probe), dtype=bool)
-        i = np.minimum(np.searchsorted(self.keys, probe), len(self.keys) - 1)
-        return self.keys[i] == probe
-
-    def add(self, new: np.ndarray) -> None:
-        if len(new):
-            self.keys = np.sort(np.concatenate([self.keys, np.sort(new)]), kind="stable")

@@ -1,0 +1,144 @@
+"""Physical layer: a set of non-negative int64 keys as a vectorised open-addressing hash table.
+
+Semi-naive dedup asks, once per iteration, "which of these millions of candidate keys are new,
+and which candidate is the first of its key?".  A sorted key array answers that with a sort of
+the candidates plus a binary search per candidate into the stored keys (cache misses on every
+probe) and a merge on every insertion.  A hash table answers it with a few gathers: every
+candidate reads its home slot; the ones that neither found their key nor an empty slot move on
+to the next slot (linear probing) in the next round.  At load factor <= 1/2 almost all are
+settled after two or three rounds.
+
+Determinism: which candidate of a key counts as its first occurrence is decided by the
+smallest candidate position (``np.minimum.at``), never by the order numpy happens to write
+repeated indices in; the table layout itself never shows in any result.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_EMPTY = -1
+_GONE = -2  # a released key: occupied for probing, equal to no key
+_NO_CLAIM = np.iinfo(np.int32).max  # batches are far smaller than 2**31 candidates
+_MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of k * 2^64/phi
+
+
+class KeySet:
+    """A growing set of int64 keys >= 0.
+
+    >>> s = KeySet(); s.add_new(np.array([5, 7, 5])).tolist()
+    [True, True, False]
+    >>> s.add_new(np.array([7, 9])).tolist(), len(s)
+    ([False, True], 3)
+    """
+
+    __slots__ = ("table", "shift", "used", "size")
+
+    def __init__(self) -> None:
+        self._alloc(16)
+        self.size = 0
+
+    def _alloc(self, cap: int) -> None:
+        self.table = np.full(cap, _EMPTY, np.int64)
+        self.shift = np.uint64(64 - (cap.bit_length() - 1))
+        self.used = 0  # occupied slots, released ones included
+
+    def __len__(self) -> int:
+        return self.size
+
+    def nbytes(self) -> int:
+        """Bytes held by the table."""
+        return self.table.nbytes
+
+    def _home(self, keys: np.ndarray) -> np.ndarray:
+        h = keys.view(np.uint64) * _MULT
+        h >>= self.shift
+        return h.view(np.int64)
+
+    def _reserve(self, extra: int) -> None:
+        cap = len(self.table)
+        if 2 * (self.used + extra) <= cap:
+            return
+        while 2 * (self.size + extra) > cap:
+            cap *= 2
+        old = self.table[self.table >= 0]
+        self._alloc(cap)
+        self.size = 0
+        if len(old):
+            self._insert(old)
+
+    def add_new(self, keys: np.ndarray) -> np.ndarray:
+        """Insert ``keys``; True at the first position of every key that was not in the set."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.size == 0:
+            self._reserve(len(keys))
+            return self._insert(keys)
+        # Most candidates are usually old: look them up first so the table grows by what is new.
+        absent = np.flatnonzero(~self.contains(keys))
+        mask = np.zeros(len(keys), dtype=bool)
+        if len(absent):
+            self._reserve(len(absent))
+            mask[absent[self._insert(keys[absent])]] = True
+        return mask
+
+    def _insert(self, keys: np.ndarray) -> np.ndarray:
+        table = self.table
+        claim = np.full(len(table), _NO_CLAIM, np.int32)  # scratch: smallest candidate per slot
+        mask = np.zeros(len(keys), dtype=bool)
+        top = len(table) - 1
+        pos = np.arange(len(keys), dtype=np.int64)
+        slot = self._home(keys)
+        key = keys
+        while len(pos):
+            cur = table[slot]
+            empty = cur == _EMPTY
+            settled = cur == key
+            if empty.any():
+                e = np.flatnonzero(empty)
+                es, ep, ek = slot[e], pos[e], key[e]
+                np.minimum.at(claim, es, ep.astype(np.int32))
+                win = claim[es] == ep  # one winner per empty slot: its smallest candidate
+                table[es[win]] = ek[win]
+                mask[ep[win]] = True
+                settled[e] = table[es] == ek  # the winner and later candidates of the same key
+                n_new = int(win.sum())
+                self.used += n_new
+                self.size += n_new
+            if settled.all():
+                break
+            rest = np.flatnonzero(~settled)
+            pos, key = pos[rest], key[rest]
+            slot = (slot[rest] + 1) & top
+        return mask
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """Boolean mask: is each key in the set."""
+        keys = np.asarray(keys, dtype=np.int64)
+        out = np.zeros(len(keys), dtype=bool)
+        top = len(self.table) - 1
+        pos = np.arange(len(keys), dtype=np.int64)
+        slot = self._home(keys)
+        key = keys
+        while len(pos):
+            cur = self.table[slot]
+            hit = cur == key
+            out[pos[hit]] = True
+            rest = np.flatnonzero(~hit & (cur != _EMPTY))
+            pos, key = pos[rest], key[rest]
+            slot = (slot[rest] + 1) & top
+        return out
+
+    def discard(self, keys: np.ndarray) -> None:
+        """Remove ``keys`` (those present); their slots stay occupied for probing until a regrow."""
+        keys = np.unique(np.asarray(keys, dtype=np.int64))  # a repeated key must count once
+        top = len(self.table) - 1
+        slot = self._home(keys)
+        key = keys
+        while len(key):
+            cur = self.table[slot]
+            hit = cur == key
+            if hit.any():
+                self.table[slot[hit]] = _GONE
+                self.size -= int(hit.sum())
+            rest = np.flatnonzero(~hit & (cur != _EMPTY))
+            key = key[rest]
+            slot = (slot[rest] + 1) & top
