@@ -365,7 +365,9 @@ class ToIR(Transformer):
         s, dt = items
         return self._literal(self._string(s), self._pname(dt), s)
 
-    typed_ref = typed_pname
+    def typed_ref(self, items):
+        s, dt = items
+        return self._literal(self._string(s), self._iri(dt), s)
 
     def boolean(self, items):
         return Const(Literal(str(items[0]), XSD_BOOLEAN))

@@ -1,0 +1,659 @@
+"""Soufflé programs (``.dl``) → :class:`datalog_ir.DProgram`, mechanically.
+
+Supported: ``.type`` aliases/subtypes/unions of primitive types, ``.decl`` (``eqrel`` becomes its
+four closure rules), ``.input``/``.output`` with ``filename``/``delimiter``, facts, rules with
+several heads, ``;`` disjunction, ``!`` negation, comparisons, ``+ - *``, and ``count/sum/min/max``
+aggregates.  Everything else raises :class:`Unsupported` with the feature's name: records/ADTs,
+functors (user-defined and intrinsic), components, subsumption, choice, ``$`` counters, ``mean``,
+``/ % ^`` and bitwise operators (integer semantics differ), ordering on symbols, preprocessor use.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from datalog_ir import DAgg, DAtom, DBin, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+|//[^\n]*|/\*.*?\*/)
+  | (?P<str>"(?:[^"\\\n]|\\.)*")
+  | (?P<num>0x[0-9a-fA-F]+u?|0b[01]+u?|(?:\d+\.\d+|\d+)(?:[eE][+-]?\d+)?u?)
+  | (?P<dir>\.[a-z_]+)
+  | (?P<id>[A-Za-z_?][A-Za-z0-9_?]*(?:\.[A-Za-z_?][A-Za-z0-9_?]*)*)
+  | (?P<op>:-|<=|>=|!=|<:|\.|[(),;:=<>!+\-*/%^{}\[\]|$@#&~])
+""", re.S | re.X)
+
+_PRIMITIVE = {"number": "int", "unsigned": "int", "float": "float", "symbol": "sym"}
+_FUNCTORS = {"cat", "strlen", "substr", "ord", "to_number", "to_string", "to_float", "to_unsigned", "itou",
+             "itof", "utoi", "utof", "ftoi", "ftou", "match", "contains", "range", "lnot", "bnot", "as",
+             "autoinc", "min", "max"}
+_WORD_OPS = {"band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor"}
+_QUALIFIERS = {"output", "input", "printsize", "brie", "btree", "btree_delete", "inline", "no_inline", "magic",
+               "no_magic", "overridable", "eqrel"}
+
+
+@dataclass
+class _Tok:
+    kind: str
+    text: str
+    pos: int
+
+
+def tokenize(text: str) -> list[_Tok]:
+    """Soufflé tokens (comments and whitespace dropped); a stray character is unsupported."""
+    out, pos = [], 0
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            raise Unsupported("C preprocessor directive")
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise Unsupported(f"unexpected character {text[pos]!r}")
+        kind = m.lastgroup
+        if kind != "ws":
+            out.append(_Tok(kind, m.group(), pos))
+        pos = m.end()
+    out.append(_Tok("eof", "", pos))
+    return out
+
+
+@dataclass
+class SouffleProgram:
+    """The translated program plus what the runner needs: inputs to load, outputs to compare."""
+
+    program: DProgram
+    types: dict[str, list[str]] = field(default_factory=dict)  # relation → column kinds
+    inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    kept_lines: set[int] = field(default_factory=set)  # lenient mode: lines of translated clauses
+
+
+class _Parser:
+    def __init__(self, text: str, strict: bool = True):
+        self.strict = strict
+        self.toks = tokenize(text)
+        self.i = 0
+        self.types: dict[str, str | None] = dict(_PRIMITIVE)
+        self.pending_types: dict[str, list[str]] = {}
+        self.out = SouffleProgram(DProgram(empty_aggregate_zero=True))
+        self.eqrel: list[str] = []
+        self.text = text
+        self.kept_lines: set[int] = set()  # source lines of the clauses translated
+        self.dropped: list[str] = []  # lenient mode: why clauses were left out
+
+    # -- token helpers --
+    @property
+    def tok(self) -> _Tok:
+        return self.toks[self.i]
+
+    def peek(self, k: int = 1) -> _Tok:
+        return self.toks[min(self.i + k, len(self.toks) - 1)]
+
+    def next(self) -> _Tok:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def at(self, text: str) -> bool:
+        return self.tok.text == text and self.tok.kind in ("op", "id", "dir")
+
+    def expect(self, text: str) -> _Tok:
+        if not self.at(text):
+            raise Unsupported(f"syntax not understood near {self.tok.text!r} (expected {text!r})")
+        return self.next()
+
+    # -- statements --
+    def parse(self) -> SouffleProgram:
+        while self.tok.kind != "eof":
+            if self.tok.kind == "dir":
+                self.directive()
+            elif self.strict:
+                self.clause()
+            else:
+                self._lenient_clause()
+        self._finish()
+        return self.out
+
+    def directive(self) -> None:
+        d = self.next().text
+        if d == ".type":
+            self.type_decl()
+        elif d == ".decl":
+            self.decl()
+        elif d in (".input", ".output", ".printsize"):
+            self.io(d)
+        elif d == ".pragma":
+            words = []
+            while self.tok.kind == "str":
+                words.append(_unquote(self.next().text))
+            if words[:1] == ["magic-transform"]:
+                self.out.program.goal_directed = True
+        elif d == ".plan":
+            while self.tok.kind == "num" or self.tok.text in (":", "(", ")", ","):
+                self.next()
+        elif d in (".comp", ".init", ".override"):
+            raise Unsupported("components")
+        elif d == ".functor":
+            raise Unsupported("user-defined functors")
+        elif d == ".limitsize":
+            raise Unsupported(".limitsize")
+        elif d == ".include":
+            raise Unsupported(".include")
+        else:
+            raise Unsupported(f"directive {d}")
+
+    def type_decl(self) -> None:
+        name = self.next().text
+        if self.at("<:"):
+            self.next()
+            base = self.next().text
+            self.types[name] = self.types.get(base)
+            return
+        self.expect("=")
+        if self.at("[") or self.peek().text in ("{",) or self.tok.text == "|" :
+            raise Unsupported("records/ADTs")
+        parts = [self.next().text]
+        if self.at("{"):
+            raise Unsupported("records/ADTs")
+        while self.at("|"):
+            self.next()
+            parts.append(self.next().text)
+            if self.at("{"):
+                raise Unsupported("records/ADTs")
+        kinds = {self.types.get(p) for p in parts}
+        self.types[name] = kinds.pop() if len(kinds) == 1 else None
+
+    def decl(self) -> None:
+        names = [self.next().text]
+        while self.at(","):
+            self.next()
+            names.append(self.next().text)
+        self.expect("(")
+        cols: list[str] = []
+        while not self.at(")"):
+            self.next()  # attribute name
+            self.expect(":")
+            tname = self.next().text
+            if tname not in self.types:
+                raise Unsupported(f"type {tname} (records/ADTs or undefined)")
+            kind = self.types[tname]
+            if kind is None:
+                raise Unsupported(f"type {tname} mixes primitive types")
+            cols.append(kind)
+            if self.at(","):
+                self.next()
+        self.expect(")")
+        while self.tok.kind == "id" and self.tok.text in _QUALIFIERS or self.at("choice"):
+            q = self.next().text
+            if q == "eqrel":
+                self.eqrel.extend(names)
+            for n in names:
+                if q == "output":
+                    self.out.outputs[n] = {}
+                elif q == "input":
+                    self.out.inputs[n] = {}
+        if self.at("choice") or (self.tok.kind == "id" and self.tok.text == "choice"):
+            raise Unsupported("choice-domain")
+        if self.at("-"):
+            raise Unsupported("choice-domain")
+        for n in names:
+            if n in self.out.types:
+                raise Unsupported(f"relation {n} declared twice")
+            self.out.types[n] = cols
+            self.out.program.arity[n] = len(cols)
+
+    def io(self, d: str) -> None:
+        names = [self.next().text]
+        while self.at(","):
+            self.next()
+            names.append(self.next().text)
+        opts: dict[str, str] = {}
+        if self.at("("):
+            self.next()
+            while not self.at(")"):
+                key = self.next().text
+                self.expect("=")
+                v = self.next()
+                opts[key] = _unquote(v.text) if v.kind == "str" else v.text
+                if self.at(","):
+                    self.next()
+            self.expect(")")
+        for n in names:
+            if d == ".input":
+                self.out.inputs[n] = opts
+            elif d == ".output":
+                self.out.outputs[n] = opts
+
+    def _line(self, pos: int) -> int:
+        return self.text.count("\n", 0, pos) + 1
+
+    def _lenient_clause(self) -> None:
+        """A clause, or (when it uses something unsupported) skip to its final '.'."""
+        start = self.i
+        try:
+            self.clause()
+        except Unsupported as e:
+            self.dropped.append(str(e))
+            self.i = start
+            while self.tok.kind != "eof" and not (self.tok.kind == "op" and self.tok.text == "."):
+                self.next()
+            self.next()
+            return
+        first, last = self._line(self.toks[start].pos), self._line(self.toks[self.i - 1].pos)
+        self.kept_lines.update(range(first, last + 1))
+
+    def clause(self) -> None:
+        heads = [self.atom()]
+        while self.at(","):
+            self.next()
+            heads.append(self.atom())
+        if self.at("<="):
+            raise Unsupported("subsumption")
+        if self.at("."):
+            self.next()
+            for h in heads:
+                if all(isinstance(a, (DConst, DVar)) for a in h.args) and not self.strict:
+                    self.out.program.text_facts.append(h)  # holokb's analysis checks arity and groundness
+                elif all(isinstance(a, DConst) for a in h.args):
+                    self.out.program.facts.setdefault(h.pred, []).append(h.args)
+                else:
+                    # Soufflé folds constant arithmetic in facts; anything else is an error there
+                    raise Unsupported("non-constant argument in a fact")
+            return
+        self.expect(":-")
+        body = self.disjunction()
+        self.expect(".")
+        for h in heads:
+            for conj in body:
+                self.out.program.rules.append(DRule(h, conj))
+
+    # -- bodies: a disjunction is a tuple of conjunctions --
+    def disjunction(self) -> tuple:
+        conjs = list(self.conjunction())
+        while self.at(";"):
+            self.next()
+            conjs.extend(self.conjunction())
+        return tuple(conjs)
+
+    def conjunction(self) -> list[tuple]:
+        acc = [()]
+        while True:
+            alts = self.literal()
+            acc = [a + b for a in acc for b in alts]
+            if not self.at(","):
+                return acc
+            self.next()
+
+    def literal(self) -> list[tuple]:
+        if self.at("!"):
+            self.next()
+            if self.tok.kind == "id" and self.peek().text == "(" and self.tok.text not in _FUNCTORS:
+                return [(DNeg(self.atom()),)]
+            raise Unsupported("negation of a non-atom")
+        if self.at("("):
+            save = self.i
+            try:
+                return [(self.comparison(),)]
+            except Unsupported:
+                self.i = save
+            self.next()
+            d = self.disjunction()
+            self.expect(")")
+            return [tuple(c) for c in d]
+        if self.tok.kind == "id" and self.tok.text in ("true", "false") and self.peek().text != "(":
+            t = self.next().text
+            return [()] if t == "true" else []
+        if self.tok.kind == "id" and self.peek().text == "(" and self.tok.text not in _FUNCTORS:
+            return [(self.atom(),)]
+        return [(self.comparison(),)]
+
+    def comparison(self) -> DCmp:
+        left = self.expr()
+        op = self.tok.text
+        if op not in ("=", "!=", "<", "<=", ">", ">="):
+            raise Unsupported(f"syntax not understood near {op!r}")
+        self.next()
+        return DCmp(op, left, self.expr())
+
+    def atom(self) -> DAtom:
+        t = self.next()
+        if t.kind != "id":
+            raise Unsupported(f"syntax not understood near {t.text!r}")
+        if t.text in _FUNCTORS:
+            raise Unsupported(f"functor {t.text}")
+        self.expect("(")
+        args = []
+        while not self.at(")"):
+            args.append(self.expr())
+            if self.at(","):
+                self.next()
+            elif not self.at(")"):
+                raise Unsupported(f"syntax not understood near {self.tok.text!r}")
+        self.next()
+        return DAtom(t.text, tuple(args))
+
+    # -- expressions --
+    def expr(self):
+        e = self.term()
+        while self.at("+") or self.at("-"):
+            op = self.next().text
+            e = DBin(op, e, self.term())
+        if self.tok.kind == "id" and self.tok.text in _WORD_OPS:
+            raise Unsupported("bitwise/logical operators")
+        return e
+
+    def term(self):
+        e = self.unary()
+        while self.at("*") or self.at("/") or self.at("%"):
+            op = self.next().text
+            if op != "*":
+                raise Unsupported(f"operator {op} (integer semantics differ)")
+            e = DBin(op, e, self.unary())
+        if self.at("^"):
+            raise Unsupported("operator ^")
+        return e
+
+    def unary(self):
+        if self.at("-"):
+            self.next()
+            inner = self.unary()
+            if isinstance(inner, DConst) and inner.kind != "sym":
+                return DConst(inner.kind, -inner.value)
+            return DBin("-", DConst("int", 0), inner)
+        return self.primary()
+
+    def primary(self):
+        t = self.tok
+        if t.kind == "num":
+            self.next()
+            return _number(t.text)
+        if t.kind == "str":
+            self.next()
+            return DConst("sym", _unquote(t.text))
+        if self.at("("):
+            self.next()
+            e = self.expr()
+            self.expect(")")
+            return e
+        if self.at("$"):
+            raise Unsupported("$ counter")
+        if self.at("["):
+            raise Unsupported("records/ADTs")
+        if self.at("@"):
+            raise Unsupported("user-defined functors")
+        if t.kind == "id":
+            if t.text in ("count", "sum", "min", "max", "mean") and self.peek().text != "(" or \
+                    t.text in ("sum", "min", "max") and self.peek().text == "(" and self._aggregate_ahead():
+                return self.aggregate()
+            if t.text == "nil":
+                raise Unsupported("records/ADTs")
+            if self.peek().text == "(":
+                raise Unsupported(f"functor {t.text}")
+            if t.text in _WORD_OPS or t.text in ("lnot", "bnot"):
+                raise Unsupported("bitwise/logical operators")
+            self.next()
+            return DVar(t.text)
+        raise Unsupported(f"syntax not understood near {t.text!r}")
+
+    def _aggregate_ahead(self) -> bool:
+        """``min (x+1) : {...}`` is an aggregate; ``min(x, y)`` is a functor."""
+        depth, k = 0, 1
+        while True:
+            t = self.peek(k)
+            if t.kind == "eof":
+                return False
+            if t.text == "(":
+                depth += 1
+            elif t.text == ")":
+                depth -= 1
+                if depth == 0:
+                    return self.peek(k + 1).text == ":"
+            elif t.text == "," and depth == 1:
+                return False
+            k += 1
+
+    def aggregate(self) -> DAgg:
+        func = self.next().text
+        if func == "mean":
+            raise Unsupported("mean aggregate")
+        term = None
+        if func != "count":
+            term = self.expr()
+        self.expect(":")
+        if self.at("{"):
+            self.next()
+            body = self.disjunction()
+            self.expect("}")
+        else:
+            body = ((self.atom(),),)
+        return DAgg(func, term, body)
+
+    # -- after parsing --
+    def _finish(self) -> None:
+        prog = self.out.program
+        for n in self.eqrel:
+            x, y, z = DVar("x"), DVar("y"), DVar("z")
+            prog.rules += [
+                DRule(DAtom(n, (x, x)), (DAtom(n, (x, DVar("_"))),)),
+                DRule(DAtom(n, (x, x)), (DAtom(n, (DVar("_"), x)),)),
+                DRule(DAtom(n, (y, x)), (DAtom(n, (x, y)),)),
+                DRule(DAtom(n, (x, z)), (DAtom(n, (x, y)), DAtom(n, (y, z)))),
+            ]
+        types = self.out.types
+        used = {a.pred for r in prog.rules for a in _atoms(r)} | set(prog.facts) | set(self.out.inputs) \
+            | set(self.out.outputs)
+        prog.declared = dict(prog.arity)
+        if not self.strict:  # semantic tests: leave undeclared relations and arity clashes to holokb
+            return
+        for p in sorted(used):
+            if p not in types:
+                raise Unsupported(f"undeclared relation {p}")
+        # Constants follow their column's type (1 in a float column is 1.0) and facts must fit.
+        prog.facts = {p: [tuple(_coerce(c, k) for c, k in zip(row, types[p])) for row in rows]
+                      for p, rows in prog.facts.items()}
+        for p, rows in prog.facts.items():
+            if any(len(r) != len(types[p]) for r in rows):
+                raise Unsupported("fact arity differs from its declaration")
+        prog.rules = [_typed_rule(r, types) for r in prog.rules]
+        prog.outputs = sorted(self.out.outputs)
+
+
+def _atoms(r: DRule):
+    yield r.head
+    for it in r.body:
+        if isinstance(it, DAtom):
+            yield it
+        elif isinstance(it, DNeg):
+            yield it.atom
+    for it in r.body:
+        yield from _agg_atoms(it)
+
+
+def _agg_atoms(x):
+    if isinstance(x, DCmp):
+        yield from _agg_atoms(x.left)
+        yield from _agg_atoms(x.right)
+    elif isinstance(x, DBin):
+        yield from _agg_atoms(x.left)
+        yield from _agg_atoms(x.right)
+    elif isinstance(x, DAgg):
+        for conj in x.body:
+            for it in conj:
+                if isinstance(it, DAtom):
+                    yield it
+                elif isinstance(it, DNeg):
+                    yield it.atom
+                yield from _agg_atoms(it)
+    elif isinstance(x, DAtom):
+        for a in x.args:
+            yield from _agg_atoms(a)
+
+
+def _coerce(c, kind: str):
+    if not isinstance(c, DConst):
+        return c
+    if kind == "float" and c.kind == "int":
+        return DConst("float", float(c.value))
+    if (kind == "sym") != (c.kind == "sym"):
+        raise Unsupported("constant of the wrong type")
+    return c
+
+
+def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
+    """Coerce constants in atoms to their column type; reject ordering comparisons on symbols."""
+    var_kind: dict[str, str] = {}
+
+    def atom(a: DAtom) -> DAtom:
+        kinds = types[a.pred]
+        if len(kinds) != len(a.args):
+            raise Unsupported("atom arity differs from its declaration")
+        args = []
+        for t, k in zip(a.args, kinds):
+            if isinstance(t, DVar):
+                var_kind.setdefault(t.name, k)
+            args.append(_coerce(t, k) if isinstance(t, DConst) else t)
+        return DAtom(a.pred, tuple(args))
+
+    def item(it):
+        if isinstance(it, DAtom):
+            return atom(it)
+        if isinstance(it, DNeg):
+            return DNeg(atom(it.atom))
+        if isinstance(it, DCmp):
+            return DCmp(it.op, expr(it.left), expr(it.right))
+        return it
+
+    def expr(e):
+        if isinstance(e, DAgg):
+            return DAgg(e.func, e.term if e.term is None else expr(e.term),
+                        tuple(tuple(item(i) for i in conj) for conj in e.body))
+        if isinstance(e, DBin):
+            return DBin(e.op, expr(e.left), expr(e.right))
+        return e
+
+    body = tuple(item(i) for i in r.body)
+    head = atom(r.head)
+
+    def kind(e) -> str | None:
+        if isinstance(e, DConst):
+            return e.kind
+        if isinstance(e, DVar):
+            return var_kind.get(e.name)
+        if isinstance(e, DBin):
+            ks = {kind(e.left), kind(e.right)}
+            return "float" if "float" in ks else ("sym" if "sym" in ks else "int")
+        if isinstance(e, DAgg):
+            return "int" if e.func == "count" else kind(e.term)
+        return None
+
+    def check(it):
+        if isinstance(it, DCmp) and it.op not in ("=", "!=") and "sym" in (kind(it.left), kind(it.right)):
+            raise Unsupported("ordering comparison on symbols")
+        if isinstance(it, DCmp):
+            for side in (it.left, it.right):
+                if isinstance(side, DAgg):
+                    for conj in side.body:
+                        for i in conj:
+                            check(i)
+        if isinstance(it, DCmp) and any(isinstance(s, DBin) and kind(s) == "sym" for s in (it.left, it.right)):
+            raise Unsupported("arithmetic on symbols")
+
+    for it in body:
+        check(it)
+    return DRule(head, body)
+
+
+def _number(text: str) -> DConst:
+    t = text[:-1] if text.endswith("u") else text
+    if t.startswith("0x"):
+        return DConst("int", int(t, 16))
+    if t.startswith("0b"):
+        return DConst("int", int(t, 2))
+    if any(ch in t for ch in ".eE"):
+        return DConst("float", float(t))
+    return DConst("int", int(t))
+
+
+def _unquote(s: str) -> str:
+    # Soufflé keeps a symbol's escape sequences as written, except for the quotes themselves.
+    return s[1:-1]
+
+
+def parse_souffle(text: str, *, strict: bool = True) -> SouffleProgram:
+    """Translate Soufflé source; raise :class:`Unsupported` with the first feature holokb lacks.
+
+    ``strict=False`` (for programs that must be rejected) keeps undeclared relations, arity
+    clashes and non-ground facts for holokb's analysis to find.
+    """
+    p = _Parser(text, strict)
+    out = p.parse()
+    out.kept_lines = p.kept_lines
+    return out
+
+
+def read_cell(text: str, kind: str) -> DConst:
+    """One TSV cell of a column of ``kind``."""
+    if kind == "sym":
+        return DConst("sym", text)
+    try:
+        if kind == "float":
+            return DConst("float", float(text))
+        return _number(text.strip())
+    except ValueError:
+        raise Unsupported(f"input cell {text!r} is not a {kind}") from None
+
+
+def load_case(test_dir: Path) -> tuple[SouffleProgram, dict[str, Path]]:
+    """Parse ``<test>.dl``, load its ``.input`` facts; returns the program and the expected files."""
+    name = test_dir.name
+    sp = parse_souffle((test_dir / f"{name}.dl").read_text(encoding="utf-8", errors="replace"))
+    prog = sp.program
+    for rel, opts in sp.inputs.items():
+        if opts.get("IO", "file") != "file" or opts.get("rfc4180") or opts.get("headers") == "true":
+            raise Unsupported(f"input IO {opts}")
+        path = test_dir / "facts" / opts.get("filename", f"{rel}.facts")
+        if not path.is_file():
+            raise Unsupported(f"input file {path.name} missing")
+        delim = opts.get("delimiter", "\t").encode().decode("unicode_escape")
+        kinds = sp.types[rel]
+        rows = prog.facts.setdefault(rel, [])
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line and len(kinds) != 0 and len(kinds) != 1:
+                continue
+            cells = line.split(delim) if kinds else []
+            if len(cells) != len(kinds):
+                raise Unsupported(f"input row of {rel} has {len(cells)} cells, not {len(kinds)}")
+            rows.append(tuple(read_cell(c, k) for c, k in zip(cells, kinds)))
+    expected: dict[str, Path] = {}
+    for rel, opts in sp.outputs.items():
+        if opts.get("IO", "file") != "file" or opts.get("headers") == "true" or opts.get("attributeNames"):
+            raise Unsupported(f"output IO {opts}")
+        if opts.get("delimiter") or opts.get("rfc4180"):
+            raise Unsupported("output with a custom delimiter")
+        expected[rel] = test_dir / Path(opts.get("filename", f"{rel}.csv")).name
+    return sp, expected
+
+
+def read_expected(path: Path, kinds: list[str]):
+    """The rows of an expected ``.csv`` (TSV) as a Counter of normalised tuples."""
+    from collections import Counter
+
+    rows = Counter()
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not kinds:
+            rows[()] += 1
+            continue
+        cells = line.split("\t")
+        rows[normalise_cells(cells, kinds)] += 1
+    return rows
+
+
+def normalise_cells(cells, kinds: list[str]) -> tuple:
+    """Numbers canonical per column kind; symbols verbatim."""
+    from datalog_ir import number_text
+
+    out = []
+    for c, k in zip(cells, kinds):
+        out.append(c if k == "sym" else (number_text(c) or c))
+    return tuple(out) + tuple(cells[len(kinds):])

@@ -1,0 +1,51 @@
+"""Soufflé's own test programs, translated mechanically (souffle_translate.py) and run as data.
+
+``evaluation``: every translated program must reproduce the expected ``.csv`` of each ``.output``
+relation (multisets of rows, number spellings normalised).  ``semantic``: programs Soufflé
+rejects for a reason holokb shares must be rejected with the matching diagnostic code.
+"""
+import pytest
+
+import suites
+
+pytestmark = pytest.mark.conformance
+
+EVALUATION = suites.souffle_manifest("evaluation", "positive_test")
+SEMANTIC = suites.souffle_manifest("semantic", "negative_test")
+
+
+def _check(suite: str, outcome: suites.Outcome) -> None:
+    if outcome.status == "skip":
+        pytest.skip(outcome.reason)
+    assert outcome.status == "pass", outcome.reason
+
+
+def _params(suite: str, names: list[str]):
+    out = []
+    for n in names:
+        gap = suites.KNOWN_GAPS.get((suite, n))
+        marks = [pytest.mark.xfail(reason=gap, run=False, strict=True)] if gap else []
+        out.append(pytest.param(n, id=n, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("name", _params("souffle_evaluation", EVALUATION))
+def test_souffle_evaluation(corpora, name):
+    _check("souffle_evaluation", suites.souffle_evaluation(name))
+
+
+@pytest.mark.parametrize("name", _params("souffle_semantic", SEMANTIC))
+def test_souffle_semantic(corpora, name):
+    _check("souffle_semantic", suites.souffle_semantic(name))
+
+
+@pytest.mark.parametrize("suite,names,runner", [
+    ("souffle_evaluation", EVALUATION, suites.souffle_evaluation),
+    ("souffle_semantic", SEMANTIC, suites.souffle_semantic),
+])
+def test_souffle_summary(corpora, suite, names, runner):
+    outcomes = {n: runner(n) for n in names if (suite, n) not in suites.KNOWN_GAPS}
+    counts, reasons = suites.summary(outcomes, suite)
+    table = f"{suite}: {dict(counts)}; skipped by reason: {dict(reasons.most_common())}"
+    assert counts["run"] > 0 and counts["passed"] == counts["run"], table
+    print(table)
