@@ -72,6 +72,15 @@ class Database:
         ks = None if keys is None else list(keys)
         self._bulk.setdefault((predicate, negated), []).append((np.stack(cols, axis=1) if cols else np.zeros((n, 0), np.int64), vf, vt, conf, ks))
 
+    def items(self):
+        """Every fact added as ``(relation key, args)``, relations sorted, then in insertion order."""
+        for rk in self.predicates():
+            for r in self._facts.get(rk, []):
+                yield rk, r[0]
+            for b in self._bulk.get(rk, []):
+                for row in b[0].tolist():
+                    yield rk, tuple(self.terms.term(i) for i in row)
+
     def predicates(self) -> list[RelKey]:
         """Relation keys with input facts, sorted."""
         return sorted(set(self._facts) | set(self._bulk))
