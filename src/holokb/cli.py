@@ -316,19 +316,119 @@ def _limits(max_depth: Optional[int], max_derived: Optional[int], timeout: Optio
 
 @app.command()
 def check(files: Optional[list[str]] = typer.Argument(None, help="Rule files or folders (default ./rules)."),
+          consistency: bool = typer.Option(False, "--consistency", help="Also check that the KB, rules, constraints and shape cardinalities can all hold."),
+          db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
+          shapes: Optional[list[str]] = SHAPES, solver: str = typer.Option("z3", "--solver", help="z3 or cvc5."),
+          timeout: float = typer.Option(10.0, "--timeout", help="Solver seconds."),
           format: str = FORMAT) -> None:
     """Check rule files: every mistake at once, with code, file:line:col, the line, a caret and a hint.
+    With --consistency, also solve: print the smallest set of conflicting facts with their evidence.
 
-    Example: holokb check rules/
+    Example: holokb check rules/ --consistency --as-of 2026-01-01T10:00Z
     """
     prog = _program(files)
+    summary = {"rules": len(prog.rules), "constraints": len(prog.constraints), "queries": len(prog.queries),
+               "strata": len(prog.strata), "ruleSetHash": prog.rule_set_hash}
+    if not consistency:
+        if format == "json":
+            typer.echo(json.dumps(summary, sort_keys=True))
+        else:
+            typer.echo(f"ok: {len(prog.rules)} rules, {len(prog.constraints)} constraints, "
+                       f"{len(prog.queries)} queries in {len(prog.strata)} strata (rule set {prog.rule_set_hash[:12]})")
+        return
+    from .solver import SolverLimits
+
+    point = _as_of(as_of, valid)
+    with _open(db, shapes) as kb:
+        result, info = kb.check_consistency(prog, as_of=point, backend=solver,
+                                            limits=SolverLimits(timeout_ms=int(timeout * 1000)))
     if format == "json":
-        typer.echo(json.dumps({"rules": len(prog.rules), "constraints": len(prog.constraints),
-                               "queries": len(prog.queries), "strata": len(prog.strata),
-                               "ruleSetHash": prog.rule_set_hash}, sort_keys=True))
+        summary.update({"status": result.status, "activeFacts": info.facts, "truncated": info.truncated,
+                        "reason": result.reason, "limitHit": result.limit_hit, "constraints": list(result.constraints),
+                        "conflict": [{"factId": f.key, "predicate": f.predicate, "args": [str(a) for a in f.args],
+                                      "valid": [f.valid.start, f.valid.end], "evidence": list(f.evidence)}
+                                     for f in result.facts]})
+        typer.echo(json.dumps(summary, sort_keys=True))
     else:
-        typer.echo(f"ok: {len(prog.rules)} rules, {len(prog.constraints)} constraints, "
-                   f"{len(prog.queries)} queries in {len(prog.strata)} strata (rule set {prog.rule_set_hash[:12]})")
+        typer.echo(f"{result.status} at {point} ({info.facts} facts in the active set"
+                   + (", capped" if info.truncated else "") + ")")
+        if result.status == "inconsistent":
+            typer.echo("these cannot all hold" + (f" (at {format_ms(result.at)})" if result.at is not None else "") + ":")
+            for f in result.facts:
+                typer.echo(f"  {_short(IRI(f.predicate))}({', '.join(_short(a) for a in f.args)})  valid "
+                           f"{f.valid}  fact {f.key[:12]}")
+                for e in f.evidence:
+                    typer.echo(f"      from {e}")
+            for c in result.constraints:
+                typer.echo(f"  with {c}")
+        elif result.reason:
+            typer.echo(f"  {result.reason}" + (f" (limit: {result.limit_hit})" if result.limit_hit else ""))
+    if result.status != "consistent":
+        raise typer.Exit(1)
+
+
+@app.command()
+def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(ex:supportConsoleToken)'."),
+          rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+          valid: Optional[str] = VALID, shapes: Optional[list[str]] = SHAPES,
+          solver: str = typer.Option("z3", "--solver"), timeout: float = typer.Option(10.0, "--timeout"),
+          max_rounds: int = typer.Option(3, "--max-rounds"), format: str = FORMAT) -> None:
+    """Is a fact entailed, refuted, or unknown at a time? With the facts and rules that decide it.
+
+    Example: holokb prove 'ex:expired(ex:supportConsoleToken)' --valid 2026-04-01
+    """
+    from .solver import SolverLimits
+
+    prog = _program(rules)
+    with _open(db, shapes) as kb:
+        r = kb.prove(prog, goal, as_of=_as_of(as_of, valid), backend=solver,
+                     limits=SolverLimits(timeout_ms=int(timeout * 1000), max_rounds=max_rounds))
+    if format == "json":
+        typer.echo(json.dumps({"status": r.status, "reason": r.reason, "limitHit": r.limit_hit, "rounds": r.rounds,
+                               "constraints": list(r.constraints),
+                               "facts": [{"factId": f.key, "predicate": f.predicate, "args": [str(a) for a in f.args],
+                                          "polarity": f.polarity, "evidence": list(f.evidence)} for f in r.facts]},
+                              sort_keys=True))
+        return
+    typer.echo(f"{r.status}: {goal}" + (f"  ({r.reason}" + (f"; limit {r.limit_hit}" if r.limit_hit else "") + ")"
+                                          if r.reason else ""))
+    for f in r.facts:
+        neg = "not " if f.polarity == "negate" else ""
+        typer.echo(f"  {neg}{_short(IRI(f.predicate))}({', '.join(_short(a) for a in f.args)})  valid {f.valid}")
+        for e in f.evidence:
+            typer.echo(f"      from {e}")
+    for c in r.constraints:
+        typer.echo(f"  using {c}")
+
+
+eval_app = typer.Typer(help="Score reasoning data sets (one JSON line per item with --out).", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("deduction")
+def eval_deduction_cmd(file: Path = typer.Argument(..., help="Logical-deduction JSON (ordering puzzles)."),
+                       out: Optional[Path] = typer.Option(None, "--out"), solver: str = typer.Option("z3", "--solver"),
+                       limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items.")) -> None:
+    """Ordering puzzles → FormalProposal → model finding; prints accuracy=… n=….
+
+    Example: holokb eval deduction train.json --out preds.jsonl
+    """
+    from .solver.eval_deduction import eval_deduction
+
+    typer.echo(eval_deduction(file, out=out, backend=solver, limit=limit).line())
+
+
+@eval_app.command("folio")
+def eval_folio_cmd(file: Path = typer.Argument(..., help="FOLIO JSONL with premises-FOL / conclusion-FOL."),
+                   out: Optional[Path] = typer.Option(None, "--out"), solver: str = typer.Option("z3", "--solver"),
+                   limit: Optional[int] = typer.Option(None, "--limit")) -> None:
+    """FOLIO first-order premises → entailed (True) / refuted (False) / otherwise Uncertain; prints accuracy.
+
+    Example: holokb eval folio folio_v2_train.jsonl --out preds.jsonl
+    """
+    from .solver.eval_folio import eval_folio
+
+    typer.echo(eval_folio(file, out=out, backend=solver, limit=limit).line())
 
 
 @app.command()
@@ -441,7 +541,9 @@ def demo(db: Optional[str] = typer.Option(None, "--db", help="Ledger file (defau
 def main() -> None:
     """Console entry point: maps holokb errors to exit 1 and usage errors to exit 2."""
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
     except Usage as e:
         typer.echo(f"usage error: {e}", err=True)
         sys.exit(2)

@@ -17,7 +17,9 @@ from .core import (
 from .analysis import Program
 from .engine import Answers, Model, ProofNode, ask, closure
 from .ingest import chunk_paragraphs
+from .checking import ActiveSetInfo, cardinalities, consistency_active_set, goal_seeds, neighbourhood
 from .reasoning import database_at, parse_ground_atom, parse_query
+from .solver import ActiveSet, ConsistencyResult, EntailmentResult, SolverLimits, check_consistency, entails
 from .ledger import FactView, Ledger
 from .rdf.export import export_ledger, export_snapshot
 from .rdf.load import read_records
@@ -241,6 +243,35 @@ class KnowledgeBase:
             if v.fact_id == node.key:
                 return v
         return None
+
+    # -- consistency and entailment -------------------------------------------------------------
+
+    def check_consistency(self, program: Program, *, as_of: AsOf, limits: SolverLimits | None = None,
+                          backend: str = "z3") -> tuple[ConsistencyResult, ActiveSetInfo]:
+        """Can the facts at ``as_of``, the rules, constraints, functional predicates and the shapes'
+        cardinalities all hold at once?  An inconsistency comes with its minimal core of facts."""
+        lim = limits or SolverLimits()
+        cards = cardinalities(self.gate.shapes_graph if self.gate else None)
+        active, info = consistency_active_set(self.ledger, program, as_of, cards, max_facts=lim.max_atoms)
+        return check_consistency(active, backend=backend, limits=lim), info
+
+    def prove(self, program: Program, goal: str, *, as_of: AsOf, limits: SolverLimits | None = None,
+              backend: str = "z3", hops: int = 1) -> EntailmentResult:
+        """``entailed`` / ``refuted`` / ``unknown`` for a ground goal, over the goal's neighbourhood
+        (grown one hop per round until the solver answers, a budget ends it, or nothing new is found)."""
+        lim = limits or SolverLimits()
+        atom = parse_ground_atom(goal, program)
+        seeds = goal_seeds([atom])
+        start = neighbourhood(self.ledger, as_of, seeds, hops, lim.max_atoms)
+        cards = cardinalities(self.gate.shapes_graph if self.gate else None)
+        active = ActiveSet.from_program(program, start, cards)
+
+        def expand(a: ActiveSet, round_no: int) -> ActiveSet | None:
+            more = neighbourhood(self.ledger, as_of, seeds, hops + round_no, lim.max_atoms)
+            grown = a.with_facts(more)
+            return None if len(grown.facts) == len(a.facts) else grown
+
+        return entails(active, atom, backend=backend, limits=lim, expand=expand)
 
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""

@@ -1,0 +1,99 @@
+"""check / derive / ask / explain / prove / check --consistency on the example project, end to end."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from test_cli import run
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("reasoning")
+    run("init", str(d), cwd=d)
+    run("load", "kb/", "--at", "2026-01-01", cwd=d)
+    return d
+
+
+def test_check_reports_every_mistake_with_location_and_exit_1(project, tmp_path):
+    bad = tmp_path / "bad.hkr"
+    bad.write_text("@prefix ex: <http://example.org/> .\n"
+                   "rule r1: ex:p(?x, ?y) :- ex:q(?x).\n"
+                   "rule r2: ex:a(?x) :- ex:b(?x), not ex:c(?x, ?z), ?w > 3.\n")
+    p = run("check", str(bad), cwd=project, ok=1)
+    assert "bad.hkr:2:" in p.stderr and "bad.hkr:3:" in p.stderr
+    assert p.stderr.count("error[") >= 3
+
+
+def test_derive_at_two_valid_times_differs_by_policy_version(project):
+    before = json.loads(run("derive", "--valid", "2026-02-01", "--format", "json", cwd=project).stdout)
+    after = json.loads(run("derive", "--valid", "2026-04-01", "--format", "json", cwd=project).stdout)
+    assert before["ruleCounts"]["token_expired"] == 0
+    assert after["ruleCounts"]["token_expired"] == 1
+    assert before["ruleSetHash"] == after["ruleSetHash"] and not after["truncated"]
+
+
+def test_derive_budget_reports_truncation_instead_of_failing(project):
+    out = json.loads(run("derive", "--max-derived", "1", "--format", "json", cwd=project).stdout)
+    assert out["truncated"] is True and out["limitHit"] == "max_derived"
+
+
+def test_ask_is_goal_directed_and_matches_the_data(project):
+    out = run("ask", "?- ex:hasCapability(ex:AchillesIDE, ?c).", cwd=project).stdout
+    assert "?c = ex:codeSearch" in out and "?c = ex:sandboxing" in out
+    none = run("ask", "?- ex:hasCapability(ex:HermesCLI, ex:sandboxing).", cwd=project).stdout
+    assert "no answers" in none
+
+
+def test_explain_goes_down_to_source_text_with_the_interval(project):
+    out = run("explain", "ex:expired(ex:supportConsoleToken)", "--valid", "2026-04-01", cwd=project).stdout
+    assert "holds over [2026-03-01T00:00:00Z, +inf)" in out
+    assert "by rule token_expired" in out
+    assert '"Policy v2.0 takes effect on 2026-03-01 and shortens the inactivity timeout to 15 minutes"' in out
+    proof = json.loads(run("explain", "ex:expired(ex:supportConsoleToken)", "--valid", "2026-04-01",
+                           "--format", "json", cwd=project).stdout)
+    leaves = [n for n in proof["proof"]["nodes"].values() if n["rule"] is None]
+    assert len(leaves) == 3 and all("factId" in n for n in leaves)
+    run("explain", "ex:expired(ex:supportConsoleToken)", "--valid", "2026-02-01", cwd=project, ok=1)
+
+
+def test_prove_entailed_then_unknown_before_the_policy_change(project):
+    yes = json.loads(run("prove", "ex:expired(ex:supportConsoleToken)", "--valid", "2026-04-01",
+                         "--format", "json", cwd=project).stdout)
+    assert yes["status"] == "entailed" and "rule token_expired" in yes["constraints"]
+    assert {f["predicate"].rsplit("/", 1)[1] for f in yes["facts"]} == {"inactiveFor", "governedBy", "sessionTimeout"}
+    no = json.loads(run("prove", "ex:expired(ex:supportConsoleToken)", "--valid", "2026-02-01",
+                        "--format", "json", cwd=project).stdout)
+    assert no["status"] == "unknown"
+
+
+def test_consistency_finds_the_conflicting_facts_with_evidence(project, tmp_path):
+    run("check", "--consistency", "--valid", "2026-01-01T10:00Z", cwd=project)
+    badge = tmp_path / "badge.trig"
+    badge.write_text(
+        "@prefix ex: <http://example.org/> .\n@prefix hk: <https://w3id.org/holokb/> .\n"
+        "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        "ex:g { ex:Alice ex:locatedIn ex:ServerRoom . }\n"
+        'ex:g hk:document "badge-reader.log" ; hk:confidence 0.6 ;\n'
+        '  hk:validFrom "2026-01-01T09:30:00Z"^^xsd:dateTime ; hk:validTo "2026-01-01T11:00:00Z"^^xsd:dateTime .\n')
+    db = tmp_path / "copy.db"
+    run("load", "kb/", str(badge), "--at", "2026-01-02", "--db", str(db), cwd=project)
+    p = run("check", "--consistency", "--valid", "2026-01-01T10:00Z", "--db", str(db), "--format", "json",
+            cwd=project, ok=1)
+    out = json.loads(p.stdout)
+    assert out["status"] == "inconsistent" and out["constraints"] == ["constraint one_location"]
+    places = sorted(f["args"][1].rsplit("/", 1)[1] for f in out["conflict"])
+    assert places == ["Lab", "ServerRoom"]
+    assert ["badge-reader.log"] in [f["evidence"] for f in out["conflict"]]
+    # after Alice left the server room the facts agree again
+    run("check", "--consistency", "--valid", "2026-01-01T11:30Z", "--db", str(db), cwd=project)
+
+
+def test_eval_deduction_prints_the_accuracy_line(corpora, tmp_path, project):
+    out = tmp_path / "preds.jsonl"
+    p = run("eval", "deduction", str(corpora / "logical_deduction" / "train.json"), "--limit", "5",
+            "--out", str(out), cwd=project)
+    assert p.stdout.strip() == "accuracy=1.0000 n=5"
+    assert len(out.read_text().splitlines()) == 5
