@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Iterator
 
 from .core import AsOf, IRI, Limits, format_ms, parse_instant
+from .core import Literal
 from .kb import KnowledgeBase
+from .reasoning import load_program
 from .resources import data_dir
 
 EX = "http://example.org/"
@@ -17,6 +19,12 @@ def _q(kb: KnowledgeBase, e) -> str:
     text = kb.ledger.chunk_text(e.document, e.chunk) if e.chunk else None
     quote = json.dumps(text[e.char_start:e.char_end]) if text is not None and e.char_start is not None else ""
     return f"{e.document}#{e.chunk} {quote} (confidence {e.confidence:g})"
+
+
+def _name(t) -> str:
+    if isinstance(t, IRI):
+        return "ex:" + t.value[len(EX):] if t.value.startswith(EX) else f"<{t.value}>"
+    return t.lexical if isinstance(t, Literal) else str(t)
 
 
 def run_demo(db: str | None = None) -> Iterator[str]:
@@ -42,7 +50,7 @@ def run_demo(db: str | None = None) -> Iterator[str]:
                 if not len(page):
                     yield f"{t}: no recorded location"
                 for v in page:
-                    yield f"{t}: ex:Alice ex:locatedIn <{v.fact.object}> valid {v.valid}"
+                    yield f"{t}: ex:Alice ex:locatedIn {_name(v.fact.object)} valid {v.valid}"
                     for e in v.evidence:
                         yield f"    evidence: {_q(kb, e)}"
             yield "== 4. the session-token policy differs by valid time (v1.0 before 2026-03-01, v2.0 after)"
@@ -50,5 +58,36 @@ def run_demo(db: str | None = None) -> Iterator[str]:
                 for v in kb.facts(IRI(EX + "sessionPolicy"), IRI(EX + "sessionTimeout"),
                                   as_of=AsOf(loaded_at, parse_instant(t))):
                     yield f"valid {t}: timeout {v.fact.object.lexical}; evidence: {_q(kb, v.evidence[0])}"
+            program = load_program([data_dir("rules")])
+            yield f"== 5. derive: close the KB under rules/example.hkr ({len(program.rules)} rules, " \
+                  f"{len(program.constraints)} constraint) as of valid 2026-04-01"
+            april = AsOf(loaded_at, parse_instant("2026-04-01"))
+            model = kb.derive(program, as_of=april)
+            for d in model.derived():
+                if d.predicate.endswith("#type"):
+                    atom = f"{_name(d.args[1])}({_name(d.args[0])})"
+                else:
+                    atom = f"{_name(IRI(d.predicate))}({', '.join(_name(a) for a in d.args)})"
+                yield f"derived {atom} valid {d.valid} by {d.rule}"
+
+            yield "== 6. ask (goal-directed): ?- ex:hasCapability(ex:AchillesIDE, ?c)."
+            answers = kb.ask(program, "?- ex:hasCapability(ex:AchillesIDE, ?c).", as_of=april)
+            yield "answers: " + ", ".join(_name(r[0]) for r in answers.rows)
+
+            yield "== 7. answer with evidence: is the support console's token expired?"
+            for t in ("2026-02-01", "2026-04-01"):
+                point = AsOf(loaded_at, parse_instant(t))
+                verdict = kb.prove(program, "ex:expired(ex:supportConsoleToken)", as_of=point)
+                yield f"valid {t}: {verdict.status}" + ("" if verdict.status == "entailed" else f" ({verdict.reason})")
+            expl = kb.explain(program, "ex:expired(ex:supportConsoleToken)", as_of=april)
+            yield f"why (valid 2026-04-01): holds over {expl.proof.valid} by rule {expl.proof.rule}"
+            for n in expl.proof.inputs():
+                view = expl.evidence.get(n.id)
+                src = "; ".join(_q(kb, e) for e in view.evidence) if view and view.evidence else "asserted in kb/"
+                yield f"    {_name(IRI(n.predicate))}({', '.join(_name(a) for a in n.args)}) <- {src}"
+
+            yield "== 8. consistency at 10:00 (rules + constraint one_location + shape cardinalities)"
+            result, info = kb.check_consistency(program, as_of=AsOf(loaded_at, parse_instant("2026-01-01T10:00Z")))
+            yield f"{result.status} over {info.facts} facts"
             s = kb.stats()
             yield "== stats: " + ", ".join(f"{k}={s[k]}" for k in sorted(s))
