@@ -281,6 +281,35 @@ class _Emitter:
             self.rules.append(f"rule r{n}: {head} :- {self.pred('_true')}({self.const(_DUMMY)}).")
 
 
+def existential_negation(rules: list[DRule]) -> list[DRule]:
+    """Nemo's reading of ``~p(?x, ?y)``: a variable met only under negation is existential.
+
+    Single occurrences become ``_``; a repeated one (``~s3(?X, ?P, ?P)``) keeps its equality
+    through an auxiliary relation ``_negN(?X) :- s3(?X, ?P, ?P)`` that is negated instead.
+    """
+    out: list[DRule] = []
+    aux = itertools.count(1)
+    for r in rules:
+        seen = {v for it in r.body if not isinstance(it, DNeg) for v in _item_vars(it)}
+        seen |= {v for t in r.head.args for v in _expr_vars(t)}
+        body = []
+        for it in r.body:
+            if not isinstance(it, DNeg):
+                body.append(it)
+                continue
+            local = Counter(v for v in _item_vars(it) if v not in seen and v != "_")
+            if any(n > 1 for n in local.values()):
+                name = f"_neg{next(aux)}"
+                keep = tuple(dict.fromkeys(DVar(v) for v in _item_vars(it) if v in seen))
+                out.append(DRule(DAtom(name, keep), (it.atom,)))
+                body.append(DNeg(DAtom(name, keep)))
+            else:
+                body.append(DNeg(DAtom(it.atom.pred, tuple(DVar("_") if isinstance(t, DVar) and t.name in local else t
+                                                           for t in it.atom.args))))
+        out.append(DRule(r.head, tuple(body)))
+    return out
+
+
 def _name_anon(it, em: _Emitter):
     def fix(a: DAtom) -> DAtom:
         return DAtom(a.pred, tuple(em.new_var() if isinstance(t, DVar) and t.name == "_" else t for t in a.args))

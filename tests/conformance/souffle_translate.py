@@ -70,8 +70,9 @@ class SouffleProgram:
 
 
 class _Parser:
-    def __init__(self, text: str, strict: bool = True):
+    def __init__(self, text: str, strict: bool = True, typed: bool = True):
         self.strict = strict
+        self.typed = typed
         self.toks = tokenize(text)
         self.i = 0
         self.types: dict[str, str | None] = dict(_PRIMITIVE)
@@ -440,6 +441,8 @@ class _Parser:
                 DRule(DAtom(n, (y, x)), (DAtom(n, (x, y)),)),
                 DRule(DAtom(n, (x, z)), (DAtom(n, (x, y)), DAtom(n, (y, z)))),
             ]
+        if not self.typed:
+            return
         types = self.out.types
         used = {a.pred for r in prog.rules for a in _atoms(r)} | set(prog.facts) | set(self.out.inputs) \
             | set(self.out.outputs)
@@ -657,3 +660,9 @@ def normalise_cells(cells, kinds: list[str]) -> tuple:
     for c, k in zip(cells, kinds):
         out.append(c if k == "sym" else (number_text(c) or c))
     return tuple(out) + tuple(cells[len(kinds):])
+
+
+def parse_clauses(text: str) -> DProgram:
+    """Untyped Soufflé-style clauses (no ``.decl``): rules and facts only, constants as written."""
+    p = _Parser(text, strict=True, typed=False)
+    return p.parse().program
