@@ -323,6 +323,8 @@ class _Parser:
             raise Unsupported(f"syntax not understood near {t.text!r}")
         if t.text in _FUNCTORS:
             raise Unsupported(f"functor {t.text}")
+        if t.text.startswith("__") and not self.typed and self.toks[self.i - 2].text not in (",", "("):
+            raise Unsupported(f"functor {t.text}")
         self.expect("(")
         args = []
         while not self.at(")"):
@@ -387,6 +389,8 @@ class _Parser:
             if t.text in ("count", "sum", "min", "max", "mean") and self.peek().text != "(" or \
                     t.text in ("sum", "min", "max") and self.peek().text == "(" and self._aggregate_ahead():
                 return self.aggregate()
+            if t.text.startswith("__") and self.peek().text == "(":  # a Nemo head aggregate, kept as a term
+                return self.atom()
             if t.text == "nil":
                 raise Unsupported("records/ADTs")
             if self.peek().text == "(":

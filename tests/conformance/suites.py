@@ -302,3 +302,46 @@ def _arities(prog, expect: dict) -> None:
         prog.arity.setdefault(r.head.pred, len(r.head.args))
     for p, rows in prog.facts.items():
         prog.arity.setdefault(p, len(rows[0]) if rows else 0)
+
+
+# -- Nemo test cases ----------------------------------------------------------------------------------
+def nemo_cases() -> list[str]:
+    """``.rls`` programs (relative paths), sorted; ``*.rls.disabled`` are upstream-disabled."""
+    r = root()
+    if r is None:
+        return []
+    base = r / "nemo_testcases" / "testcases"
+    return sorted(p.relative_to(base).as_posix() for p in base.rglob("*.rls"))
+
+
+@functools.lru_cache(maxsize=None)
+def nemo_case(rel: str) -> Outcome:
+    """Run one Nemo program; every ``@export``ed relation must equal its expected CSV (as a multiset)."""
+    import csv
+    import io
+
+    from datalog_ir import normalise_row
+    from nemo_translate import translate
+
+    path = root() / "nemo_testcases" / "testcases" / rel
+    try:
+        case = translate(path)
+        if not case.expected:
+            raise Unsupported("no @export to compare")
+        for p in case.expected.values():
+            if not p.is_file():
+                raise Unsupported("expected CSV missing")
+        res = run(case.program, timeout_s=TIMEOUT_S)
+    except Unsupported as e:
+        return Outcome("skip", str(e))
+    if res.truncated:
+        return Outcome("fail", f"budget hit: {res.limit_hit}")
+    problems = []
+    for rel_name, p in sorted(case.expected.items()):
+        want = Counter(normalise_row(tuple(row)) for row in csv.reader(io.StringIO(p.read_text(encoding="utf-8"))) if row)
+        got = Counter()
+        for k, v in res.relations[rel_name].items():
+            got[normalise_row(k)] += v
+        if want != got:
+            problems.append(f"{rel_name}: {diff(want, got)}")
+    return Outcome("fail", "; ".join(problems)) if problems else Outcome("pass")
