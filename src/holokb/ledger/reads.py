@@ -169,6 +169,42 @@ class LedgerReads:
             for r in rows:
                 yield term(r[0]), term(r[1]), term(r[2])
 
+    def visible_quads(self, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, Term | None]]:
+        """Affirmed triples visible at ``as_of`` with their named graph (the ``graph`` qualifier; None
+        for unqualified facts), each once.  Facts with any other qualifier are left out.
+
+        Order: subject id, predicate id, object id, graph id (deterministic for a given file).
+        """
+        cur = self._db.execute(
+            "SELECT DISTINCT f.s, f.p, f.o, q.term_id FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+            "LEFT JOIN qualifiers q ON f.nq = 1 AND q.fact_id = f.fact_id AND q.key = 'graph' "
+            f"WHERE f.polarity = 1 AND (f.nq = 0 OR q.term_id IS NOT NULL) AND {_VISIBLE} "
+            "ORDER BY f.s, f.p, f.o, q.term_id",
+            _vis(as_of),
+        )
+        term = self.term
+        while True:
+            rows = cur.fetchmany(4000)
+            if not rows:
+                return
+            self._cache.terms_of(self._db, [i for r in rows for i in r if i is not None])
+            for s, p, o, g in rows:
+                yield term(s), term(p), term(o), None if g is None else term(g)
+
+    def content_marker(self) -> tuple:
+        """A cheap, content-derived marker of facts, spans and evidence (for caches built from them).
+
+        Spans are immutable except for closing ``system_to`` (retraction only ever closes), so span
+        count, newest span id, closed-span count, latest close and evidence count move on every
+        write; the newest span's content hash tells a re-created file from the one a cache saw.
+        """
+        n, max_sid, closed, last_close = self._db.execute(
+            "SELECT count(*), coalesce(max(sid), 0), count(system_to), coalesce(max(system_to), 0) FROM spans"
+        ).fetchone()
+        row = self._db.execute("SELECT span_id FROM spans WHERE sid = ?", (max_sid,)).fetchone()
+        ev = self._db.execute("SELECT count(*), coalesce(max(evidence_id), 0) FROM evidence").fetchone()
+        return (n, max_sid, row[0].hex() if row else "", closed, last_close, *ev)
+
     def encoded_visible(self, as_of: AsOf) -> EncodedFacts:
         """Visible plain triples as integer columns for the engine (one row per visible span).
 

@@ -1,0 +1,147 @@
+"""Where snapshot stores live: a disk cache beside the ledger file and a small in-process LRU.
+
+Disk layout (only for the *latest* snapshot and the ledger view, the ones asked for most)::
+
+    kb.db.sparql/
+      snapshot-<fingerprint[:16]>/store/      pyoxigraph (RocksDB) store
+      snapshot-<fingerprint[:16]>/meta.json   full fingerprint, quad count, truncation — written last
+      ledger-<fingerprint[:16]>/…             the reified ledger view, the same way
+
+A directory counts only when its ``meta.json`` exists and holds the full fingerprint of the
+current ledger state and rules; anything else is rebuilt (design.md §4: never trusted blindly,
+never the only copy).  Older directories of the same kind are removed after a build.  Other
+AsOfs are built in memory.  pyoxigraph is imported only here and in :mod:`holokb.sparql.query`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..analysis import Program
+from ..core.limits import Limits
+from ..core.time import AsOf
+from .snapshot import BuiltData, SnapshotKey, ViewKind, build_data, key_for
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A queryable store for one :class:`SnapshotKey`; ``built`` says whether this call built it."""
+
+    key: SnapshotKey
+    store: Any  # pyoxigraph.Store
+    quads: int
+    built: bool
+    truncated: bool = False
+    limit_hit: str | None = None
+    location: str | None = None  # the disk directory, when cached on disk
+
+
+def _ox() -> Any:
+    import pyoxigraph  # optional heavy dependency: imported lazily, only in the SPARQL adapter
+
+    return pyoxigraph
+
+
+def _fill(store: Any, data: BuiltData) -> None:
+    ox = _ox()
+    # Store.load renames blank nodes randomly; parsing with rename_blank_nodes=False keeps the
+    # stable ``_:b<hash>`` labels, so results name the same blank node in every run.
+    quads = ox.parse(data.nquads, format=ox.RdfFormat.N_QUADS, rename_blank_nodes=False, lenient=True)
+    store.bulk_extend(quads)
+
+
+class SnapshotCache:
+    """Stores for SPARQL: disk-cached latest snapshot and ledger view, LRU of ``size`` in memory.
+
+    One instance per process is the normal use (:data:`DEFAULT_CACHE`); tests make their own.
+    """
+
+    def __init__(self, size: int = 4, *, disk: bool = True):
+        self.size = size
+        self.disk = disk
+        self._lru: OrderedDict[tuple[str, str], Snapshot] = OrderedDict()
+
+    def clear(self) -> None:
+        """Forget every in-memory store (disk caches stay)."""
+        self._lru.clear()
+
+    def get(self, ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None = None,
+            limits: Limits | None = None, derive: Any = None) -> Snapshot:
+        """The store for (ledger state, kind, AsOf, rules): from memory, from disk, or built now."""
+        key = key_for(ledger, kind, as_of, program, limits)
+        ledger_path = str(getattr(ledger, "path", ":memory:"))
+        lru_key = (ledger_path, key.fingerprint)
+        hit = self._lru.get(lru_key)
+        if hit is not None:
+            self._lru.move_to_end(lru_key)
+            return Snapshot(hit.key, hit.store, hit.quads, False, hit.truncated, hit.limit_hit, hit.location)
+        folder = self._folder(ledger_path, key)
+        snap = self._open_disk(folder, key) if folder is not None else None
+        if snap is None:
+            data = build_data(ledger, key, program, limits, derive)
+            snap = self._build(folder, key, data)
+        self._lru[lru_key] = snap
+        while len(self._lru) > self.size:
+            self._lru.popitem(last=False)
+        return snap
+
+    # -- disk ------------------------------------------------------------------------------------
+
+    def _folder(self, ledger_path: str, key: SnapshotKey) -> Path | None:
+        if not self.disk or ledger_path in ("", ":memory:") or key.as_of != AsOf.latest():
+            return None
+        return Path(ledger_path + ".sparql") / f"{key.kind}-{key.fingerprint[:16]}"
+
+    def _open_disk(self, folder: Path, key: SnapshotKey) -> Snapshot | None:
+        meta_path = folder / "meta.json"
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(meta, dict) or meta.get("fingerprint") != key.fingerprint:
+            return None
+        try:
+            store = _ox().Store.read_only(str(folder / "store"))
+        except OSError:
+            return None
+        return Snapshot(key, store, int(meta.get("quads", 0)), False, bool(meta.get("truncated")),
+                        meta.get("limit_hit"), str(folder))
+
+    def _build(self, folder: Path | None, key: SnapshotKey, data: BuiltData) -> Snapshot:
+        ox = _ox()
+        if folder is not None:
+            try:
+                if folder.exists():
+                    shutil.rmtree(folder)  # a half-built or stale directory: rebuild from the ledger
+                folder.mkdir(parents=True)
+                store = ox.Store(str(folder / "store"))
+                _fill(store, data)
+                store.flush()
+                meta = {"fingerprint": key.fingerprint, "kind": key.kind, "quads": data.quads,
+                        "truncated": data.truncated, "limit_hit": data.limit_hit}
+                tmp = folder / f"meta.json.{os.getpid()}"
+                tmp.write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
+                os.replace(tmp, folder / "meta.json")  # written last: the directory is complete
+                self._prune(folder)
+                return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, str(folder))
+            except OSError:
+                pass  # another process is building it, or the disk refused: serve from memory
+        store = ox.Store()
+        _fill(store, data)
+        return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit)
+
+    @staticmethod
+    def _prune(keep: Path) -> None:
+        kind = keep.name.split("-", 1)[0]
+        for other in sorted(keep.parent.glob(f"{kind}-*")):
+            if other != keep and other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
+
+
+#: The process-wide cache ``run_query`` uses unless given another.
+DEFAULT_CACHE = SnapshotCache()

@@ -1,0 +1,207 @@
+"""Running SPARQL 1.1 queries over as-of snapshots or the reified ledger view (pyoxigraph adapter).
+
+>>> # run_query(kb, "SELECT ?c WHERE { ex:AchillesIDE ex:hasCapability ?c }", as_of=AsOf.latest(),
+>>> #           rules_program=load_program(["rules"])).serialize("table")
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..analysis import Program
+from ..core.errors import Diagnostic, DiagnosticError, HolokbError, Location
+from ..core.limits import Limits
+from ..core.time import AsOf
+from .cache import DEFAULT_CACHE, Snapshot, SnapshotCache
+from .results import QueryResult, RDFTerm, canonical_rows, canonical_triples
+
+
+class SparqlSyntaxError(DiagnosticError, SyntaxError):
+    """A SPARQL query does not parse; the diagnostic points at the line and column."""
+
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] = ()):
+        DiagnosticError.__init__(self, message, diagnostics)
+        first = diagnostics[0] if diagnostics else None
+        self.msg = message
+        self.args = (message,)
+        loc = first.location if first else None
+        self.filename = loc.file if loc else None
+        self.lineno = loc.line if loc else None
+        self.offset = loc.column if loc else None
+        self.text = first.source_line if first else None
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+# Strings, IRIs and comments blanked out (positions kept) so keywords and braces can be scanned.
+_LEXEMES = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+                      r'|<[^<>"{}|^`\\\s]*>|#[^\n]*')
+# Keywords, not parts of prefixed names (``select:x``, ``ex:ask``) or variables (``?order``).
+_FORM = re.compile(r"(?<![\w:?$.-])(SELECT|ASK|CONSTRUCT|DESCRIBE)(?![\w:.-])", re.I)
+_ORDER_BY = re.compile(r"(?<![\w:?$.-])ORDER\s+BY(?![\w:.-])", re.I)
+_POSITION = re.compile(r"error at (\d+):(\d+):?\s*")
+
+
+def _blank(text: str) -> str:
+    return _LEXEMES.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
+def query_form(text: str) -> str:
+    """SELECT, ASK, CONSTRUCT or DESCRIBE: the first form keyword outside strings, IRIs and comments."""
+    m = _FORM.search(_blank(text))
+    if m is None:
+        raise HolokbError("not a SPARQL query (no SELECT, ASK, CONSTRUCT or DESCRIBE)")
+    return m.group(1).upper()
+
+
+def has_outer_order_by(text: str) -> bool:
+    """True when ``ORDER BY`` appears at brace depth 0 (the outermost query, not a subquery)."""
+    plain = _blank(text)
+    depth, marks = 0, []
+    for i, ch in enumerate(plain):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and ch in "oO":
+            marks.append(i)
+    return any(_ORDER_BY.match(plain, i) for i in marks)
+
+
+def _rdflib_position(text: str) -> tuple[int, int, str] | None:
+    """Where rdflib's parser stops: oxigraph reports the furthest point its PEG parser reached
+    (often the end of the query), rdflib the token it could not use.  Error path only."""
+    try:
+        from pyparsing import ParseException
+        from rdflib.plugins.sparql.parser import parseQuery
+    except ImportError:  # pragma: no cover - rdflib is a dependency
+        return None
+    try:
+        parseQuery(text)
+    except ParseException as e:
+        found = re.search(r"found (.*?)\s+\(at char", str(e))
+        return e.lineno, e.col, (f"unexpected {found.group(1)}" if found else "")
+    except Exception:  # rdflib fails in other ways on some inputs; then oxigraph's position stands
+        return None
+    return None
+
+
+def _syntax_error(text: str, e: SyntaxError, name: str) -> SparqlSyntaxError:
+    msg = str(e)
+    m = _POSITION.search(msg)
+    line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
+    message = _POSITION.sub("", msg) or "syntax error"
+    better = _rdflib_position(text)
+    if better is not None:
+        line, col = better[0], better[1]
+        if better[2]:
+            message = f"{better[2]}; {message}"
+    lines = text.split("\n")
+    src = lines[line - 1] if 0 < line <= len(lines) else None
+    diag = Diagnostic("HK500", message, Location(name, line, col), source_line=src,
+                      hint=None if m else "the SPARQL parser reported no position")
+    return SparqlSyntaxError(f"{name}:{line}:{col}: {message}", (diag,))
+
+
+def _term_converter() -> Callable[[Any], RDFTerm]:
+    import pyoxigraph as ox  # optional heavy dependency, imported only in the adapter
+
+    cache: dict[Any, RDFTerm] = {}
+    NamedNode, BlankNode, OxLiteral = ox.NamedNode, ox.BlankNode, ox.Literal
+
+    def convert(t: Any) -> RDFTerm:
+        r = cache.get(t)
+        if r is None:
+            if type(t) is NamedNode:
+                r = RDFTerm("iri", t.value)
+            elif type(t) is BlankNode:
+                r = RDFTerm("bnode", t.value)
+            elif type(t) is OxLiteral:
+                r = RDFTerm.literal(t.value, t.datatype.value, t.language)
+            else:
+                raise HolokbError(f"RDF 1.2 triple terms are not supported in results: {t}")
+            cache[t] = r
+        return r
+
+    return convert
+
+
+def check_syntax(text: str, *, name: str = "<query>") -> str:
+    """Parse ``text`` (raising :class:`SparqlSyntaxError` with line/column); returns its form."""
+    import pyoxigraph as ox
+
+    try:
+        ox.Store().query(text)
+    except SyntaxError as e:
+        raise _syntax_error(text, e, name) from None
+    return query_form(text)
+
+
+def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str, limits: Limits,
+            name: str = "<query>") -> QueryResult:
+    """Run ``text`` on one snapshot store; rows capped by ``limits`` (never raises on a budget)."""
+    deadline = limits.deadline()
+    cap = limits.max_results
+    try:
+        raw = snapshot.store.query(text)
+    except SyntaxError as e:
+        raise _syntax_error(text, e, name) from None
+    except (OSError, ValueError) as e:
+        raise HolokbError(f"SPARQL evaluation failed: {e}") from None
+    truncated, hit = snapshot.truncated, snapshot.limit_hit
+    base = dict(as_of=as_of, view=view, snapshot_built=snapshot.built)
+    if form == "ASK":
+        return QueryResult("ASK", boolean=bool(raw), truncated=truncated, limit_hit=hit, **base)
+    conv = _term_converter()
+    ordered = has_outer_order_by(text)
+    items: list = []
+    try:
+        if form == "SELECT":
+            names = tuple(v.value for v in raw.variables)
+            for n, sol in enumerate(raw):
+                if cap is not None and n >= cap:
+                    truncated, hit = True, "max_results"
+                    break
+                if n % 1024 == 1023 and deadline.expired():
+                    truncated, hit = True, "timeout"
+                    break
+                items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in range(len(names))))
+            return QueryResult("SELECT", names, canonical_rows(items, ordered), ordered=ordered,
+                               truncated=truncated, limit_hit=hit, **base)
+        for n, tr in enumerate(raw):
+            if cap is not None and n >= cap:
+                truncated, hit = True, "max_results"
+                break
+            if n % 1024 == 1023 and deadline.expired():
+                truncated, hit = True, "timeout"
+                break
+            items.append((conv(tr.subject), conv(tr.predicate), conv(tr.object)))
+    except OSError as e:
+        raise HolokbError(f"SPARQL evaluation failed: {e}") from None
+    return QueryResult(form, triples=canonical_triples(items), truncated=truncated, limit_hit=hit,  # type: ignore[arg-type]
+                       **base)
+
+
+def query_ledger(ledger: Any, text: str, *, as_of: AsOf, program: Program | None = None, derive: Any = None,
+                 ledger_view: bool = False, limits: Limits | None = None, closure_limits: Limits | None = None,
+                 cache: SnapshotCache | None = None, name: str = "<query>") -> QueryResult:
+    """SPARQL over a :class:`~holokb.ledger.Ledger`: the snapshot at ``as_of`` (closed under
+    ``program`` by ``derive(program, as_of=, limits=)``) or, with ``ledger_view``, the reified ledger."""
+    form = check_syntax(text, name=name)
+    kind = "ledger" if ledger_view else "snapshot"
+    snap = (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
+                                        closure_limits, derive)
+    return execute(snap, text, form=form, as_of=as_of, view=kind, limits=limits or Limits(), name=name)
+
+
+def run_query(kb: Any, query_text: str, *, as_of: AsOf, rules_program: Program | None = None,
+              ledger_view: bool = False, limits: Limits | None = None, closure_limits: Limits | None = None,
+              cache: SnapshotCache | None = None, name: str = "<query>") -> QueryResult:
+    """SPARQL 1.1 over a KnowledgeBase at ``as_of`` (plain triples + the rules' closure), or over the
+    reified ledger with ``ledger_view=True``.  ``limits`` caps result rows (default 1000) and time;
+    ``closure_limits`` budgets the closure (default unbounded).  Never raises on a budget.
+    """
+    return query_ledger(kb.ledger, query_text, as_of=as_of, program=rules_program, derive=kb.derive,
+                        ledger_view=ledger_view, limits=limits, closure_limits=closure_limits, cache=cache,
+                        name=name)

@@ -1,0 +1,121 @@
+"""What a SPARQL query runs over: an as-of snapshot, or the reified ledger view (design.md §5).
+
+* **Snapshot** at an :class:`~holokb.core.AsOf`: the affirmed triples visible then (an
+  unqualified fact in the default graph, a fact with the ``graph`` qualifier in that named
+  graph; facts with other qualifiers are not plain triples and stay out) plus the closure of the
+  rule program at the same AsOf (derived binary facts with an IRI subject, in the default
+  graph; unary facts are ``rdf:type`` triples already).  Skolem IRIs become blank nodes.
+* **Ledger view**: ``reified_quads(ledger.spans())`` — fact, span and evidence nodes in the
+  default graph, the plain triples open "now" in the named graph ``hk:current``.
+
+Each has a **fingerprint**: SHA-256 over the kind, the AsOf, the ledger's change marker and the
+rule program, so any committed write or rule change gives a new one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Iterator, Literal as _Lit
+
+from ..analysis import Program
+from ..core.limits import Limits
+from ..core.terms import IRI, Term
+from ..core.time import AsOf
+from ..rdf.mapping import reified_quads
+from .nquads import NQuadsWriter
+
+ViewKind = _Lit["snapshot", "ledger"]
+FORMAT_VERSION = 1  # bump when the layout of a built store changes (invalidates disk caches)
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotKey:
+    """Names one store: its kind, AsOf, the ledger's change marker and the rule program's hash."""
+
+    kind: ViewKind
+    as_of: AsOf
+    marker: tuple
+    rules: str
+    limits: str = ""
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 hex of the whole key (what a disk cache is checked against)."""
+        blob = json.dumps([FORMAT_VERSION, self.kind, self.as_of.system, self.as_of.valid, list(self.marker),
+                           self.rules, self.limits])
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def program_hash(program: Program | None) -> str:
+    """A stable hash of a rule program ("" for none): its IR, origins included."""
+    if program is None or not (program.rules or program.facts):
+        return ""
+    return hashlib.sha256(repr(program).encode("utf-8")).hexdigest()
+
+
+def ledger_marker(ledger: Any) -> tuple:
+    """The ledger's write counter (when it keeps one) plus its content marker: a committed write
+    moves the first, and the second tells a re-created file from the one a cache was built from."""
+    counter = getattr(ledger, "change_marker", None)
+    head = counter() if callable(counter) else ()
+    return (*(head if isinstance(head, tuple) else (head,)), *ledger.content_marker())
+
+
+def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, limits: Limits | None) -> SnapshotKey:
+    """The key of the store a query at ``as_of`` needs (the ledger view ignores AsOf and rules)."""
+    marker = ledger_marker(ledger)
+    if kind == "ledger":
+        return SnapshotKey("ledger", AsOf.latest(), marker, "")
+    rules = program_hash(program)
+    lim = "" if not rules or limits is None else repr(limits)
+    return SnapshotKey("snapshot", as_of, marker, rules, lim)
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltData:
+    """N-Quads bytes for a store, how many lines, and whether a closure budget cut the data short."""
+
+    nquads: bytes
+    quads: int
+    truncated: bool = False
+    limit_hit: str | None = None
+
+
+def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Limits | None,
+                   derive: Any = None) -> tuple[list[tuple[Term, Term, Term, Term | None]], bool, str | None]:
+    """Plain visible quads plus derived triples at ``as_of`` (and the closure's truncation)."""
+    quads: list[tuple[Term, Term, Term, Term | None]] = list(ledger.visible_quads(as_of))
+    truncated, hit = False, None
+    if derive is not None and program is not None and program.rules:
+        model = derive(program, as_of=as_of, limits=limits)
+        truncated, hit = bool(model.truncated), model.limit_hit
+        quads.extend(_derived_triples(model, as_of))
+    return quads, truncated, hit
+
+
+def _derived_triples(model: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, None]]:
+    cache: dict[str, IRI | None] = {}
+    for d in model.derived():
+        if d.negated or len(d.args) != 2 or not isinstance(d.args[0], IRI) or not d.valid.contains(as_of.valid):
+            continue
+        p = cache.get(d.predicate, 0)
+        if p == 0:
+            try:
+                p = cache[d.predicate] = IRI(d.predicate) if ":" in d.predicate else None
+            except ValueError:
+                p = cache[d.predicate] = None
+        if p is not None:
+            yield d.args[0], p, d.args[1], None
+
+
+def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: Limits | None,
+               derive: Any = None) -> BuiltData:
+    """The N-Quads bytes of the store named by ``key``."""
+    if key.kind == "ledger":
+        quads = [(s, p, o, g) for s, p, o, g in reified_quads(ledger.spans())]
+        data = NQuadsWriter(deskolemise=False).encode(quads)
+        return BuiltData(data, len(quads))
+    quads, truncated, hit = snapshot_quads(ledger, key.as_of, program, limits, derive)
+    data = NQuadsWriter(deskolemise=True).encode(quads)
+    return BuiltData(data, len(quads), truncated, hit)
