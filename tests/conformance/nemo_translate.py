@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from datalog_ir import DAgg, DAtom, DProgram, DRule, DVar, Unsupported, existential_negation, number_text
-from souffle_translate import parse_clauses, read_cell
+from souffle_io import read_cell
+from souffle_translate import parse_clauses
 
 _TOK = re.compile(r"""
     (?P<ws>\s+|%[^\n]*)

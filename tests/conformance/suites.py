@@ -68,7 +68,7 @@ def souffle_manifest(category: str, kind: str) -> list[str]:
 @functools.lru_cache(maxsize=None)
 def souffle_evaluation(name: str) -> Outcome:
     """Run ``evaluation/<name>`` and compare every ``.output`` relation with its ``.csv``."""
-    from souffle_translate import load_case, normalise_cells, read_expected
+    from souffle_io import load_case, normalise_cells, read_expected
 
     d = root() / "souffle_tests" / "tests" / "evaluation" / name
     try:
