@@ -5,11 +5,13 @@ Disk layout (only for the *latest* snapshot and the ledger view, the ones asked 
     kb.db.sparql/
       snapshot-<fingerprint[:16]>/store/      pyoxigraph (RocksDB) store
       snapshot-<fingerprint[:16]>/meta.json   full fingerprint, quad count, truncation — written last
+      snapshot-<fingerprint[:16]>-<pid>-<n>/  a rebuild while the plain name was taken by a stale copy
       ledger-<fingerprint[:16]>/…             the reified ledger view, the same way
 
 A directory counts only when its ``meta.json`` exists and holds the full fingerprint of the
 current ledger state and rules; anything else is rebuilt (design.md §4: never trusted blindly,
-never the only copy).  Older directories of the same kind are removed after a build.  Other
+never the only copy).  A build never writes into an existing directory; all other directories of
+the same kind are removed after it.  Other
 AsOfs are built in memory.  pyoxigraph is imported only here and in :mod:`holokb.sparql.query`.
 """
 from __future__ import annotations
@@ -65,6 +67,7 @@ class SnapshotCache:
         self.size = size
         self.disk = disk
         self._lru: OrderedDict[tuple[str, str], Snapshot] = OrderedDict()
+        self._count = 0
 
     def clear(self) -> None:
         """Forget every in-memory store (disk caches stay)."""
@@ -98,46 +101,50 @@ class SnapshotCache:
         return Path(ledger_path + ".sparql") / f"{key.kind}-{key.fingerprint[:16]}"
 
     def _open_disk(self, folder: Path, key: SnapshotKey) -> Snapshot | None:
-        meta_path = folder / "meta.json"
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(meta, dict) or meta.get("fingerprint") != key.fingerprint:
-            return None
-        try:
-            store = _ox().Store.read_only(str(folder / "store"))
-        except OSError:
-            return None
-        return Snapshot(key, store, int(meta.get("quads", 0)), False, bool(meta.get("truncated")),
-                        meta.get("limit_hit"), str(folder))
+        # ``<kind>-<fp16>`` plus any ``<kind>-<fp16>-<pid>-<n>`` built by a process that found it taken.
+        for cand in sorted(folder.parent.glob(folder.name + "*")) if folder.parent.is_dir() else ():
+            try:
+                meta = json.loads((cand / "meta.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if not isinstance(meta, dict) or meta.get("fingerprint") != key.fingerprint:
+                continue
+            try:
+                store = _ox().Store.read_only(str(cand / "store"))
+            except OSError:
+                continue
+            return Snapshot(key, store, int(meta.get("quads", 0)), False, bool(meta.get("truncated")),
+                            meta.get("limit_hit"), str(cand))
+        return None
 
     def _build(self, folder: Path | None, key: SnapshotKey, data: BuiltData) -> Snapshot:
         ox = _ox()
         if folder is not None:
             try:
-                if folder.exists():
-                    shutil.rmtree(folder)  # a half-built or stale directory: rebuild from the ledger
-                folder.mkdir(parents=True)
-                store = ox.Store(str(folder / "store"))
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                target = folder
+                if target.exists():  # stale or half-built (no valid meta.json): never reused, never
+                    self._count += 1  # deleted under a reader; a fresh sibling is built instead
+                    target = folder.with_name(f"{folder.name}-{os.getpid()}-{self._count}")
+                target.mkdir()
+                store = ox.Store(str(target / "store"))
                 _fill(store, data)
                 store.flush()
                 meta = {"fingerprint": key.fingerprint, "kind": key.kind, "quads": data.quads,
                         "truncated": data.truncated, "limit_hit": data.limit_hit}
-                tmp = folder / f"meta.json.{os.getpid()}"
+                tmp = target / f"meta.json.{os.getpid()}"
                 tmp.write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
-                os.replace(tmp, folder / "meta.json")  # written last: the directory is complete
-                self._prune(folder)
-                return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, str(folder))
+                os.replace(tmp, target / "meta.json")  # written last: the directory is complete
+                self._prune(target, key.kind)
+                return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, str(target))
             except OSError:
-                pass  # another process is building it, or the disk refused: serve from memory
+                pass  # another process holds it, or the disk refused: serve from memory
         store = ox.Store()
         _fill(store, data)
         return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit)
 
     @staticmethod
-    def _prune(keep: Path) -> None:
-        kind = keep.name.split("-", 1)[0]
+    def _prune(keep: Path, kind: str) -> None:
         for other in sorted(keep.parent.glob(f"{kind}-*")):
             if other != keep and other.is_dir():
                 shutil.rmtree(other, ignore_errors=True)
