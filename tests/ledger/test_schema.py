@@ -15,10 +15,10 @@ from ledger_support import fact, iri
 
 def test_new_file_has_identity_and_current_version(db_path):
     with Ledger.open(db_path) as led:
-        assert led.schema_version == CURRENT_VERSION == 2
+        assert led.schema_version == CURRENT_VERSION == 3
     db = sqlite3.connect(db_path)
     assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 3
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -94,7 +94,7 @@ def test_migration_v1_to_v2_keeps_data(db_path):
     assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'chunks'").fetchone()[0] == 0
     db.close()
     with Ledger.open(db_path) as led:
-        assert led.schema_version == 2
+        assert led.schema_version == CURRENT_VERSION
         page = led.facts(AsOf(200, 50), about=iri("alice"))
         assert [v.fact for v in page] == [fact("alice", "knows", "bob")]
         assert page[0].evidence == (Evidence("doc", extractor="x", extractor_version="1", confidence=0.5),)
@@ -106,7 +106,7 @@ def test_migration_v1_to_v2_keeps_data(db_path):
         assert led.entities_by_alias("alice") == [iri("alice")]
         assert led.chunk_text("d", "c") == "hello"
     with Ledger.open(db_path) as led:  # migrating is idempotent: reopening changes nothing
-        assert led.schema_version == 2
+        assert led.schema_version == CURRENT_VERSION
         assert led.stats()["facts"] == 1
 
 

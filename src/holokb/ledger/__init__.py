@@ -11,12 +11,14 @@ concurrent use — SQLite lets many readers and one writer share the file.
 
 >>> from holokb.ledger import Ledger, FactView
 """
+from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedDerived
 from .schema import APPLICATION_ID, CURRENT_VERSION
 from .store import Ledger
 from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView
 from .writes import Batch
 
 __all__ = [
-    "APPLICATION_ID", "Batch", "CURRENT_VERSION", "EncodedFacts", "FactView", "Ledger", "PredicateInfo",
+    "APPLICATION_ID", "Batch", "ClosureInfo", "CURRENT_VERSION", "DerivedRecord", "DerivedView", "EncodedDerived",
+    "EncodedFacts", "FactView", "Ledger", "PredicateInfo",
     "SearchHit", "SpanView",
 ]

@@ -119,6 +119,57 @@ CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
 END;
 """
 
+#: v3: the write counter (``meta``, one row) and stored closures with their derived facts.
+#: A derived row's args: ``s`` = args[0], ``o`` = args[1], ``rest`` = JSON array of the term ids
+#: of args[2:] with ``rest_key`` their concatenated canonical encodings (a content sort key).
+#: ``premises`` is comma-separated signed integers: ``n > 0`` is the asserted fact ``facts.fact_id
+#: = n``, ``n < 0`` the derived row ``seq = -n - 1`` of the same closure.  ``bindings`` is a flat
+#: JSON array ``["x", term_id, "y", term_id, ...]`` in the rule's binding order.  Term columns of
+#: ``derived`` carry no FOREIGN KEY: terms are never deleted and the writer interns every id in
+#: the same transaction, so the per-row parent probes (measured ~30% of the insert) buy nothing.
+_V3 = """
+CREATE TABLE meta (
+  id            INTEGER PRIMARY KEY CHECK (id = 1),
+  change_marker INTEGER NOT NULL CHECK (change_marker >= 0)  -- bumped by every committed write batch
+);
+INSERT INTO meta(id, change_marker) VALUES (1, 0);
+CREATE TABLE closures (
+  closure_id    INTEGER PRIMARY KEY AUTOINCREMENT,           -- never reused: a replaced closure's id stays dead
+  rule_set_hash TEXT NOT NULL,
+  as_of_system  INTEGER NOT NULL,
+  as_of_valid   INTEGER NOT NULL,
+  change_marker INTEGER NOT NULL,                            -- meta.change_marker when its input was read
+  computed_at   INTEGER NOT NULL,                            -- system time given by the caller
+  truncated     INTEGER NOT NULL CHECK (truncated IN (0, 1)),
+  limit_hit     TEXT,
+  n_derived     INTEGER NOT NULL,
+  n_binary      INTEGER NOT NULL,                            -- affirmed rows of arity 2
+  rule_counts   TEXT NOT NULL,                               -- JSON [[rule, count], ...] sorted by rule
+  UNIQUE (rule_set_hash, as_of_system, as_of_valid)
+);
+CREATE TABLE derived (
+  closure_id INTEGER NOT NULL REFERENCES closures(closure_id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,                               -- position in the stored sequence
+  p          INTEGER NOT NULL,
+  arity      INTEGER NOT NULL CHECK (arity >= 0),
+  s          INTEGER,
+  o          INTEGER,
+  rest       TEXT,
+  rest_key   BLOB,
+  negated    INTEGER NOT NULL CHECK (negated IN (0, 1)),
+  valid_from INTEGER NOT NULL,
+  valid_to   INTEGER CHECK (valid_to IS NULL OR valid_to > valid_from),
+  rule       TEXT NOT NULL,
+  depth      INTEGER NOT NULL,
+  score      REAL,
+  premises   TEXT NOT NULL,
+  bindings   TEXT NOT NULL,
+  PRIMARY KEY (closure_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX derived_s ON derived(closure_id, s, p);
+CREATE INDEX derived_o ON derived(closure_id, o, p);
+"""
+
 #: Dropped before a bulk load into an empty file and built once after it (building a b-tree from
 #: sorted keys is several times cheaper than inserting random hashes row by row).
 BULK_INDEXES = (
@@ -138,8 +189,12 @@ def _step_v1_to_v2(db: sqlite3.Connection) -> None:
         db.execute(sql)
 
 
+def _step_v2_to_v3(db: sqlite3.Connection) -> None:
+    _script(db, _V3)
+
+
 #: MIGRATIONS[i] upgrades a file from version i to version i + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_step_v0_to_v1, _step_v1_to_v2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

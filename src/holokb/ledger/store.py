@@ -18,13 +18,14 @@ from typing import Iterable, Iterator
 
 from ..core.errors import LedgerError, WriterBusyError
 from ..core.fact import SpanRecord
+from .derived import LedgerDerived
 from .dictionary import TermCache
 from .reads import LedgerReads
 from .schema import CURRENT_VERSION, check_identity, upgrade
 from .writes import Batch
 
 
-class Ledger(LedgerReads):
+class Ledger(LedgerDerived, LedgerReads):
     """A bitemporal fact ledger in one SQLite file.  Make one with :meth:`Ledger.open`."""
 
     def __init__(self, db: sqlite3.Connection, path: str, version: int, timeout_s: float) -> None:
@@ -93,6 +94,29 @@ class Ledger(LedgerReads):
     @contextmanager
     def batch(self, at: int) -> Iterator[Batch]:
         """One write transaction at system time ``at``: all or nothing (an exception rolls it back)."""
+        b: Batch | None = None
+        with self._transaction() as db:
+            try:
+                before = db.total_changes
+                b = Batch(self, db, at)
+                yield b
+                if db.total_changes != before:
+                    # In the same transaction: a rolled-back batch leaves the marker as it was.
+                    db.execute("UPDATE meta SET change_marker = change_marker + 1 WHERE id = 1")
+            finally:
+                if b is not None:
+                    b._closed = True
+        b._terms.commit_into_cache()  # type: ignore[union-attr]  # after COMMIT: ids minted are real
+
+    def change_marker(self) -> int:
+        """The write sequence number: bumped by every committed batch or bulk load that changed a row."""
+        if self._db is None:
+            raise LedgerError("the ledger is closed")
+        return self._db.execute("SELECT change_marker FROM meta WHERE id = 1").fetchone()[0]
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls back and clears the term cache."""
         if self._db is None:
             raise LedgerError("the ledger is closed")
         if self._in_batch:
@@ -106,19 +130,13 @@ class Ledger(LedgerReads):
                 ) from None
             raise
         self._in_batch = True
-        b: Batch | None = None
         try:
-            b = Batch(self, self._db, at)
-            yield b
+            yield self._db
             self._db.execute("COMMIT")
         except BaseException:
             self._rollback()
             raise
-        else:
-            b._terms.commit_into_cache()
         finally:
-            if b is not None:
-                b._closed = True
             self._in_batch = False
 
     def bulk_assert(self, records: Iterable[SpanRecord], *, at: int) -> int:

@@ -1,0 +1,468 @@
+"""Stored closures: derived facts with their proofs, kept apart from asserted facts.
+
+A closure is stored for one (rule-set hash, AsOf) with the ledger's change marker at the time
+its input was read; any later committed write makes it **stale** (``ClosureInfo.stale``), and
+the caller decides whether to recompute.  Derived rows live in their own tables and never show
+up in ``facts()``, ``visible()``, ``encoded_visible()``, ``spans()`` or an export.
+
+Premise references (``DerivedRecord.premises``, ``DerivedView.premises``) are strings: an
+asserted fact's id (64 hex digits, ``Fact.id``) or ``"d:<n>"``, the derived fact stored at
+position ``n`` (0-based) of the same closure (``DerivedView.ref``).  On disk they are compact
+signed integers (see ``schema._V3``).
+
+>>> import tempfile, os
+>>> from holokb.core import IRI, AsOf
+>>> from holokb.ledger import Ledger
+>>> led = Ledger.open(os.path.join(tempfile.mkdtemp(), "kb.db"))
+>>> info = led.store_closure(rule_set_hash="h", as_of=AsOf.latest(), computed_at=5,
+...     derived=[DerivedRecord(IRI("http://ex.org/q"), (IRI("http://ex.org/a"), IRI("http://ex.org/b")))])
+>>> info.derived, info.stale, [v.args[1].value for v in led.derived_facts(info)]
+(1, False, ['http://ex.org/b'])
+>>> led.close()
+"""
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import Counter
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Callable, Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+from ..core.errors import InvalidValueError, LedgerError
+from ..core.limits import Limits, Page
+from ..core.terms import IRI, Literal, Term
+from ..core.time import MAX_TIME, AsOf, Interval
+from .dictionary import INSERT_TERM, TermCache, TxnTerms
+
+_CHUNK = 20_000  # derived rows per executemany
+_IN = 500  # ids per IN (...) list
+_INS_DERIVED = (
+    "INSERT INTO derived(closure_id, seq, p, arity, s, o, rest, rest_key, negated, valid_from, valid_to, rule, "
+    "depth, score, premises, bindings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_CLOSURE_COLS = ("closure_id, rule_set_hash, as_of_system, as_of_valid, change_marker, computed_at, truncated, "
+                 "limit_hit, n_derived, n_binary, rule_counts")
+_DERIVED_COLS = ("d.seq, d.p, d.arity, d.s, d.o, d.rest, d.negated, d.valid_from, d.valid_to, d.rule, d.depth, "
+                 "d.score, d.premises, d.bindings")
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedRecord:
+    """One derived fact to store: the fact, where it holds, and its proof (rule, premises, bindings)."""
+
+    predicate: IRI
+    args: tuple[Term, ...]
+    valid: Interval = Interval.always()
+    rule: str = ""
+    depth: int = 0
+    score: float | None = None
+    negated: bool = False
+    premises: tuple[str, ...] = ()
+    bindings: tuple[tuple[str, Term], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedView:
+    """A stored derived fact; ``ref`` (``"d:<n>"``) is how other proofs in its closure name it."""
+
+    ref: str
+    predicate: IRI
+    args: tuple[Term, ...]
+    negated: bool
+    valid: Interval
+    rule: str
+    depth: int
+    score: float | None
+    premises: tuple[str, ...]
+    bindings: tuple[tuple[str, Term], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClosureInfo:
+    """A stored closure: for which rules and AsOf, from which ledger state, and whether it is stale.
+
+    ``change_marker`` is the ledger's marker when the closure's input was read; ``stale`` is
+    true when the ledger's current marker differs (as of the call that returned this info).
+    """
+
+    id: int
+    rule_set_hash: str
+    as_of: AsOf
+    change_marker: int
+    computed_at: int
+    truncated: bool
+    limit_hit: str | None
+    derived: int
+    binary: int
+    rule_counts: tuple[tuple[str, int], ...]
+    stale: bool
+
+
+class EncodedDerived(NamedTuple):
+    """Affirmed binary derived facts as int64 term-id columns; open ``valid_to`` is MAX_TIME."""
+
+    s: np.ndarray
+    p: np.ndarray
+    o: np.ndarray
+    valid_from: np.ndarray
+    valid_to: np.ndarray
+
+
+class LedgerDerived:
+    """The stored-closure half of :class:`~holokb.ledger.Ledger` (needs ``_db``, ``_cache``, ``_transaction``)."""
+
+    _db: sqlite3.Connection
+    _cache: TermCache
+    _transaction: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    change_marker: Callable[[], int]
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def store_closure(self, *, rule_set_hash: str, as_of: AsOf, computed_at: int,
+                      derived: Iterable[DerivedRecord], truncated: bool = False, limit_hit: str | None = None,
+                      change_marker: int | None = None) -> ClosureInfo:
+        """Store a closure in one transaction, replacing an earlier one with the same (hash, AsOf).
+
+        ``change_marker`` is the marker read before the closure's input was read (default: the
+        current one); pass it so that a write racing the computation leaves the result stale.
+        """
+        if not isinstance(rule_set_hash, str) or not rule_set_hash:
+            raise InvalidValueError("rule_set_hash must be a non-empty string")
+        if not isinstance(as_of, AsOf):
+            raise InvalidValueError(f"as_of must be an AsOf, got {type(as_of).__name__}")
+        if not isinstance(computed_at, int) or isinstance(computed_at, bool):
+            raise InvalidValueError(f"computed_at must be an integer (unix ms), got {computed_at!r}")
+        with self._transaction() as db:
+            current = self.change_marker()
+            marker = current if change_marker is None else change_marker
+            if not isinstance(marker, int) or not 0 <= marker <= current:
+                raise InvalidValueError(f"change_marker {marker!r} is not a marker this ledger has had "
+                                        f"(current: {current})")
+            key = (rule_set_hash, as_of.system, as_of.valid)
+            db.execute("DELETE FROM closures WHERE rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?", key)
+            cid = db.execute(
+                f"INSERT INTO closures({_CLOSURE_COLS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]')",
+                (*key, marker, computed_at, int(bool(truncated)), limit_hit),
+            ).lastrowid
+            writer = _ClosureWriter(db, TxnTerms(self._cache, db), cid)
+            for rec in derived:
+                writer.add(rec)
+            writer.finish()
+            counts = tuple(sorted(writer.rule_counts.items()))
+            db.execute("UPDATE closures SET n_derived = ?, n_binary = ?, rule_counts = ? WHERE closure_id = ?",
+                       (writer.n, writer.binary, json.dumps(counts), cid))
+        writer.terms.commit_into_cache()
+        return ClosureInfo(cid, rule_set_hash, as_of, marker, computed_at, bool(truncated), limit_hit, writer.n,
+                           writer.binary, counts, marker != current)
+
+    def delete_closure(self, closure: ClosureInfo) -> bool:
+        """Delete a stored closure and its derived facts; False when it was already gone."""
+        with self._transaction() as db:
+            return db.execute("DELETE FROM closures WHERE closure_id = ?", (closure.id,)).rowcount > 0
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def closure_info(self, rule_set_hash: str, as_of: AsOf) -> ClosureInfo | None:
+        """The stored closure for (rule-set hash, AsOf), or None; ``stale`` says whether writes followed it."""
+        row = self._db.execute(
+            f"SELECT {_CLOSURE_COLS} FROM closures WHERE rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?",
+            (rule_set_hash, as_of.system, as_of.valid),
+        ).fetchone()
+        return None if row is None else _info(row, self.change_marker())
+
+    def closures(self) -> tuple[ClosureInfo, ...]:
+        """Every stored closure.  Order: rule-set hash, AsOf system, AsOf valid (the unique key)."""
+        current = self.change_marker()
+        rows = self._db.execute(
+            f"SELECT {_CLOSURE_COLS} FROM closures ORDER BY rule_set_hash, as_of_system, as_of_valid").fetchall()
+        return tuple(_info(r, current) for r in rows)
+
+    def derived_facts(self, closure: ClosureInfo, *, about: IRI | None = None, predicate: IRI | None = None,
+                      obj: Term | None = None, limits: Limits = Limits()) -> Page[DerivedView]:
+        """Derived facts of a stored closure, filtered by first arg / predicate / second arg.
+
+        Sort key: predicate IRI, negated (affirmed first), then per argument the object key
+        (kind, datatype, lexical, canonical bytes) of args[0], args[1], the canonical bytes of
+        args[2:], then valid_from, valid_to (open last), position in the closure.
+        """
+        self._check_closure(closure)
+        where, args = ["d.closure_id = ?"], [closure.id]
+        for col, term in (("d.s", about), ("d.p", predicate), ("d.o", obj)):
+            if term is not None:
+                tid = self._cache.lookup(self._db, term)
+                if tid is None:
+                    return Page.of(())
+                where.append(f"{col} = ?")
+                args.append(tid)
+        sql = (f"SELECT {_DERIVED_COLS} FROM derived d JOIN terms tp ON tp.term_id = d.p "
+               "LEFT JOIN terms ts ON ts.term_id = d.s LEFT JOIN terms tob ON tob.term_id = d.o "
+               f"WHERE {' AND '.join(where)} ORDER BY tp.lexical, d.negated, ts.kind, ts.datatype, ts.lexical, "
+               "ts.canon, tob.kind, tob.datatype, tob.lexical, tob.canon, d.rest_key, d.valid_from, "
+               "coalesce(d.valid_to, ?), d.seq")
+        args.append(MAX_TIME)
+        caps = [(n, name) for n, name in ((limits.max_results, "max_results"), (limits.max_edges, "max_edges"))
+                if n is not None]
+        cap, cap_name = min(caps) if caps else (None, None)
+        if cap is not None:
+            sql += " LIMIT ?"
+            args.append(cap + 1)
+        deadline = limits.deadline()
+        rows = self._db.execute(sql, args).fetchall()
+        truncated, hit = False, None
+        if cap is not None and len(rows) > cap:
+            rows, truncated, hit = rows[:cap], True, cap_name
+        views = self._derived_views(rows)
+        if deadline.expired():
+            return Page.of(views, True, "timeout")
+        return Page.of(views, truncated, hit)
+
+    def derived_by_ref(self, closure: ClosureInfo, refs: Sequence[str]) -> tuple[DerivedView, ...]:
+        """The derived facts named by ``refs`` (``"d:<n>"``), in the order given (to walk a proof)."""
+        self._check_closure(closure)
+        seqs = [_derived_seq(r) for r in refs]
+        found: dict[int, tuple] = {}
+        wanted = sorted(set(seqs))
+        for k in range(0, len(wanted), _IN):
+            part = wanted[k:k + _IN]
+            for row in self._db.execute(
+                f"SELECT {_DERIVED_COLS} FROM derived d WHERE d.closure_id = ? AND d.seq IN "
+                f"({','.join('?' * len(part))})", (closure.id, *part),
+            ):
+                found[row[0]] = row
+        missing = [s for s in seqs if s not in found]
+        if missing:
+            raise LedgerError(f"closure {closure.id} has no derived fact d:{missing[0]}")
+        views = {v.ref: v for v in self._derived_views([found[s] for s in wanted])}
+        return tuple(views[f"d:{s}"] for s in seqs)
+
+    def encoded_derived(self, closure: ClosureInfo) -> EncodedDerived:
+        """Affirmed binary derived facts as term-id columns (the SPARQL snapshot's input).
+
+        Order: s, p, o, valid_from, valid_to, position — deterministic for a given file.
+        """
+        self._check_closure(closure)
+        rows = self._db.execute(
+            "SELECT s, p, o, valid_from, coalesce(valid_to, ?), seq FROM derived "
+            "WHERE closure_id = ? AND arity = 2 AND negated = 0", (MAX_TIME, closure.id),
+        ).fetchall()
+        a = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
+        a = a[np.lexsort(a.T[::-1])]
+        return EncodedDerived(*(np.ascontiguousarray(a[:, k]) for k in range(5)))
+
+    def confidences(self, fact_ids: Sequence[str]) -> np.ndarray:
+        """Per fact id (hex), the max evidence confidence over all its spans; 1.0 without evidence.
+
+        An id the ledger does not know has no evidence (1.0).  One query over a temp table.
+        """
+        out = np.ones(len(fact_ids), dtype=np.float64)
+        if not len(fact_ids):
+            return out
+        rows = [(i, _fact_hash(h)) for i, h in enumerate(fact_ids)]
+        db = self._db
+        # A savepoint works both inside a batch and outside any transaction; only temp is written.
+        db.execute("SAVEPOINT confidences")
+        try:
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS conf_ids(pos INTEGER PRIMARY KEY, hash BLOB NOT NULL)")
+            db.executemany("INSERT INTO temp.conf_ids(pos, hash) VALUES (?, ?)", rows)
+            found = db.execute(
+                "SELECT t.pos, max(e.confidence) FROM temp.conf_ids t JOIN facts f ON f.hash = t.hash "
+                "JOIN spans sp ON sp.fact_id = f.fact_id JOIN evidence e ON e.sid = sp.sid GROUP BY t.pos"
+            ).fetchall()
+            db.execute("DELETE FROM temp.conf_ids")
+        finally:
+            db.execute("RELEASE confidences")
+        if found:
+            idx = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+            out[idx] = np.fromiter((r[1] for r in found), dtype=np.float64, count=len(found))
+        return out
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _check_closure(self, closure: ClosureInfo) -> None:
+        row = self._db.execute("SELECT 1 FROM closures WHERE closure_id = ?", (closure.id,)).fetchone()
+        if row is None:
+            raise LedgerError(f"closure {closure.id} ({closure.rule_set_hash[:12]}, {closure.as_of}) is no longer "
+                              "stored (replaced or deleted)")
+
+    def _derived_views(self, rows: list[tuple]) -> list[DerivedView]:
+        """Views for rows of ``_DERIVED_COLS`` (terms and premise fact ids fetched in bulk)."""
+        if not rows:
+            return []
+        db = self._db
+        decoded = []
+        tids: set[int] = set()
+        fact_rowids: set[int] = set()
+        for r in rows:
+            arg_ids = [i for i in (r[3], r[4]) if i is not None] + (json.loads(r[5]) if r[5] else [])
+            flat = json.loads(r[13])
+            premises = [int(x) for x in r[12].split(",")] if r[12] else []
+            tids.update(arg_ids, flat[1::2], (r[1],))
+            fact_rowids.update(x for x in premises if x > 0)
+            decoded.append((arg_ids, flat, premises))
+        self._cache.terms_of(db, tids)
+        hashes: dict[int, str] = {}
+        ids = sorted(fact_rowids)
+        for k in range(0, len(ids), _IN):
+            part = ids[k:k + _IN]
+            for fid, h in db.execute(f"SELECT fact_id, hash FROM facts WHERE fact_id IN ({','.join('?' * len(part))})",
+                                     part):
+                hashes[fid] = h.hex()
+        term = self._cache.terms.__getitem__
+        out = []
+        for r, (arg_ids, flat, premises) in zip(rows, decoded):
+            out.append(DerivedView(
+                f"d:{r[0]}", term(r[1]), tuple(term(i) for i in arg_ids), bool(r[6]), Interval(r[7], r[8]), r[9],
+                r[10], r[11], tuple(hashes[x] if x > 0 else f"d:{-x - 1}" for x in premises),
+                tuple((flat[k], term(flat[k + 1])) for k in range(0, len(flat), 2)),
+            ))
+        return out
+
+
+class _ClosureWriter:
+    """Encodes derived records into rows and writes them in chunks (terms interned on the way)."""
+
+    def __init__(self, db: sqlite3.Connection, terms: TxnTerms, cid: int) -> None:
+        self.db = db
+        self.terms = terms
+        terms.defer = True
+        self.cid = cid
+        self.n = 0
+        self.binary = 0
+        self.max_ref = -1
+        self.rule_counts: Counter[str] = Counter()
+        self.rows: list[list] = []
+        self.iri_ids: dict[str, tuple[int, bytes]] = {}
+        self.lit_ids: dict[Literal, tuple[int, bytes]] = {}
+        self.fact_ids: dict[str, int] = {}
+        self.names: dict[str, str] = {}
+
+    def term(self, t: object) -> tuple[int, bytes]:
+        if t.__class__ is IRI:
+            hit = self.iri_ids.get(t.value)  # type: ignore[attr-defined]
+            if hit is None:
+                hit = self.iri_ids[t.value] = self.terms.intern_encoded(t)  # type: ignore[attr-defined,arg-type]
+            return hit
+        if not isinstance(t, Literal):
+            raise InvalidValueError(f"a derived fact's argument must be an IRI or a Literal, got {t!r}")
+        hit = self.lit_ids.get(t)
+        if hit is None:
+            if len(self.lit_ids) > 500_000:
+                self.lit_ids.clear()
+            hit = self.lit_ids[t] = self.terms.intern_encoded(t)
+        return hit
+
+    def add(self, rec: DerivedRecord) -> None:
+        if rec.__class__ is not DerivedRecord:
+            raise InvalidValueError(f"derived facts must be DerivedRecord, got {type(rec).__name__}")
+        pred = rec.predicate
+        if pred.__class__ is not IRI:
+            raise InvalidValueError(f"a derived fact's predicate must be an IRI, got {pred!r}")
+        score = rec.score
+        if score is not None and not math.isfinite(score):
+            raise InvalidValueError(f"derived fact d:{self.n} has a non-finite score {score!r}")
+        iri_get = self.iri_ids.get
+        term = self.term
+        args = rec.args
+        arity = len(args)
+        s = o = rest = rest_key = None
+        # IRIs are looked up by their string (cached hash) before the general path.
+        if arity:
+            a = args[0]
+            hit = iri_get(a.value) if a.__class__ is IRI else None
+            s = (hit or term(a))[0]
+            if arity > 1:
+                a = args[1]
+                hit = iri_get(a.value) if a.__class__ is IRI else None
+                o = (hit or term(a))[0]
+                if arity > 2:
+                    enc = [term(x) for x in args[2:]]
+                    rest = json.dumps([e[0] for e in enc])
+                    rest_key = b"".join(e[1] for e in enc)
+                elif not rec.negated:
+                    self.binary += 1
+        hit = iri_get(pred.value)
+        p = (hit or term(pred))[0]
+        bindings = rec.bindings
+        if bindings:
+            names = self.names
+            parts = []
+            for name, value in bindings:
+                nj = names.get(name)
+                if nj is None:
+                    nj = names[name] = json.dumps(name)
+                hit = iri_get(value.value) if value.__class__ is IRI else None
+                parts.append(f"{nj},{(hit or term(value))[0]}")
+            btext = "[" + ",".join(parts) + "]"
+        else:
+            btext = "[]"
+        valid = rec.valid
+        self.rows.append([self.cid, self.n, p, arity, s, o, rest, rest_key, 1 if rec.negated else 0, valid.start,
+                          valid.end, rec.rule, rec.depth, score, rec.premises, btext])
+        self.rule_counts[rec.rule] += 1
+        self.n += 1
+        if len(self.rows) >= _CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        """Resolve the chunk's premises, then write its terms and rows."""
+        rows, self.rows = self.rows, []
+        known = self.fact_ids
+        unknown = sorted({p for r in rows for p in r[14] if not p.startswith("d:") and p not in known})
+        for k in range(0, len(unknown), _IN):
+            part = unknown[k:k + _IN]
+            for fid, h in self.db.execute(
+                    f"SELECT fact_id, hash FROM facts WHERE hash IN ({','.join('?' * len(part))})",
+                    [_fact_hash(p) for p in part]):
+                known[h.hex()] = fid
+        max_ref = self.max_ref
+        for r in rows:
+            codes = []
+            for p in r[14]:
+                if p.startswith("d:"):
+                    n = _derived_seq(p)
+                    if n > max_ref:
+                        max_ref = n
+                    codes.append(-n - 1)
+                else:
+                    fid = known.get(p.lower())
+                    if fid is None:
+                        raise LedgerError(f"derived fact d:{r[1]} names premise {p[:12]}…, which is not an asserted "
+                                          "fact of this ledger")
+                    codes.append(fid)
+            r[14] = ",".join(map(str, codes))
+        self.max_ref = max_ref
+        pending = self.terms.take_pending()
+        if pending:
+            self.db.executemany(INSERT_TERM, pending)
+        self.db.executemany(_INS_DERIVED, rows)
+
+    def finish(self) -> None:
+        self.flush()
+        if self.max_ref >= self.n:
+            raise LedgerError(f"a premise names d:{self.max_ref}, but the closure has {self.n} derived facts")
+
+
+def _info(row: tuple, current: int) -> ClosureInfo:
+    cid, h, sys_, val, marker, at, trunc, hit, n, nb, counts = row
+    return ClosureInfo(cid, h, AsOf(sys_, val), marker, at, bool(trunc), hit, n, nb,
+                       tuple((r, c) for r, c in json.loads(counts)), marker != current)
+
+
+def _fact_hash(h: str) -> bytes:
+    try:
+        b = bytes.fromhex(h)
+    except (TypeError, ValueError):
+        b = b""
+    if len(b) != 32:
+        raise InvalidValueError(f"not a fact id (64 hex digits): {h!r}")
+    return b
+
+
+def _derived_seq(ref: str) -> int:
+    if isinstance(ref, str) and ref.startswith("d:") and ref[2:].isascii() and ref[2:].isdigit():
+        return int(ref[2:])
+    raise InvalidValueError(f"not a derived fact reference ('d:<n>'): {ref!r}")
