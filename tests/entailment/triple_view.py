@@ -6,14 +6,15 @@ relation per predicate.  ``reasoning.database_at`` loads binary relations only; 
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
 from holokb.analysis import Const, Program
-from holokb.core import HK, IRI, AsOf, Literal, Term
-from holokb.engine import Database, Model, TermDictionary
+from holokb.core import HK, IRI, AsOf, Limits, Literal, Term
+from holokb.engine import Database, DerivedFact, Model, TermDictionary, closure
 
 TRIPLE = HK + "triple"
 
@@ -79,3 +80,33 @@ def to_oxigraph(triples: Iterable[tuple[Term, Term, Term]]):
 def rule_file(name: str) -> Path:
     """A shipped rule file (``rules/<name>``) of this checkout."""
     return Path(__file__).resolve().parents[2] / "rules" / name
+
+
+class BinaryDerived:
+    """A closure over the triple view, seen as binary facts ``p(s, o)`` (what SPARQL snapshots read)."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.truncated = model.truncated
+        self.limit_hit = model.limit_hit
+        self.violations = model.violations
+        self.stats = model.stats
+
+    def derived(self) -> tuple[DerivedFact, ...]:
+        """Derived ``hk:triple(s, p, o)`` with an IRI predicate as ``DerivedFact(p, (s, o))``, in model order."""
+        return tuple(dataclasses.replace(d, predicate=d.args[1].value, args=(d.args[0], d.args[2]))
+                     for d in self.model.derived() if d.predicate == TRIPLE and isinstance(d.args[1], IRI))
+
+
+class TripleViewKB:
+    """A KnowledgeBase whose ``derive`` reads the triple view (for ``holokb.sparql.run_query``)."""
+
+    def __init__(self, kb, *, record_proofs: bool = False):
+        self.kb = kb
+        self.ledger = kb.ledger
+        self.record_proofs = record_proofs
+
+    def derive(self, program: Program, *, as_of: AsOf, limits: Limits | None = None) -> BinaryDerived:
+        """Close the facts visible at ``as_of`` (as ``hk:triple``) under ``program``."""
+        db = ledger_database(self.ledger, as_of, program)
+        return BinaryDerived(closure(program, db, limits=limits, record_proofs=self.record_proofs))
