@@ -72,3 +72,21 @@ def test_without_rules_most_queries_are_empty(lubm) -> None:
            for n, t in queries.items()}
     assert {n for n, c in got.items() if c} == {"q01", "q03", "q14"}
     assert got["q14"] == expected["q14"]
+
+
+def test_chair_realisation_has_a_proof_down_to_asserted_triples(lubm) -> None:
+    """q12's Chair (Person ⊓ ∃headOf.Department) is derived; its proof ends in ledger facts incl. the headOf triple."""
+    from holokb.core import IRI
+    from triple_view import TRIPLE
+
+    view, program, _, _, _ = lubm
+    model = TripleViewKB(view.kb, record_proofs=True).derive(program, as_of=AsOf.latest()).model
+    ub = "http://www.lehigh.edu/~zhp2/2004/0401/univ-bench.owl#"
+    heads = [(s, o) for s, p, o in model.relation(TRIPLE) if p == IRI(ub + "headOf")]
+    assert heads
+    prof, dept = heads[0]
+    proof = model.explain(TRIPLE, (prof, IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), IRI(ub + "Chair")))
+    assert proof is not None and proof.rule == "cls-int1"
+    leaves = {n.args for n in proof.inputs()}
+    assert (prof, IRI(ub + "headOf"), dept) in leaves
+    assert all(isinstance(n.key, str) for n in proof.inputs())  # ledger fact ids
