@@ -1,13 +1,16 @@
 """Closure benchmark: holokb.engine vs clingo, DuckDB (semi-naive SQL, recursive CTE), pyDatalog.
 
 Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick]
-Prints one table (median seconds of >= 3 runs; pyDatalog one run capped at 60 s) and ratios
-against the fastest peer measured in the same run, plus proof-recording overhead and bytes per
+Prints one table, a row as soon as it is measured: median seconds of 3 runs, each run in a
+forked child capped at 120 s ("timeout" when a run passes it; 60 s with --quick), systems run
+round-robin so load changes hit all alike; pyDatalog one run capped at 60 s.  The last column is peer time / holokb time measured in the same run (> 1:
+holokb is faster).  Then proof-recording overhead (same path, with vs without) and bytes per
 derived tuple.  Workloads: transitive closure on chains of 1,000 and 2,000 nodes and a random
 graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples.
 """
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import statistics
 import subprocess
@@ -20,7 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from holokb.analysis.program import Atom, Const, Program, Rule, Var  # noqa: E402
-from holokb.core import IRI  # noqa: E402
+from holokb.core import IRI, Limits  # noqa: E402
 from holokb.engine import Database, TermDictionary, closure  # noqa: E402
 
 RUNS = 3
@@ -249,63 +252,134 @@ def pydatalog_chain(n, cap=60):
         os.unlink(f.name)
 
 
-def median(fn, runs=RUNS):
-    res = [fn() for _ in range(runs)]
-    return statistics.median(r[0] for r in res), res[-1][1]
+def _child(fn, conn) -> None:
+    try:
+        conn.send(fn())
+    except BaseException as e:  # noqa: BLE001 - the parent prints what failed
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+    conn.close()
+
+
+def capped(fn, cap):
+    """Run ``fn`` in a forked child; its (seconds, tuples) or None when it passes ``cap`` seconds."""
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(fn, send))
+    proc.start()
+    send.close()
+    try:
+        if recv.poll(cap):
+            try:
+                res = recv.recv()
+            except EOFError:  # the child died (e.g. out of memory)
+                res = ("error", f"child exited with {proc.exitcode}")
+            proc.join()
+            return res
+        return None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+
+
+def measure(systems, cap, runs=RUNS):
+    """Round-robin runs of every system (so a change in machine load hits all of them alike):
+    [(system, median seconds | "timeout" | "error", tuples)]."""
+    times = {name: [] for name, _ in systems}
+    result = {name: None for name, _ in systems}
+    for _ in range(runs):
+        for name, fn in systems:
+            if isinstance(result[name], str):
+                continue
+            res = capped(fn, cap)
+            if res is None:
+                result[name] = "timeout"
+            elif res[0] == "error":
+                result[name] = "error"
+                print(f"  {name}: {res[1]}", file=sys.stderr, flush=True)
+            else:
+                times[name].append(res[0])
+                result[name] = res[1]
+    out = []
+    for name, _ in systems:
+        r = result[name]
+        out.append((name, r if isinstance(r, str) else statistics.median(times[name]),
+                    None if isinstance(r, str) else r))
+    return out
+
+
+HEADER = f"{'workload':<16} {'system':<30} {'median s':>10} {'tuples':>10} {'holokb speed-up':>16}"
+
+
+def report(name, system, t, k, base) -> None:
+    """Print one row now (flushed); the last column is this peer's time / holokb's time."""
+    ts = t if isinstance(t, str) else f"{t:10.3f}"
+    ratio = ""
+    if system != "holokb" and not isinstance(t, str) and not isinstance(base, (str, type(None))):
+        ratio = f"{t / base:15.2f}x"
+    print(f"{name:<16} {system:<30} {ts:>10} {str(k):>10} {ratio:>16}", flush=True)
 
 
 def main() -> None:
-    rows = []  # (workload, system, seconds, tuples)
+    cap = 60 if QUICK else 120
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; cap {cap} s per run", flush=True)
+    print(HEADER, flush=True)
     tc = [("chain 1,000", *chain(1000), 1000), ("chain 2,000", *chain(2000), 2000)]
     if not QUICK:
         tc.append(("random 10k/20k", *random_graph(10_000, 20_000), 10_000))
     for name, s, o, n in tc:
-        t, k = median(lambda: run_holokb_tc(s, o, n)[:2])
-        rows.append((name, "holokb", t, k))
-        t, k = median(lambda: duck_tc_cte(s, o))
-        rows.append((name, "duckdb recursive CTE", t, k))
-        t, k = median(lambda: duck_tc_seminaive(s, o))
-        rows.append((name, "duckdb semi-naive SQL", t, k))
-        if n <= 2000:
-            t, k = median(lambda: clingo_tc(s, o))
-            rows.append((name, "clingo", t, k))
+        systems = [("holokb", lambda: run_holokb_tc(s, o, n)[:2]),
+                   ("duckdb recursive CTE", lambda: duck_tc_cte(s, o)),
+                   ("duckdb semi-naive SQL", lambda: duck_tc_seminaive(s, o)),
+                   ("clingo", lambda: clingo_tc(s, o))]
+        rows = measure(systems, cap)
+        for system, t, k in rows:
+            report(name, system, t, k, rows[0][1])
         if n == 1000:
             t, k = pydatalog_chain(n)
-            rows.append((name, "pyDatalog (1 run, cap 60 s)", t, k))
+            report(name, "pyDatalog (1 run, cap 60 s)", "timeout" if t is None else t, k, rows[0][1])
     sizes = [100_000] if QUICK else [100_000, 1_000_000]
     for size in sizes:
         trip, n_ids = rdfs_triples(size)
         name = f"RDFS {size // 1000}k"
-        t, k = median(lambda: run_holokb_rdfs(trip, n_ids)[:2])
-        rows.append((name, "holokb", t, k))
-        t, k = median(lambda: duck_rdfs(trip))
-        rows.append((name, "duckdb semi-naive SQL", t, k))
-        if size <= 100_000:
-            t, k = median(lambda: clingo_rdfs(trip))
-            rows.append((name, "clingo", t, k))
-    print(f"{'workload':<16} {'system':<30} {'median s':>10} {'tuples':>10} {'vs fastest peer':>16}")
-    for name in dict.fromkeys(r[0] for r in rows):
-        group = [r for r in rows if r[0] == name]
-        peers = [r[2] for r in group if r[1] != "holokb" and r[2] is not None]
-        best = min(peers) if peers else None
-        for _, system, t, k in group:
-            ts = "timeout" if t is None else f"{t:10.3f}"
-            ratio = "" if t is None or best is None else f"{best / t:15.2f}x"
-            print(f"{name:<16} {system:<30} {ts:>10} {str(k):>10} {ratio:>16}")
-    # proof recording overhead and memory
-    trip, n_ids = rdfs_triples(100_000)
-    t_off = median(lambda: run_holokb_rdfs(trip, n_ids, False)[:2])[0]
-    t_on = median(lambda: run_holokb_rdfs(trip, n_ids, True)[:2])[0]
-    print(f"\nproof recording, RDFS 100k: {t_on:.3f} s vs {t_off:.3f} s without = {t_on / t_off:.2f}x")
+        systems = [("holokb", lambda: run_holokb_rdfs(trip, n_ids)[:2]),
+                   ("duckdb semi-naive SQL", lambda: duck_rdfs(trip)),
+                   ("clingo", lambda: clingo_rdfs(trip))]
+        rows = measure(systems, cap)
+        for system, t, k in rows:
+            report(name, system, t, k, rows[0][1])
+    print(flush=True)
+    proofs_and_memory(cap)
+
+
+def run_generic_tc(s, o, n, record):
+    """Chain closure forced onto the generic semi-naive path (a max_derived budget disables the
+    transitive plan), with or without proof recording."""
+    db = Database(_dict(n))
+    db.add_ids("edge", [s, o])
+    t0 = time.perf_counter()
+    m = closure(tc_program(), db, record_proofs=record, limits=Limits(None, 10**12, None, None, None))
+    return time.perf_counter() - t0, m.stats.derived
+
+
+def proofs_and_memory(cap) -> None:
+    """Proof-recording overhead on the same path and bytes per derived tuple."""
     s, o = chain(1000)
-    c_off = median(lambda: run_holokb_tc(s, o, 1000)[:2])[0]
-    c_on = median(lambda: run_holokb_tc(s, o, 1000, True)[:2])[0]
-    print(f"proof recording, chain 1,000: {c_on:.3f} s vs {c_off:.3f} s without = {c_on / c_off:.2f}x")
-    _, k, m = run_holokb_rdfs(trip, n_ids)
-    rel = m._ev.relations[("t", False)]
-    print(f"memory, RDFS 100k: {rel.nbytes() / k:.1f} bytes per stored tuple (columns incl. validity, depth, rule)")
-    _, k, m = run_holokb_tc(*chain(2000), 2000)
-    print(f"memory, chain 2,000: {m.nbytes() / max(k, 1):.1f} bytes per derived tuple")
+    (_, off, k), (_, on, _) = measure([("off", lambda: run_generic_tc(s, o, 1000, False)),
+                                       ("on", lambda: run_generic_tc(s, o, 1000, True))], cap)
+    print(f"proof recording, chain 1,000 (generic semi-naive, {k} derived): {on:.3f} s with vs "
+          f"{off:.3f} s without = {on / off:.2f}x", flush=True)
+    trip, n_ids = rdfs_triples(100_000)
+    (_, off, k), (_, on, _) = measure([("off", lambda: run_holokb_rdfs(trip, n_ids, False)[:2]),
+                                       ("on", lambda: run_holokb_rdfs(trip, n_ids, True)[:2])], cap)
+    print(f"proof recording, RDFS 100k ({k} tuples): {on:.3f} s with vs {off:.3f} s without = {on / off:.2f}x",
+          flush=True)
+    for label, record in (("without proofs", False), ("with proofs", True)):
+        _, k, m = run_holokb_rdfs(trip, n_ids, record)
+        derived = m.stats.derived
+        print(f"memory, RDFS 100k {label}: {m.nbytes() / derived:.1f} B per derived tuple in columns, "
+              f"{m.nbytes(indexes=True) / derived:.1f} B with indexes and dedup keys "
+              f"({derived} derived; proof tables not counted)", flush=True)
 
 
 if __name__ == "__main__":

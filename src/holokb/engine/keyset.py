@@ -54,30 +54,52 @@ class KeySet:
         h >>= self.shift
         return h.view(np.int64)
 
-    def _reserve(self, extra: int) -> None:
-        cap = len(self.table)
-        if 2 * (self.used + extra) <= cap:
-            return
-        while 2 * (self.size + extra) > cap:
-            cap *= 2
+    def _grow(self, cap: int) -> None:
         old = self.table[self.table >= 0]
         self._alloc(cap)
-        self.size = 0
-        if len(old):
-            self._insert(old)
+        self.size = self.used = len(old)
+        self._place(old)
+
+    def _place(self, keys: np.ndarray) -> None:
+        """Put distinct keys known to be absent (a regrow): whichever writer of a slot wins is fine."""
+        table, top = self.table, len(self.table) - 1
+        slot = self._home(keys)
+        while len(keys):
+            free = np.flatnonzero(table[slot] == _EMPTY)
+            table[slot[free]] = keys[free]
+            done = np.zeros(len(keys), dtype=bool)
+            done[free] = table[slot[free]] == keys[free]
+            rest = np.flatnonzero(~done)
+            keys = keys[rest]
+            slot = (slot[rest] + 1) & top
 
     def add_new(self, keys: np.ndarray) -> np.ndarray:
         """Insert ``keys``; True at the first position of every key that was not in the set."""
         keys = np.asarray(keys, dtype=np.int64)
-        if self.size == 0:
-            self._reserve(len(keys))
-            return self._insert(keys)
-        # Most candidates are usually old: look them up first so the table grows by what is new.
-        absent = np.flatnonzero(~self.contains(keys))
-        mask = np.zeros(len(keys), dtype=bool)
-        if len(absent):
-            self._reserve(len(absent))
+        absent = None
+        if self.size:
+            # Most candidates are usually old: look them up first so the table grows by what is new.
+            absent = np.flatnonzero(~self.contains(keys))
+        extra = len(keys) if absent is None else len(absent)
+        if extra == 0:
+            return np.zeros(len(keys), dtype=bool)
+        # Room for every candidate at load <= 4/5 while inserting (many repeat each other), then
+        # back to load <= 1/2 once the distinct count is known.
+        cap = len(self.table)
+        while 5 * (self.used + extra) > 4 * cap:
+            cap *= 2
+        if cap != len(self.table):
+            self._grow(cap)
+        if absent is None:
+            mask = self._insert(keys)
+        else:
+            mask = np.zeros(len(keys), dtype=bool)
             mask[absent[self._insert(keys[absent])]] = True
+        cap = len(self.table)
+        while 2 * self.size > cap:
+            cap *= 2
+        if cap != len(self.table) or 2 * self.used > cap:  # released slots are dropped by a regrow
+            self._grow(cap)
         return mask
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:

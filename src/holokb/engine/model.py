@@ -207,9 +207,9 @@ class Model:
         memo[memo_key] = node
         return node
 
-    def nbytes(self) -> int:
-        """Bytes held by all relation columns (for memory-per-tuple measurements)."""
-        return sum(r.nbytes() for r in self._ev.relations.values())
+    def nbytes(self, *, indexes: bool = False) -> int:
+        """Bytes held by all relation columns (and their indexes and dedup keys when ``indexes``)."""
+        return sum(r.nbytes(indexes=indexes) for r in self._ev.relations.values())
 
 
 def _table(ev, ri: int) -> dict:

@@ -53,8 +53,19 @@ class SortedIndex:
         if n == self.n_rows:
             return
         new = pack([rel.col(c)[self.n_rows:n] for c in self.cols], self.bits)
-        o = np.argsort(new, kind="stable")
-        keys = np.concatenate([self.keys, new[o]])
+        m = n - self.n_rows
+        rb = max(m - 1, 1).bit_length()
+        if len(self.cols) * self.bits + rb <= 63:
+            # Sort (key, row) packed in one int64: a plain sort is stable by construction and
+            # several times faster than a stable argsort.
+            comp = (new << rb) | np.arange(m, dtype=np.int64)
+            comp.sort()
+            o = comp & ((1 << rb) - 1)
+            new_sorted = comp >> rb
+        else:
+            o = np.argsort(new, kind="stable")
+            new_sorted = new[o]
+        keys = np.concatenate([self.keys, new_sorted])
         order = np.concatenate([self.order, o + self.n_rows])
         if self.n_rows:
             m = np.argsort(keys, kind="stable")  # timsort: linear on two sorted runs
@@ -192,8 +203,11 @@ class Relation:
             return self._dedup_bits
         return -1 if self._dedup_set is not None else None
 
-    def nbytes(self) -> int:
-        """Bytes held by the columns (for the memory-per-tuple measurement)."""
+    def nbytes(self, *, indexes: bool = False) -> int:
+        """Bytes held by the columns, plus the sorted indexes and dedup keys when ``indexes``."""
         total = sum(self.col(i).nbytes for i in range(self.arity))
         total += sum(self.meta(n).nbytes for n in self._meta)
+        if indexes:
+            total += sum(ix.keys.nbytes + ix.order.nbytes for ix in self._indexes.values())
+            total += self._dedup.nbytes() if self._dedup is not None else 0
         return total
