@@ -300,3 +300,27 @@ def test_migration_v2_to_v3_keeps_data(db_path):
     assert before and all(line in after for line in before)
     with Ledger.open(db_path) as led:  # reopening does not migrate again
         assert led.schema_version == 3 and led.change_marker() == 1 and len(led.closures()) == 1
+
+
+def test_large_writes_rebuild_the_derived_indexes(ledger, db_path, monkeypatch):
+    from holokb.ledger import derived as derived_mod
+    monkeypatch.setattr(derived_mod, "_CHUNK", 3)
+    _seed(ledger)
+    small = ledger.store_closure(rule_set_hash="small", as_of=AS_OF, computed_at=1, derived=_closure()[:1])
+    drops = []
+    real_restore = derived_mod._Indexes.restore
+    monkeypatch.setattr(derived_mod._Indexes, "restore", lambda self: (drops.append(self.dropped), real_restore(self)))
+    big = [DerivedRecord(iri("reach"), (iri(f"n{i}"), iri(f"n{i + 1}")), rule="chain") for i in range(10)]
+    info = ledger.store_closure(rule_set_hash="big", as_of=AS_OF, computed_at=1, derived=big)
+    assert drops == [True]  # 10 new rows vs 1 other row: dropped and rebuilt
+    names = {r[0] for r in ledger._db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"derived_s", "derived_o"} <= names
+    assert [v.args for v in ledger.derived_facts(info, obj=iri("n5"))] == [(iri("n4"), iri("n5"))]
+    assert ledger._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    before = dump(db_path)
+    with pytest.raises(LedgerError):  # a rejected large store rolls the dropped indexes back too
+        ledger.store_closure(rule_set_hash="big", as_of=AS_OF, computed_at=2,
+                             derived=big + [DerivedRecord(iri("q"), (), premises=("d:99",))])
+    assert dump(db_path) == before
+    assert ledger.delete_closure(info) and drops == [True, True]
+    assert [v.rule for v in ledger.derived_facts(small, about=iri("alice"))] == ["base"]

@@ -37,9 +37,11 @@ from ..core.limits import Limits, Page
 from ..core.terms import IRI, Literal, Term
 from ..core.time import MAX_TIME, AsOf, Interval
 from .dictionary import INSERT_TERM, TermCache, TxnTerms
+from .schema import DERIVED_INDEXES
 
 _CHUNK = 20_000  # derived rows per executemany
 _IN = 500  # ids per IN (...) list
+_REBUILD_RATIO = 10  # drop the derived indexes once the rows written (or deleted) reach 1/10 of the rest
 _INS_DERIVED = (
     "INSERT INTO derived(closure_id, seq, p, arity, s, o, rest, rest_key, negated, valid_from, valid_to, rule, "
     "depth, score, premises, bindings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -143,15 +145,21 @@ class LedgerDerived:
                 raise InvalidValueError(f"change_marker {marker!r} is not a marker this ledger has had "
                                         f"(current: {current})")
             key = (rule_set_hash, as_of.system, as_of.valid)
-            db.execute("DELETE FROM closures WHERE rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?", key)
+            where = "rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?"
+            total = db.execute("SELECT coalesce(sum(n_derived), 0) FROM closures").fetchone()[0]
+            old = db.execute(f"SELECT coalesce(sum(n_derived), 0) FROM closures WHERE {where}", key).fetchone()[0]
+            indexes = _Indexes(db, total - old)
+            indexes.maybe_drop(old)
+            db.execute(f"DELETE FROM closures WHERE {where}", key)
             cid = db.execute(
                 f"INSERT INTO closures({_CLOSURE_COLS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]')",
                 (*key, marker, computed_at, int(bool(truncated)), limit_hit),
             ).lastrowid
-            writer = _ClosureWriter(db, TxnTerms(self._cache, db), cid)
+            writer = _ClosureWriter(db, TxnTerms(self._cache, db), cid, indexes)
             for rec in derived:
                 writer.add(rec)
             writer.finish()
+            indexes.restore()
             counts = tuple(sorted(writer.rule_counts.items()))
             db.execute("UPDATE closures SET n_derived = ?, n_binary = ?, rule_counts = ? WHERE closure_id = ?",
                        (writer.n, writer.binary, json.dumps(counts), cid))
@@ -162,7 +170,15 @@ class LedgerDerived:
     def delete_closure(self, closure: ClosureInfo) -> bool:
         """Delete a stored closure and its derived facts; False when it was already gone."""
         with self._transaction() as db:
-            return db.execute("DELETE FROM closures WHERE closure_id = ?", (closure.id,)).rowcount > 0
+            total = db.execute("SELECT coalesce(sum(n_derived), 0) FROM closures").fetchone()[0]
+            n = db.execute("SELECT n_derived FROM closures WHERE closure_id = ?", (closure.id,)).fetchone()
+            if n is None:
+                return False
+            indexes = _Indexes(db, total - n[0])
+            indexes.maybe_drop(n[0])
+            db.execute("DELETE FROM closures WHERE closure_id = ?", (closure.id,))
+            indexes.restore()
+            return True
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -263,17 +279,19 @@ class LedgerDerived:
             return out
         rows = [(i, _fact_hash(h)) for i, h in enumerate(fact_ids)]
         db = self._db
-        # A savepoint works both inside a batch and outside any transaction; only temp is written.
+        # A savepoint works both inside a batch and outside any transaction; only temp is written,
+        # and rolling back to it empties the temp table whatever happened.  CROSS JOIN pins the
+        # plan: probe from the ids, never scan all evidence.
         db.execute("SAVEPOINT confidences")
         try:
             db.execute("CREATE TEMP TABLE IF NOT EXISTS conf_ids(pos INTEGER PRIMARY KEY, hash BLOB NOT NULL)")
             db.executemany("INSERT INTO temp.conf_ids(pos, hash) VALUES (?, ?)", rows)
             found = db.execute(
-                "SELECT t.pos, max(e.confidence) FROM temp.conf_ids t JOIN facts f ON f.hash = t.hash "
+                "SELECT t.pos, max(e.confidence) FROM temp.conf_ids t CROSS JOIN facts f ON f.hash = t.hash "
                 "JOIN spans sp ON sp.fact_id = f.fact_id JOIN evidence e ON e.sid = sp.sid GROUP BY t.pos"
             ).fetchall()
-            db.execute("DELETE FROM temp.conf_ids")
         finally:
+            db.execute("ROLLBACK TO confidences")
             db.execute("RELEASE confidences")
         if found:
             idx = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
@@ -325,8 +343,9 @@ class LedgerDerived:
 class _ClosureWriter:
     """Encodes derived records into rows and writes them in chunks (terms interned on the way)."""
 
-    def __init__(self, db: sqlite3.Connection, terms: TxnTerms, cid: int) -> None:
+    def __init__(self, db: sqlite3.Connection, terms: TxnTerms, cid: int, indexes: "_Indexes") -> None:
         self.db = db
+        self.indexes = indexes
         self.terms = terms
         terms.defer = True
         self.cid = cid
@@ -438,12 +457,34 @@ class _ClosureWriter:
         pending = self.terms.take_pending()
         if pending:
             self.db.executemany(INSERT_TERM, pending)
+        self.indexes.maybe_drop(self.n)
         self.db.executemany(_INS_DERIVED, rows)
 
     def finish(self) -> None:
         self.flush()
         if self.max_ref >= self.n:
             raise LedgerError(f"a premise names d:{self.max_ref}, but the closure has {self.n} derived facts")
+
+
+class _Indexes:
+    """Drops the derived indexes when the rows about to change are many compared with the rest."""
+
+    def __init__(self, db: sqlite3.Connection, others: int) -> None:
+        self.db = db
+        self.others = others
+        self.dropped = False
+
+    def maybe_drop(self, rows: int) -> None:
+        if not self.dropped and rows >= _CHUNK and rows * _REBUILD_RATIO >= self.others:
+            for name, _ in DERIVED_INDEXES:
+                self.db.execute(f"DROP INDEX IF EXISTS {name}")
+            self.dropped = True
+
+    def restore(self) -> None:
+        if self.dropped:
+            for _, sql in DERIVED_INDEXES:
+                self.db.execute(sql)
+            self.dropped = False
 
 
 def _info(row: tuple, current: int) -> ClosureInfo:

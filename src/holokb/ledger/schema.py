@@ -166,9 +166,14 @@ CREATE TABLE derived (
   bindings   TEXT NOT NULL,
   PRIMARY KEY (closure_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX derived_s ON derived(closure_id, s, p);
-CREATE INDEX derived_o ON derived(closure_id, o, p);
 """
+
+#: Lookups of derived facts by first / second argument.  Dropped while a large closure is
+#: stored or deleted and built once after (random b-tree inserts cost far more than one sort).
+DERIVED_INDEXES = (
+    ("derived_s", "CREATE INDEX IF NOT EXISTS derived_s ON derived(closure_id, s, p)"),
+    ("derived_o", "CREATE INDEX IF NOT EXISTS derived_o ON derived(closure_id, o, p)"),
+)
 
 #: Dropped before a bulk load into an empty file and built once after it (building a b-tree from
 #: sorted keys is several times cheaper than inserting random hashes row by row).
@@ -191,6 +196,8 @@ def _step_v1_to_v2(db: sqlite3.Connection) -> None:
 
 def _step_v2_to_v3(db: sqlite3.Connection) -> None:
     _script(db, _V3)
+    for _, sql in DERIVED_INDEXES:
+        db.execute(sql)
 
 
 #: MIGRATIONS[i] upgrades a file from version i to version i + 1.
