@@ -6,7 +6,7 @@ import json
 from holokb.core import AsOf, Fact, Interval
 from holokb.sparql import SnapshotCache, run_query
 
-from conftest import EX, T1, T2, ex
+from _sparql_kb import EX, T1, T2, ex
 
 Q = f"SELECT ?x WHERE {{ ?x <{EX}uses> ?y }}"
 

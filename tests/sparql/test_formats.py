@@ -12,7 +12,7 @@ from holokb.core import AsOf, HolokbError
 from holokb.sparql import SnapshotCache, run_query
 from holokb.sparql.results import RDFTerm
 
-from conftest import EX
+from _sparql_kb import EX
 
 SEL = (f"PREFIX ex: <{EX}> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
        "SELECT ?s ?label ?age WHERE { ?s rdfs:label ?label OPTIONAL { ?s ex:age ?age } }")

@@ -5,7 +5,7 @@ from holokb.core import AsOf, Fact, IRI, Literal
 from holokb.rdf.mapping import time_literal
 from holokb.sparql import run_query
 
-from conftest import EX, T1, T2, ex
+from _sparql_kb import EX, T1, T2, ex
 
 HK = "https://w3id.org/holokb/"
 PRE = f"PREFIX hk: <{HK}> PREFIX ex: <{EX}> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "

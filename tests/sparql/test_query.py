@@ -7,7 +7,7 @@ from holokb.core import AsOf, DiagnosticError, Limits
 from holokb.sparql import SparqlSyntaxError, has_outer_order_by, query_form, run_query
 from holokb.sparql.results import RDFTerm
 
-from conftest import EX, T1, T2
+from _sparql_kb import EX, T1, T2
 
 P = f"PREFIX ex: <{EX}> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
 
@@ -132,3 +132,14 @@ def test_query_form_ignores_comments_strings_and_iris(text, form):
 ])
 def test_outer_order_by_detection(text, ordered):
     assert has_outer_order_by(text) is ordered
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("SELECT * { ?s ?p ?o }", ("s", "p", "o")),
+    ("SELECT DISTINCT * { ?z ?a ?m OPTIONAL { ?m ?b ?c } }", ("z", "a", "m", "b", "c")),
+    ("SELECT ?o ?p ?s { ?s ?p ?o }", ("o", "p", "s")),  # an explicit projection is kept as written
+    ("SELECT ?x { { SELECT * { ?s ?p ?x } } }", ("x",)),
+])
+def test_select_star_lists_variables_in_order_of_appearance(kb, cache, text, expected):
+    r = run_query(kb, text, as_of=AsOf.latest(), cache=cache)
+    assert r.variables == expected

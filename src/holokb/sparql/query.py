@@ -87,6 +87,23 @@ def _rdflib_position(text: str) -> tuple[int, int, str] | None:
     return None
 
 
+_SELECT_STAR = re.compile(r"(?<![\w:?$.-])SELECT\s+(?:(?:DISTINCT|REDUCED)\s+)?\*", re.I)
+_VAR = re.compile(r"[?$]([A-Za-z0-9_\u00B7\u00C0-\uFFFF]+)")
+
+
+def star_order(text: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """For an outer ``SELECT *``: the variables in order of first appearance in the query (the
+    convention people expect; pyoxigraph lists them alphabetically).  Other queries: unchanged."""
+    plain = _blank(text)
+    m = _SELECT_STAR.search(plain)
+    if m is None or plain[:m.start()].count("{") != plain[:m.start()].count("}"):
+        return names
+    first: dict[str, int] = {}
+    for v in _VAR.finditer(plain, m.end()):
+        first.setdefault(v.group(1), v.start())
+    return tuple(sorted(names, key=lambda n: (first.get(n, len(plain)), n)))
+
+
 def _syntax_error(text: str, e: SyntaxError, name: str) -> SparqlSyntaxError:
     msg = str(e)
     m = _POSITION.search(msg)
@@ -127,27 +144,29 @@ def _term_converter() -> Callable[[Any], RDFTerm]:
     return convert
 
 
-def check_syntax(text: str, *, name: str = "<query>") -> str:
+def check_syntax(text: str, *, name: str = "<query>", base_iri: str | None = None) -> str:
     """Parse ``text`` (raising :class:`SparqlSyntaxError` with line/column); returns its form."""
     import pyoxigraph as ox
 
     try:
-        ox.Store().query(text)
+        ox.Store().query(text, base_iri=base_iri)
     except SyntaxError as e:
         raise _syntax_error(text, e, name) from None
+    except (RuntimeError, ValueError, OSError) as e:  # parsed, but the engine cannot run it
+        raise HolokbError(f"{name}: the SPARQL engine cannot run this query: {e}") from None
     return query_form(text)
 
 
 def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str, limits: Limits,
-            name: str = "<query>") -> QueryResult:
+            name: str = "<query>", base_iri: str | None = None) -> QueryResult:
     """Run ``text`` on one snapshot store; rows capped by ``limits`` (never raises on a budget)."""
     deadline = limits.deadline()
     cap = limits.max_results
     try:
-        raw = snapshot.store.query(text)
+        raw = snapshot.store.query(text, base_iri=base_iri)
     except SyntaxError as e:
         raise _syntax_error(text, e, name) from None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RuntimeError) as e:
         raise HolokbError(f"SPARQL evaluation failed: {e}") from None
     truncated, hit = snapshot.truncated, snapshot.limit_hit
     base = dict(as_of=as_of, view=view, snapshot_built=snapshot.built)
@@ -159,6 +178,7 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
     try:
         if form == "SELECT":
             names = tuple(v.value for v in raw.variables)
+            shown = star_order(text, names)
             for n, sol in enumerate(raw):
                 if cap is not None and n >= cap:
                     truncated, hit = True, "max_results"
@@ -166,8 +186,8 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                 if n % 1024 == 1023 and deadline.expired():
                     truncated, hit = True, "timeout"
                     break
-                items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in range(len(names))))
-            return QueryResult("SELECT", names, canonical_rows(items, ordered), ordered=ordered,
+                items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in shown))
+            return QueryResult("SELECT", shown, canonical_rows(items, ordered), ordered=ordered,
                                truncated=truncated, limit_hit=hit, **base)
         for n, tr in enumerate(raw):
             if cap is not None and n >= cap:
@@ -177,7 +197,7 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                 truncated, hit = True, "timeout"
                 break
             items.append((conv(tr.subject), conv(tr.predicate), conv(tr.object)))
-    except OSError as e:
+    except (OSError, RuntimeError) as e:
         raise HolokbError(f"SPARQL evaluation failed: {e}") from None
     return QueryResult(form, triples=canonical_triples(items), truncated=truncated, limit_hit=hit,  # type: ignore[arg-type]
                        **base)
@@ -185,23 +205,27 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
 
 def query_ledger(ledger: Any, text: str, *, as_of: AsOf, program: Program | None = None, derive: Any = None,
                  ledger_view: bool = False, limits: Limits | None = None, closure_limits: Limits | None = None,
-                 cache: SnapshotCache | None = None, name: str = "<query>") -> QueryResult:
+                 cache: SnapshotCache | None = None, name: str = "<query>",
+                 base_iri: str | None = None) -> QueryResult:
     """SPARQL over a :class:`~holokb.ledger.Ledger`: the snapshot at ``as_of`` (closed under
     ``program`` by ``derive(program, as_of=, limits=)``) or, with ``ledger_view``, the reified ledger."""
-    form = check_syntax(text, name=name)
+    form = check_syntax(text, name=name, base_iri=base_iri)
     kind = "ledger" if ledger_view else "snapshot"
     snap = (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
                                         closure_limits, derive)
-    return execute(snap, text, form=form, as_of=as_of, view=kind, limits=limits or Limits(), name=name)
+    return execute(snap, text, form=form, as_of=as_of, view=kind, limits=limits or Limits(), name=name,
+                   base_iri=base_iri)
 
 
 def run_query(kb: Any, query_text: str, *, as_of: AsOf, rules_program: Program | None = None,
               ledger_view: bool = False, limits: Limits | None = None, closure_limits: Limits | None = None,
-              cache: SnapshotCache | None = None, name: str = "<query>") -> QueryResult:
+              cache: SnapshotCache | None = None, name: str = "<query>",
+              base_iri: str | None = None) -> QueryResult:
     """SPARQL 1.1 over a KnowledgeBase at ``as_of`` (plain triples + the rules' closure), or over the
     reified ledger with ``ledger_view=True``.  ``limits`` caps result rows (default 1000) and time;
-    ``closure_limits`` budgets the closure (default unbounded).  Never raises on a budget.
+    ``closure_limits`` budgets the closure (default unbounded).  ``base_iri`` resolves relative
+    IRIs in the query; ``name`` is the file name diagnostics show.  Never raises on a budget.
     """
     return query_ledger(kb.ledger, query_text, as_of=as_of, program=rules_program, derive=kb.derive,
                         ledger_view=ledger_view, limits=limits, closure_limits=closure_limits, cache=cache,
-                        name=name)
+                        name=name, base_iri=base_iri)
