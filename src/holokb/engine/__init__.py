@@ -1,8 +1,10 @@
 """holokb.engine: semi-naive Datalog over integer-encoded columns, with budgets and proofs.
 
-Physical layer (no rules): :mod:`.dictionary`, :mod:`.relation`, :mod:`.joins`, :mod:`.builtins`.
+Physical layer (no rules): :mod:`.dictionary`, :mod:`.relation`, :mod:`.keyset`, :mod:`.joins`,
+:mod:`.builtins`.
 Logical layer: :mod:`.planning`, :mod:`.evaluator`, :mod:`.aggregates`, :mod:`.transitive`, and
 the modes :func:`closure`, :func:`local_closure`, :func:`ask`.  Output: :class:`Model`.
+Reference backend for differential tests: :mod:`.pydatalog_backend` (pyDatalog in a child process).
 """
 from .closure import closure
 from .database import Database
