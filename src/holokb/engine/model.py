@@ -114,6 +114,43 @@ class Model:
                                        int(rel.meta("depth")[r]), self._score(rel, r), rk[1]))
         return tuple(out)
 
+    def proof_steps(self) -> tuple[tuple[DerivedFact, tuple[tuple[str, object], ...],
+                                         tuple[tuple[str, Term], ...]], ...]:
+        """Each derived fact (in :meth:`derived` order) with its one recorded proof step: premises as
+        ``("input", key)`` or ``("derived", i)`` (``i`` indexes this same tuple), and the bindings.
+        Without recorded proofs the premises and bindings are empty."""
+        ev = self._ev
+        order: list[tuple] = []
+        for rk in sorted(ev.relations):
+            rel = ev.relations[rk]
+            rows = np.flatnonzero(rel.meta("rule") >= 0)
+            if len(rows) == 0 or rk[0] == "_aggregate":
+                continue
+            order.extend((rk, d[4]) for d in self._decoded(rk, rows))
+        index = {k: i for i, k in enumerate(order)}
+        facts = self.derived()
+        out = []
+        for (rk, r), fact in zip(order, facts):
+            rel = ev.relations[rk]
+            ri = int(rel.meta("rule")[r])
+            premises: list[tuple[str, object]] = []
+            bindings: tuple[tuple[str, Term], ...] = ()
+            if ev.record and int(rel.meta("depth")[r]) >= 0:
+                rule = ev.program.rules[ri]
+                table = _table(ev, ri)
+                p = int(rel.meta("proof")[r])
+                bindings = tuple(sorted((k, ev.terms.term(v[p])) for k, v in table.items()
+                                        if not k.startswith(("#", "_"))))
+                for label, atom in enumerate(a for a in rule.body if isinstance(a, Atom)):
+                    prk = (atom.predicate, atom.negated)
+                    prow = int(table[f"#p{label}"][p])
+                    if int(ev.relations[prk].meta("rule")[prow]) < 0:
+                        premises.append(("input", ev.input_keys[prk][prow]))
+                    else:
+                        premises.append(("derived", index[(prk, prow)]))
+            out.append((fact, tuple(premises), bindings))
+        return tuple(out)
+
     def _score(self, rel, r: int, goal_bonus: float = 1.0, seed_bonus: float = 1.0) -> float | None:
         if not self._ev.record:
             return None
