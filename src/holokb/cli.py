@@ -31,6 +31,7 @@ DB = typer.Option("holokb.db", "--db", help="The ledger file.")
 AS_OF = typer.Option(None, "--as-of", help="System time (and valid time unless --valid): 2026-01-01, 2026-01-01T10:00Z, latest.")
 VALID = typer.Option(None, "--valid", help="Valid time, when it differs from --as-of.")
 FORMAT = typer.Option("text", "--format", help="text or json.")
+RULES = typer.Option(None, "--rules", help="Rule files or folders (default ./rules if present).")
 SHAPES = typer.Option(None, "--shapes", help="SHACL shapes (files or folders) gating writes; default ./shapes if present.")
 
 _DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
@@ -202,12 +203,17 @@ def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt
 def facts(about: Optional[str] = typer.Argument(None, help="Subject IRI or prefixed name (ex:Alice)."),
           predicate: Optional[str] = typer.Option(None, "--predicate", "-p"),
           db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
-          limit: int = typer.Option(100, "--limit"), format: str = FORMAT) -> None:
+          limit: int = typer.Option(100, "--limit"),
+          derived: bool = typer.Option(False, "--derived", help="Derived facts (stored closure when fresh, else computed)."),
+          rules: Optional[list[str]] = RULES, format: str = FORMAT) -> None:
     """What the KB believed (system time) about what was true (valid time), with where it came from.
 
     Example: holokb facts ex:Alice --as-of 2026-01-01T10:00Z
     """
     point = _as_of(as_of, valid)
+    if derived:
+        _derived_facts(db, rules, point, about, predicate, limit, format)
+        return
     with _open(db, []) as kb:
         page = kb.facts(_iri(about) if about else None, _iri(predicate) if predicate else None,
                         as_of=point, limits=Limits(max_results=limit))
@@ -223,6 +229,27 @@ def facts(about: Optional[str] = typer.Argument(None, help="Subject IRI or prefi
                 typer.echo(line)
         if page.truncated:
             typer.echo(f"  … truncated at {limit} results ({page.limit_hit}); use --limit to see more")
+
+
+def _derived_facts(db, rules, point, about, predicate, limit, format) -> None:
+    prog = _program(rules)
+    with _open(db, []) as kb:
+        read = kb.derived_facts(prog, as_of=point, about=_iri(about) if about else None,
+                                predicate=_iri(predicate) if predicate else None, limits=Limits(max_results=limit))
+    note = {"stored": f"from stored closure #{read.closure.id if read.closure else ''}",
+            "computed": "no stored closure for this rule set and time: computed now (holokb derive stores one)",
+            "stale": f"stored closure #{read.closure.id if read.closure else ''} is stale (the ledger changed since): "
+                     "computed now; run holokb derive to refresh it"}[read.source]
+    if format == "json":
+        typer.echo(json.dumps({"source": read.source, "truncated": read.truncated,
+                               "facts": [{"predicate": p.value, "args": [str(a) for a in args],
+                                          "valid": [v.start, v.end], "rule": r, "score": sc}
+                                         for p, args, v, r, sc in read.facts]}, sort_keys=True))
+        return
+    typer.echo(f"{len(read.facts)} derived facts at {point} — {note}")
+    for p, args, v, r, sc in read.facts:
+        typer.echo(f"  {_short(p)}({', '.join(_short(a) for a in args)})  valid {v}  by {r}"
+                   + (f"  score {sc:.3f}" if sc is not None else ""))
 
 
 @app.command()
@@ -297,9 +324,6 @@ def stats(db: str = DB, json_: bool = typer.Option(False, "--json", help="Machin
     else:
         for k in sorted(s):
             typer.echo(f"{k:>10}  {s[k]}")
-
-
-RULES = typer.Option(None, "--rules", help="Rule files or folders (default ./rules if present).")
 
 
 def _program(rules: Optional[list[str]]):
@@ -437,21 +461,28 @@ def derive(rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str
            max_derived: Optional[int] = typer.Option(None, "--max-derived"),
            timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds."),
            show: int = typer.Option(20, "--show", help="How many derived facts to print."),
+           store: bool = typer.Option(True, "--store/--no-store", help="Store the closure (with proofs) in the ledger."),
            format: str = FORMAT) -> None:
-    """Close the KB under the rules as of a time; report what was derived, violations and budgets.
+    """Close the KB under the rules as of a time; store it, marked derived, with its proofs.
 
     Example: holokb derive --rules rules/ --valid 2026-04-01
     """
     prog = _program(rules)
     point = _as_of(as_of, valid)
+    info = None
     with _open(db, []) as kb:
-        model = kb.derive(prog, as_of=point, limits=_limits(max_depth, max_derived, timeout))
+        if store:
+            model, info = kb.derive_and_store(prog, as_of=point, computed_at=_now_ms(),
+                                              limits=_limits(max_depth, max_derived, timeout))
+        else:
+            model = kb.derive(prog, as_of=point, limits=_limits(max_depth, max_derived, timeout))
     derived = model.derived()
     if format == "json":
         typer.echo(json.dumps({
             "asOf": {"system": point.system, "valid": point.valid}, "derived": model.stats.derived,
             "iterations": model.stats.iterations, "truncated": model.truncated, "limitHit": model.limit_hit,
             "ruleCounts": dict(model.stats.rule_counts), "ruleSetHash": prog.rule_set_hash,
+            "storedClosure": None if info is None else info.id,
             "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
                            for v in model.violations]}, sort_keys=True))
     else:
@@ -467,6 +498,8 @@ def derive(rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str
             typer.echo(f"violation of {v.constraint}: {binds}")
         if model.truncated:
             typer.echo(f"truncated: the {model.limit_hit} budget was hit; the closure is partial")
+        if info is not None:
+            typer.echo(f"stored as closure #{info.id} (rule set {prog.rule_set_hash[:12]}, {point}) in {db}")
     if model.violations:
         raise typer.Exit(1)
 

@@ -20,7 +20,7 @@ from .ingest import chunk_paragraphs
 from .checking import ActiveSetInfo, cardinalities, consistency_active_set, goal_seeds, neighbourhood
 from .reasoning import database_at, parse_ground_atom, parse_query
 from .solver import ActiveSet, ConsistencyResult, EntailmentResult, SolverLimits, check_consistency, entails
-from .ledger import FactView, Ledger
+from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
 from .rdf.export import export_ledger, export_snapshot
 from .rdf.load import read_records
 from .rdf.parse import detect_format
@@ -75,6 +75,32 @@ class Explanation:
     evidence: dict
     truncated: bool = False
     limit_hit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedRead:
+    """Derived facts as (predicate, args, valid, rule, score) and where they came from:
+    ``stored`` (a fresh stored closure), ``computed`` (none stored), ``stale`` (stored one out of date)."""
+
+    facts: tuple
+    source: str
+    closure: "ClosureInfo | None"
+    truncated: bool = False
+
+
+def derived_records(model: Model) -> list[DerivedRecord]:
+    """The model's derived facts with their proof steps, as the ledger stores them.
+
+    Premises that are ground facts written in rule files (not ledger facts) are left out of the stored
+    step; they are named in the rule files themselves.
+    """
+    out = []
+    for fact, premises, bindings in model.proof_steps():
+        refs = tuple(f"d:{p}" if kind == "derived" else str(p) for kind, p in premises
+                     if kind == "derived" or (isinstance(p, str) and not p.startswith("rules")))
+        out.append(DerivedRecord(IRI(fact.predicate), fact.args, fact.valid, fact.rule, fact.depth,
+                                 fact.score, fact.negated, refs, bindings))
+    return out
 
 
 class KnowledgeBase:
@@ -211,6 +237,34 @@ class KnowledgeBase:
         """Close the facts visible at ``as_of`` under ``program`` (budgeted; never raises on a budget)."""
         return closure(program, database_at(self.ledger, as_of, program), limits=limits or Limits.unbounded(),
                        record_proofs=record_proofs)
+
+    def derive_and_store(self, program: Program, *, as_of: AsOf, computed_at: int,
+                         limits: Limits | None = None) -> tuple[Model, ClosureInfo]:
+        """Derive with proofs and store the closure in the ledger, marked derived, with the rule-set hash
+        and the AsOf.  A write landing meanwhile makes the stored closure stale at once."""
+        marker = self.ledger.change_marker()
+        model = self.derive(program, as_of=as_of, limits=limits, record_proofs=True)
+        info = self.ledger.store_closure(rule_set_hash=program.rule_set_hash, as_of=as_of, computed_at=computed_at,
+                                         derived=derived_records(model), truncated=model.truncated,
+                                         limit_hit=model.limit_hit, change_marker=marker)
+        return model, info
+
+    def derived_facts(self, program: Program, *, as_of: AsOf, about: IRI | None = None,
+                      predicate: IRI | None = None, limits: Limits = Limits()) -> "DerivedRead":
+        """Derived facts at ``as_of``: from a stored closure with the same rule set and AsOf when it is
+        fresh; otherwise computed now, and the result says why (none stored, or stored but stale)."""
+        info = self.ledger.closure_info(program.rule_set_hash, as_of)
+        if info is not None and not info.stale:
+            page = self.ledger.derived_facts(info, about=about, predicate=predicate, limits=limits)
+            return DerivedRead(tuple((v.predicate, v.args, v.valid, v.rule, v.score) for v in page), "stored",
+                               info, page.truncated)
+        model = self.derive(program, as_of=as_of)
+        rows = [(IRI(d.predicate), d.args, d.valid, d.rule, d.score) for d in model.derived()
+                if (predicate is None or d.predicate == predicate.value)
+                and (about is None or (d.args and d.args[0] == about))]
+        cap = limits.max_results
+        return DerivedRead(tuple(rows[:cap] if cap is not None else rows), "stale" if info else "computed", info,
+                           (cap is not None and len(rows) > cap) or model.truncated)
 
     def ask(self, program: Program, query: str, *, as_of: AsOf, limits: Limits | None = None) -> Answers:
         """Goal-directed answers to ``?- body.`` at ``as_of`` (same answers as full closure)."""

@@ -97,3 +97,22 @@ def test_eval_deduction_prints_the_accuracy_line(corpora, tmp_path, project):
             "--out", str(out), cwd=project)
     assert p.stdout.strip() == "accuracy=1.0000 n=5"
     assert len(out.read_text().splitlines()) == 5
+
+
+def test_derive_stores_the_closure_and_new_assertions_make_it_stale(project, tmp_path):
+    db = str(tmp_path / "stored.db")
+    run("load", "kb/", "--at", "2026-01-01", "--db", db, cwd=project)
+    args = ("--valid", "2026-04-01", "--as-of", "2026-01-02", "--db", db)
+    first = json.loads(run("facts", "--derived", *args, "--format", "json", cwd=project).stdout)
+    assert first["source"] == "computed"
+    stored = json.loads(run("derive", *args, "--format", "json", cwd=project).stdout)
+    assert isinstance(stored["storedClosure"], int)
+    again = json.loads(run("facts", "--derived", *args, "--format", "json", cwd=project).stdout)
+    assert again["source"] == "stored" and again["facts"] == first["facts"]
+    extra = tmp_path / "extra.ttl"
+    extra.write_text("@prefix ex: <http://example.org/> .\nex:NewTool ex:uses ex:libsandbox .\n")
+    run("load", str(extra), "--at", "2026-01-03", "--db", db, cwd=project)
+    stale = json.loads(run("facts", "--derived", *args, "--format", "json", cwd=project).stdout)
+    assert stale["source"] == "stale"
+    text = run("facts", "--derived", *args, cwd=project).stdout
+    assert "is stale" in text and "holokb derive" in text
