@@ -174,7 +174,11 @@ def init(folder: Path = typer.Argument(Path("."), help="Where to scaffold kb/, r
         if dst.exists():
             typer.echo(f"kept existing {dst}/")
             continue
-        shutil.copytree(data_dir(name), dst)
+        if name == "rules":  # the example only; rdfs.hkr / owl2rl.hkr ship with holokb, opt in with --rules
+            dst.mkdir()
+            shutil.copy(data_dir("rules") / "example.hkr", dst / "example.hkr")
+        else:
+            shutil.copytree(data_dir(name), dst)
         made.append(f"{dst}/")
     typer.echo(f"created {' '.join(made) or 'nothing new'}")
     typer.echo(f"next: cd {folder} && holokb load kb/ && holokb facts ex:Alice --as-of 2026-01-01T10:00Z")

@@ -58,7 +58,7 @@ def run_demo(db: str | None = None) -> Iterator[str]:
                 for v in kb.facts(IRI(EX + "sessionPolicy"), IRI(EX + "sessionTimeout"),
                                   as_of=AsOf(loaded_at, parse_instant(t))):
                     yield f"valid {t}: timeout {v.fact.object.lexical}; evidence: {_q(kb, v.evidence[0])}"
-            program = load_program([data_dir("rules")])
+            program = load_program([data_dir("rules") / "example.hkr"])
             yield f"== 5. derive: close the KB under rules/example.hkr ({len(program.rules)} rules, " \
                   f"{len(program.constraints)} constraint) as of valid 2026-04-01"
             april = AsOf(loaded_at, parse_instant("2026-04-01"))
