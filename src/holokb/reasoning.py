@@ -11,10 +11,14 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .analysis import Atom, Program, Query, analyze
-from .core import AsOf, HolokbError, IRI, Term
+from .core import HK, AsOf, HolokbError, IRI, Term
 from .engine import Database, TermDictionary
 from .ledger import Ledger
 from .syntax import parse_rules
+
+
+#: The ternary relation holding every visible triple, for rules that quantify over properties.
+TRIPLE = HK + "triple"
 
 
 def rule_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -109,6 +113,11 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> 
         m = enc.p == pid
         db.add_ids(pred.value, [enc.s[m], enc.o[m]], valid_from=enc.valid_from[m], valid_to=enc.valid_to[m],
                    confidence=np.asarray(confidence)[m], keys=keys[m].tolist())
+    if wanted is not None and TRIPLE in wanted:
+        # Rules that quantify over properties (rules/rdfs.hkr, rules/owl2rl.hkr) read every visible
+        # triple through one ternary relation hk:triple(s, p, o).
+        db.add_ids(TRIPLE, [enc.s, enc.p, enc.o], valid_from=enc.valid_from, valid_to=enc.valid_to,
+                   confidence=np.asarray(confidence), keys=keys.tolist())
     _add_program_facts(db, program)
     return db
 
