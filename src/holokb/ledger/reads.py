@@ -192,18 +192,16 @@ class LedgerReads:
                 yield term(s), term(p), term(o), None if g is None else term(g)
 
     def content_marker(self) -> tuple:
-        """A cheap, content-derived marker of facts, spans and evidence (for caches built from them).
+        """A content-derived marker for caches built from the ledger, read in O(log n): newest span
+        row, its content hash, newest evidence row.
 
-        Spans are immutable except for closing ``system_to`` (retraction only ever closes), so span
-        count, newest span id, closed-span count, latest close and evidence count move on every
-        write; the newest span's content hash tells a re-created file from the one a cache saw.
+        Together with :meth:`change_marker` (which every committed write bumps, retractions
+        included) it tells a re-created file from the one a cache saw: the counter alone would
+        match a fresh file that has seen as many writes.
         """
-        n, max_sid, closed, last_close = self._db.execute(
-            "SELECT count(*), coalesce(max(sid), 0), count(system_to), coalesce(max(system_to), 0) FROM spans"
-        ).fetchone()
-        row = self._db.execute("SELECT span_id FROM spans WHERE sid = ?", (max_sid,)).fetchone()
-        ev = self._db.execute("SELECT count(*), coalesce(max(evidence_id), 0) FROM evidence").fetchone()
-        return (n, max_sid, row[0].hex() if row else "", closed, last_close, *ev)
+        row = self._db.execute("SELECT sid, span_id FROM spans ORDER BY sid DESC LIMIT 1").fetchone()
+        ev = self._db.execute("SELECT coalesce(max(evidence_id), 0) FROM evidence").fetchone()[0]
+        return (row[0], row[1].hex(), ev) if row else (0, "", ev)
 
     def encoded_visible(self, as_of: AsOf) -> EncodedFacts:
         """Visible plain triples as integer columns for the engine (one row per visible span).

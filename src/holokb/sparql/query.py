@@ -124,22 +124,27 @@ def _syntax_error(text: str, e: SyntaxError, name: str) -> SparqlSyntaxError:
 def _term_converter() -> Callable[[Any], RDFTerm]:
     import pyoxigraph as ox  # optional heavy dependency, imported only in the adapter
 
-    cache: dict[Any, RDFTerm] = {}
+    iris: dict[str, RDFTerm] = {}
+    literals: dict[tuple, RDFTerm] = {}
     NamedNode, BlankNode, OxLiteral = ox.NamedNode, ox.BlankNode, ox.Literal
 
     def convert(t: Any) -> RDFTerm:
-        r = cache.get(t)
-        if r is None:
-            if type(t) is NamedNode:
-                r = RDFTerm("iri", t.value)
-            elif type(t) is BlankNode:
-                r = RDFTerm("bnode", t.value)
-            elif type(t) is OxLiteral:
-                r = RDFTerm.literal(t.value, t.datatype.value, t.language)
-            else:
-                raise HolokbError(f"RDF 1.2 triple terms are not supported in results: {t}")
-            cache[t] = r
-        return r
+        k = type(t)
+        if k is NamedNode:
+            v = t.value
+            r = iris.get(v)
+            if r is None:
+                r = iris[v] = RDFTerm("iri", v)
+            return r
+        if k is OxLiteral:
+            key = (t.value, t.datatype.value, t.language)
+            r = literals.get(key)
+            if r is None:
+                r = literals[key] = RDFTerm.literal(*key)
+            return r
+        if k is BlankNode:
+            return RDFTerm("bnode", t.value)
+        raise HolokbError(f"RDF 1.2 triple terms are not supported in results: {t}")
 
     return convert
 
@@ -179,6 +184,7 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
         if form == "SELECT":
             names = tuple(v.value for v in raw.variables)
             shown = star_order(text, names)
+            pos = [names.index(v) for v in shown]
             for n, sol in enumerate(raw):
                 if cap is not None and n >= cap:
                     truncated, hit = True, "max_results"
@@ -186,7 +192,7 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                 if n % 1024 == 1023 and deadline.expired():
                     truncated, hit = True, "timeout"
                     break
-                items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in shown))
+                items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in pos))
             return QueryResult("SELECT", shown, canonical_rows(items, ordered), ordered=ordered,
                                truncated=truncated, limit_hit=hit, **base)
         for n, tr in enumerate(raw):

@@ -132,8 +132,15 @@ def canonical_rows(rows: Iterable[Row], ordered: bool) -> tuple[Row, ...]:
     """Rows in canonical order (unless ``ordered``) with minted blank nodes relabelled (module doc)."""
     rows = list(rows)
     if not ordered:
-        rows.sort(key=lambda r: tuple((1, "") if t is not None and t.kind == "bnode" and not _STABLE_BNODE.match(t.value)
-                                      else ((0,) if t is None else t.sort_key()) for t in r))
+        keys: dict[RDFTerm | None, tuple] = {None: (0,)}
+
+        def key(t: RDFTerm | None) -> tuple:
+            k = keys.get(t)
+            if k is None:  # minted blank nodes sort as equals: their labels are random
+                k = keys[t] = (1, "") if t.kind == "bnode" and not _STABLE_BNODE.match(t.value) else t.sort_key()
+            return k
+
+        rows.sort(key=lambda r: tuple(map(key, r)))
     names: dict[str, RDFTerm] = {}
     if any(t is not None and t.kind == "bnode" and not _STABLE_BNODE.match(t.value) for r in rows for t in r):
         rows = [tuple(_relabel(t, names) for t in r) for r in rows]

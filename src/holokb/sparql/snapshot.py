@@ -55,11 +55,9 @@ def program_hash(program: Program | None) -> str:
 
 
 def ledger_marker(ledger: Any) -> tuple:
-    """The ledger's write counter (when it keeps one) plus its content marker: a committed write
-    moves the first, and the second tells a re-created file from the one a cache was built from."""
-    counter = getattr(ledger, "change_marker", None)
-    head = counter() if callable(counter) else ()
-    return (*(head if isinstance(head, tuple) else (head,)), *ledger.content_marker())
+    """The ledger's write counter (bumped by every committed write, retractions included) plus its
+    content marker (which tells a re-created file from the one a cache was built from)."""
+    return (ledger.change_marker(), *ledger.content_marker())
 
 
 def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, limits: Limits | None) -> SnapshotKey:
