@@ -86,3 +86,12 @@ def test_the_ledger_view_is_cached_and_invalidated_too(kb, cache, tmp_path):
     kb.assert_fact(Fact(ex("erin"), ex("uses"), ex("shell")), at=T2 + 5, valid=Interval(T1, None))
     c = run_query(kb, q, as_of=AsOf.latest(), cache=cache, ledger_view=True)
     assert c.snapshot_built and int(c.rows[0][0].value) == int(a.rows[0][0].value) + 1
+
+
+def test_each_rule_set_keeps_its_own_warm_copy(kb, cache, program, tmp_path):
+    run_query(kb, Q, as_of=AsOf.latest(), cache=cache)
+    run_query(kb, Q, as_of=AsOf.latest(), cache=cache, rules_program=program)
+    assert len(folders(tmp_path)) == 2
+    fresh = SnapshotCache()
+    assert not run_query(kb, Q, as_of=AsOf.latest(), cache=fresh).snapshot_built
+    assert not run_query(kb, Q, as_of=AsOf.latest(), cache=fresh, rules_program=program).snapshot_built

@@ -143,3 +143,27 @@ def test_outer_order_by_detection(text, ordered):
 def test_select_star_lists_variables_in_order_of_appearance(kb, cache, text, expected):
     r = run_query(kb, text, as_of=AsOf.latest(), cache=cache)
     assert r.variables == expected
+
+
+def test_a_closure_budget_marks_the_result_truncated(kb, cache, program):
+    q = "SELECT ?x ?c WHERE { ?x ex:hasCapability ?c }"
+    r = select(kb, q, cache, rules_program=program, closure_limits=Limits(max_derived=1, max_results=None))
+    assert r.truncated and r.limit_hit == "max_derived"
+    assert len(r.rows) <= 1
+    full = select(kb, q, cache, rules_program=program)
+    assert not full.truncated and len(full.rows) == 2
+
+
+def test_valid_time_selects_what_held_then(tmp_path, cache):
+    from holokb.core import Fact, Interval
+    from holokb.kb import KnowledgeBase
+
+    from _sparql_kb import ex
+
+    with KnowledgeBase.open(tmp_path / "v.db") as k:
+        k.assert_fact(Fact(ex("ann"), ex("locatedIn"), ex("paris")), at=T1, valid=Interval(100, 200))
+        k.assert_fact(Fact(ex("ann"), ex("locatedIn"), ex("rome")), at=T1, valid=Interval(200, None))
+        q = P + "SELECT ?where WHERE { ex:ann ex:locatedIn ?where }"
+        assert values(run_query(k, q, as_of=AsOf(T1, 150), cache=cache)) == [EX + "paris"]
+        assert values(run_query(k, q, as_of=AsOf(T1, 250), cache=cache)) == [EX + "rome"]
+        assert values(run_query(k, q, as_of=AsOf(T1, 50), cache=cache)) == []

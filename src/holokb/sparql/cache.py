@@ -3,15 +3,16 @@
 Disk layout (only for the *latest* snapshot and the ledger view, the ones asked for most)::
 
     kb.db.sparql/
-      snapshot-<fingerprint[:16]>/store/      pyoxigraph (RocksDB) store
-      snapshot-<fingerprint[:16]>/meta.json   full fingerprint, quad count, truncation — written last
-      snapshot-<fingerprint[:16]>-<pid>-<n>/  a rebuild while the plain name was taken by a stale copy
-      ledger-<fingerprint[:16]>/…             the reified ledger view, the same way
+      snapshot-<rules>-<fp>/store/      pyoxigraph (RocksDB) store; <rules> = rule-set hash[:8] or "plain",
+                                        <fp> = fingerprint[:16]
+      snapshot-<rules>-<fp>/meta.json   full fingerprint, quad count, truncation — written last
+      snapshot-<rules>-<fp>-<pid>-<n>/  a rebuild while the plain name was taken by a stale copy
+      ledger-plain-<fp>/…               the reified ledger view, the same way
 
 A directory counts only when its ``meta.json`` exists and holds the full fingerprint of the
 current ledger state and rules; anything else is rebuilt (design.md §4: never trusted blindly,
 never the only copy).  A build never writes into an existing directory; all other directories of
-the same kind are removed after it.  Other
+the same kind and rule set are removed after it.  Other
 AsOfs are built in memory.  pyoxigraph is imported only here and in :mod:`holokb.sparql.query`.
 """
 from __future__ import annotations
@@ -98,7 +99,9 @@ class SnapshotCache:
     def _folder(self, ledger_path: str, key: SnapshotKey) -> Path | None:
         if not self.disk or ledger_path in ("", ":memory:") or key.as_of != AsOf.latest():
             return None
-        return Path(ledger_path + ".sparql") / f"{key.kind}-{key.fingerprint[:16]}"
+        # The rule set is in the name, so alternating rule sets do not evict each other's copy.
+        rules = key.rules[:8] if key.rules else "plain"
+        return Path(ledger_path + ".sparql") / f"{key.kind}-{rules}-{key.fingerprint[:16]}"
 
     def _open_disk(self, folder: Path, key: SnapshotKey) -> Snapshot | None:
         # ``<kind>-<fp16>`` plus any ``<kind>-<fp16>-<pid>-<n>`` built by a process that found it taken.
@@ -135,7 +138,7 @@ class SnapshotCache:
                 tmp = target / f"meta.json.{os.getpid()}"
                 tmp.write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
                 os.replace(tmp, target / "meta.json")  # written last: the directory is complete
-                self._prune(target, key.kind)
+                self._prune(target, folder.name.rsplit("-", 1)[0])
                 return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, str(target))
             except OSError:
                 pass  # another process holds it, or the disk refused: serve from memory
@@ -144,8 +147,8 @@ class SnapshotCache:
         return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit)
 
     @staticmethod
-    def _prune(keep: Path, kind: str) -> None:
-        for other in sorted(keep.parent.glob(f"{kind}-*")):
+    def _prune(keep: Path, family: str) -> None:
+        for other in sorted(keep.parent.glob(f"{family}-*")):
             if other != keep and other.is_dir():
                 shutil.rmtree(other, ignore_errors=True)
 

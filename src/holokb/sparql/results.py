@@ -42,14 +42,17 @@ class RDFTerm:
 
     @staticmethod
     def iri(v: str) -> "RDFTerm":
+        """An IRI term."""
         return RDFTerm("iri", v)
 
     @staticmethod
     def bnode(label: str) -> "RDFTerm":
+        """A blank node with this label."""
         return RDFTerm("bnode", label)
 
     @staticmethod
     def literal(v: str, datatype: str = XSD_STRING, lang: str | None = None) -> "RDFTerm":
+        """A literal (a language tag makes it an rdf:langString)."""
         return RDFTerm("literal", v, RDF_LANGSTRING if lang else datatype, lang)
 
     def sort_key(self) -> tuple:
