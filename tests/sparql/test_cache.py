@@ -95,3 +95,26 @@ def test_each_rule_set_keeps_its_own_warm_copy(kb, cache, program, tmp_path):
     fresh = SnapshotCache()
     assert not run_query(kb, Q, as_of=AsOf.latest(), cache=fresh).snapshot_built
     assert not run_query(kb, Q, as_of=AsOf.latest(), cache=fresh, rules_program=program).snapshot_built
+
+
+def test_another_process_reads_the_warm_copy_and_prints_the_same_bytes(kb, cache, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import holokb
+
+    mine = run_query(kb, Q, as_of=AsOf.latest(), cache=cache)  # this process keeps the store open
+    code = (
+        "import sys; from holokb.kb import KnowledgeBase; from holokb.core import AsOf; "
+        "from holokb.sparql import run_query\n"
+        f"with KnowledgeBase.open({str(tmp_path / 'kb.db')!r}) as kb:\n"
+        f"    r = run_query(kb, {Q!r}, as_of=AsOf.latest())\n"
+        "    sys.stdout.write(str(r.snapshot_built) + '\\n' + r.serialize('json'))\n"
+    )
+    src = str(Path(holokb.__file__).resolve().parent.parent)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    built, _, body = out.stdout.partition("\n")
+    assert built == "False" and body == mine.serialize("json")

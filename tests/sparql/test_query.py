@@ -167,3 +167,9 @@ def test_valid_time_selects_what_held_then(tmp_path, cache):
         assert values(run_query(k, q, as_of=AsOf(T1, 150), cache=cache)) == [EX + "paris"]
         assert values(run_query(k, q, as_of=AsOf(T1, 250), cache=cache)) == [EX + "rome"]
         assert values(run_query(k, q, as_of=AsOf(T1, 50), cache=cache)) == []
+
+
+def test_an_update_is_refused_with_a_hint(kb, cache):
+    with pytest.raises(SparqlSyntaxError) as e:
+        run_query(kb, P + "INSERT DATA { ex:a ex:b ex:c }", as_of=AsOf.latest(), cache=cache)
+    assert "read-only" in e.value.render()

@@ -40,6 +40,7 @@ _LEXEMES = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|
 # Keywords, not parts of prefixed names (``select:x``, ``ex:ask``) or variables (``?order``).
 _FORM = re.compile(r"(?<![\w:?$.-])(SELECT|ASK|CONSTRUCT|DESCRIBE)(?![\w:.-])", re.I)
 _ORDER_BY = re.compile(r"(?<![\w:?$.-])ORDER\s+BY(?![\w:.-])", re.I)
+_UPDATE = re.compile(r"(?<![\w:?$.-])(INSERT|DELETE|LOAD|CLEAR|DROP|CREATE|ADD|MOVE|COPY)(?![\w:.-])", re.I)
 _POSITION = re.compile(r"error at (\d+):(\d+):?\s*")
 
 
@@ -116,8 +117,10 @@ def _syntax_error(text: str, e: SyntaxError, name: str) -> SparqlSyntaxError:
             message = f"{better[2]}; {message}"
     lines = text.split("\n")
     src = lines[line - 1] if 0 < line <= len(lines) else None
-    diag = Diagnostic("HK500", message, Location(name, line, col), source_line=src,
-                      hint=None if m else "the SPARQL parser reported no position")
+    hint = None if m else "the SPARQL parser reported no position"
+    if _UPDATE.search(_blank(text)) and not _FORM.search(_blank(text)):
+        hint = "SPARQL Update is not accepted: snapshots are read-only (write through the ledger)"
+    diag = Diagnostic("HK500", message, Location(name, line, col), source_line=src, hint=hint)
     return SparqlSyntaxError(f"{name}:{line}:{col}: {message}", (diag,))
 
 
