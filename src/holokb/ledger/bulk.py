@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import struct
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError
-from ..core.fact import SpanRecord
-from ..core.terms import IRI
-from ..core.time import MIN_TIME
+from ..core.fact import Fact, SpanRecord, encode_term
+from ..core.terms import IRI, Term
+from ..core.time import MIN_TIME, Interval
 from .schema import BULK_INDEXES
-from .views import _SPAN_MAGIC
+from .views import _SPAN_MAGIC, term_row
 from .dictionary import INSERT_TERM as _INS_TERM
 from .writes import _INS_EV, _INS_FACT, _INS_QUAL, _INS_SPAN, _MAGIC, _evidence_row, _qual_bytes
 
@@ -184,4 +184,89 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
         raise LedgerError(f"bulk load rejected: {e}") from None
     finally:
         terms.defer = False
+    return written
+
+
+def plain_records(terms: Sequence[Term], spo: Sequence[int]) -> Iterator[SpanRecord]:
+    """The SpanRecords of columnar plain triples (file order, exact duplicates dropped), for the general path."""
+    always = Interval.always()
+    seen: set[tuple] = set()
+    it = iter(spo)
+    for si, pi, oi in zip(it, it, it):
+        s, p, o = terms[si], terms[pi], terms[oi]
+        key = (s, p, o)
+        if key not in seen:
+            seen.add(key)
+            yield SpanRecord(Fact(s, p, o), always, always)  # type: ignore[arg-type]
+
+
+def bulk_load_plain(b: "Batch", terms: Sequence[Term], spo: Sequence[int]) -> int | None:
+    """Assert plain triples (``spo``: flat s, p, o indices into ``terms``) at the batch time, columnar.
+
+    Returns the number of spans written, or None (nothing written) when the ledger needs the
+    general path: it already holds facts, has too many terms to preload, or declares functional
+    predicates.  The rows are exactly those :func:`bulk_load` writes for the same triples as
+    SpanRecords with the default intervals: term ids by first occurrence of a canonical encoding
+    in (s, p, o) order, fact and span ids by first occurrence of a fact, one open span
+    ``[at, open)`` valid always per distinct fact.
+    """
+    db = b._db
+    txn = b._terms
+    if b._functional_ids() or db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is not None:
+        return None
+    if not txn.preload(_PRELOAD_MAX):
+        return None
+    for name, _ in BULK_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+    canon = [encode_term(t) for t in terms]
+    tid = [0] * len(terms)
+    by_canon = txn.by_canon
+    new = txn.new
+    term_rows: list[tuple] = []
+
+    def assign(i: int) -> int:
+        c = canon[i]
+        t = by_canon.get(c)
+        if t is None:
+            t = by_canon[c] = txn.next_id
+            txn.next_id += 1
+            term_rows.append((t, *term_row(terms[i]), c))
+        tid[i] = t
+        new[terms[i]] = t
+        return t
+
+    facts = b._facts
+    fact_rows: list[tuple] = []
+    span_rows: list[tuple] = []
+    sha = hashlib.sha256
+    at = b.at
+    # Every plain fact has no qualifiers and affirms; every span is valid always, open, from ``at``.
+    fact_tail = b"\x00\x00\x00\x00\x01"
+    span_head = _SPAN_MAGIC
+    span_tail = struct.pack("<q", MIN_TIME) + b"\x00" + struct.pack("<q", at)
+    fid = b._next_fact
+    sid = b._next_sid
+    it = iter(spo)
+    for si, pi, oi in zip(it, it, it):
+        s_id = tid[si] or assign(si)
+        p_id = tid[pi] or assign(pi)
+        o_id = tid[oi] or assign(oi)
+        fh = sha(_MAGIC + canon[si] + canon[pi] + canon[oi] + fact_tail).digest()
+        if fh in facts:
+            continue
+        facts[fh] = fid
+        fact_rows.append((fid, fh, s_id, p_id, o_id, 0, 1, None))
+        span_rows.append((sid, sha(span_head + fh + span_tail).digest(), fid, MIN_TIME, None, at, None))
+        fid += 1
+        sid += 1
+    written = sid - b._next_sid
+    b._next_fact, b._next_sid = fid, sid
+    try:
+        db.executemany(_INS_TERM, term_rows)
+        db.executemany(_INS_FACT, fact_rows)
+        db.executemany(_INS_SPAN, span_rows)
+        for _, sql in BULK_INDEXES:
+            db.execute(sql)
+    except sqlite3.IntegrityError as e:
+        raise LedgerError(f"bulk load rejected: {e}") from None
     return written

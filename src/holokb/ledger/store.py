@@ -14,10 +14,11 @@ from __future__ import annotations
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError, WriterBusyError
 from ..core.fact import SpanRecord
+from ..core.terms import Term
 from .derived import LedgerDerived
 from .dictionary import TermCache
 from .reads import LedgerReads
@@ -148,6 +149,29 @@ class Ledger(LedgerDerived, LedgerReads):
         """
         with self.batch(at) as b:
             return b.bulk(records)
+
+    def bulk_assert_plain(self, terms: Sequence[Term], spo: Sequence[int], *, at: int) -> int:
+        """Assert plain triples given columnar (``spo``: flat s, p, o indices into ``terms``) at ``at``.
+
+        The same rows as ``bulk_assert`` of ``Fact(s, p, o)`` records with the default intervals
+        (file order, duplicates dropped); into a file without facts they are computed without
+        per-triple objects.  Foreign-key checks are off for that one transaction: every id it
+        writes is minted in it from rows it also writes (tests run ``foreign_key_check``).
+        """
+        if self._db is None:
+            raise LedgerError("the ledger is closed")
+        # A no-op inside a transaction; batch() then refuses to nest anyway.
+        self._db.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with self.batch(at) as b:
+                n = b.bulk_plain(terms, spo)
+        finally:
+            if self._db is not None:
+                self._db.execute("PRAGMA foreign_keys = ON")
+        if n is None:
+            from .bulk import plain_records
+            n = self.bulk_assert(plain_records(terms, spo), at=at)
+        return n
 
     def _rollback(self) -> None:
         try:

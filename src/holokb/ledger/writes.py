@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..core.errors import InvalidValueError, LedgerError, RetractionError
 from ..core.fact import Evidence, Fact, SpanRecord, alias_key
-from ..core.terms import IRI
+from ..core.terms import IRI, Term
 from ..core.time import Interval
 from .dictionary import TxnTerms
 from .views import PredicateInfo, evidence_hash, span_hash
@@ -187,6 +187,12 @@ class Batch:
         self._check_open()
         from .bulk import bulk_load
         return bulk_load(self, records)
+
+    def bulk_plain(self, terms: Sequence[Term], spo: Sequence[int]) -> int | None:
+        """Columnar plain triples at the batch time (``Ledger.bulk_assert_plain``); None = needs the general path."""
+        self._check_open()
+        from .bulk import bulk_load_plain
+        return bulk_load_plain(self, terms, spo)
 
     # -- internals -------------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from ..core import DataSyntaxError, Diagnostic, InvalidValueError, Location
-from ..core.terms import IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
+from ..core.terms import HK, IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
 
 #: Extension (without .gz) → pyoxigraph RdfFormat attribute name.
 FORMATS = {
@@ -227,3 +227,76 @@ def parse_text(text: str | bytes, format: str, *, name: str = "<input>",
     """Parse in-memory RDF text; ``format`` is a FORMATS value such as ``"TURTLE"``."""
     data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
     return list(parse_quads(Source(data, format, name, base_iri)))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PlainTriples:
+    """A file of plain default-graph triples, columnar: distinct terms and flat (s, p, o) indices.
+
+    ``spo[3*i : 3*i + 3]`` index ``terms`` for triple ``i`` in file order (duplicates kept).
+    Terms are distinct pyoxigraph terms in order of first conversion; two of them may still be
+    equal holokb terms (e.g. language tags differing in case).
+    """
+
+    terms: tuple[Term, ...]
+    spo: list[int]
+
+    def __len__(self) -> int:
+        return len(self.spo) // 3
+
+
+class _NeedsMapping(Exception):
+    """The file holds something only the general quad mapping handles (named graphs, hk: terms)."""
+
+
+def parse_plain(src: Source) -> PlainTriples | None:
+    """Parse ``src`` columnar when it is plain triples; None when it needs :func:`parse_quads`.
+
+    Plain means: every quad in the default graph and no IRI written in the hk: namespace (no
+    reified history, provenance block or ``hk:current``).  Terms are converted, validated and
+    skolemised exactly as :func:`parse_quads` does (same order: predicate, subject, object), so
+    errors and blank-node IRIs are the same.
+    """
+    import pyoxigraph as ox  # optional heavy dependency, imported only here
+
+    fmt = getattr(ox.RdfFormat, src.format)
+    conv = _Terms(src, ox)
+    NamedNode, DefaultGraph = ox.NamedNode, ox.DefaultGraph
+    index: dict[object, int] = {}
+    terms: list[Term] = []
+    get = index.get
+
+    def new(x: object) -> int:
+        if type(x) is NamedNode and x.value.startswith(HK):  # type: ignore[attr-defined]
+            raise _NeedsMapping
+        t = conv.term(x)
+        i = index[x] = len(terms)
+        terms.append(t)
+        return i
+
+    spo: list[int] = []
+    add = spo.extend
+    try:
+        parser = ox.parse(src.data, format=fmt, base_iri=src.base_iri)
+        # The hot loop: pyoxigraph terms hash and compare by content, so each distinct term is
+        # converted (and validated) once and every later occurrence is one dict lookup.
+        for s, p, o, g in parser:
+            if type(g) is not DefaultGraph:
+                return None
+            pi = get(p)
+            if pi is None:
+                pi = new(p)
+            si = get(s)
+            if si is None:
+                si = new(s)
+            oi = get(o)
+            if oi is None:
+                oi = new(o)
+            add((si, pi, oi))
+    except _NeedsMapping:
+        return None
+    except DataSyntaxError:
+        raise
+    except (SyntaxError, ValueError, UnicodeError, OSError) as e:
+        raise _from_parser_error(src, e) from None
+    return PlainTriples(tuple(terms), spo)
