@@ -19,11 +19,7 @@ from holokb.core.errors import RuleAnalysisError, RuleSyntaxError
 TIMEOUT_S = 10.0
 
 #: Cases the engine cannot run yet, with why (asserted still failing with xfail(strict=True)).
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("souffle_evaluation", "existential"):
-        "the engine joins anonymous variables as a cartesian product (no projection of dead "
-        "variables): an 11-atom body of `_` arguments needs ~800 MB",
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 def summary(outcomes: dict[str, Outcome], suite: str) -> tuple[Counter, Counter]:

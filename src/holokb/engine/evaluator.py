@@ -19,11 +19,15 @@ from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Const, N
 from ..core.limits import Limits
 from .builtins import compare
 from .database import Database, RelKey
-from .joins import Bindings, anti_join, eval_expr, join
-from .planning import plan_body, positive_atoms, strata_of
-from .relation import Relation
+from .joins import Bindings, anti_join, eval_expr, expr_vars, join
+from .planning import live_after, plan_body, positive_atoms, strata_of
+from .relation import IntermediateOverflow, Relation
 
 PROOF_COLS = ("proof", "prod", "plen")
+
+#: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
+#: below what exhausts memory (a binding row is ~8 bytes per column, and a step holds a few copies).
+MAX_INTERMEDIATE_ROWS = 1 << 25
 
 
 class Evaluation:
@@ -36,6 +40,10 @@ class Evaluation:
         self.all_valid = all_valid
         self.limits = limits
         self.deadline = limits.deadline()
+        self.cap = MAX_INTERMEDIATE_ROWS
+        self.cap_name = "max_intermediate"
+        if limits.max_edges is not None and limits.max_edges < self.cap:
+            self.cap, self.cap_name = max(int(limits.max_edges), 0), "max_edges"
         self.extra = PROOF_COLS if record else ()
         inputs = db.encode(self.extra, all_valid)
         self.relations: dict[RelKey, Relation] = {rk: r.relation for rk, r in inputs.items()}
@@ -88,20 +96,27 @@ class Evaluation:
 
     # -- rule bodies ---------------------------------------------------------------------
     def eval_body(self, body, ranges: dict[int, tuple[int, int]] | None, first: int | None,
-                  record: bool) -> Bindings:
-        """All solutions of ``body``; ``ranges`` restricts atom labels to row ranges."""
+                  record: bool, keep: frozenset[str] | None = None) -> Bindings:
+        """All solutions of ``body``; ``ranges`` restricts atom labels to row ranges.
+
+        With ``keep`` given, a variable's column is dropped as soon as no later step reads it and
+        it is not in ``keep``; without ``record`` the rows that then coincide are merged.  Raises
+        :class:`IntermediateOverflow` when a join step would pass :attr:`cap` rows.
+        """
         b = Bindings.unit(record)
-        for step in plan_body(body, first):
+        steps = plan_body(body, first)
+        live = live_after(steps, keep) if keep is not None else None
+        for i, step in enumerate(steps):
             if b.n == 0:
                 break
             item = step.item
             if step.kind == "atom":
                 rel = self.relation((item.predicate, item.negated), item.arity)
                 lo, hi = (ranges or {}).get(step.label, (0, rel.size))
-                b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record)
+                b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record, self.cap)
             elif step.kind == "neg":
                 a = item.atom
-                b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits)
+                b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits, self.cap)
             elif step.kind == "cmp":
                 left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
                 ok = (left >= 0) & (right >= 0)
@@ -117,22 +132,62 @@ class Evaluation:
             elif step.kind == "agg":
                 b = self._aggregate(b, item)
             self._ensure_bits()
+            if live is not None and b.project(live[i]) and not record and i + 1 < len(steps):
+                b = self._distinct(b)
         return b
+
+    def _distinct(self, b: Bindings) -> Bindings:
+        """The first of every group of identical rows (all columns and metadata), in row order."""
+        if b.n < 2:
+            return b
+        cols = [b.vars[k] for k in sorted(b.vars)]
+        widths = [self.bits] * len(cols)
+        ranks = [np.searchsorted(self.endpoints, b.meta["vf"]), np.searchsorted(self.endpoints, b.meta["vt"])]
+        cols += ranks
+        widths += [int(len(self.endpoints)).bit_length()] * 2
+        depth = b.meta["depth"]
+        if depth.min() >= 0:
+            cols.append(depth)
+            widths.append(int(depth.max()).bit_length())
+        else:  # the transitive plan's depth -1 rows: shift so every value is >= 0
+            cols.append(depth - depth.min())
+            widths.append(int(depth.max() - depth.min()).bit_length())
+        if sum(widths) <= 63:
+            key = np.zeros(b.n, np.int64)
+            for c, w in zip(cols, widths):
+                key <<= w
+                key |= c
+            _, first = np.unique(key, return_index=True)
+        else:
+            _, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)
+        if len(first) == b.n:
+            return b
+        return b.take(np.sort(first))
 
     def _aggregate(self, b: Bindings, agg: Aggregate) -> Bindings:
         from .aggregates import aggregate_relation
 
         rel, atom = aggregate_relation(self, agg)
-        return join(b, atom, -1, rel, 0, rel.size, self.terms, self.bits, False)
+        return join(b, atom, -1, rel, 0, rel.size, self.terms, self.bits, False, self.cap)
 
     # -- strata ----------------------------------------------------------------------------
     def run(self) -> None:
-        """Evaluate every stratum in order, stopping at the first budget hit."""
+        """Evaluate every stratum in order, stopping at the first budget hit.
+
+        A join step past :attr:`cap` rows stops with ``limit_hit`` ``"max_intermediate"`` (or
+        ``"max_edges"`` when that Limits field set the cap), and running out of memory stops
+        with ``"memory"``: the relations keep every row appended before the failing iteration.
+        """
         self._ensure_bits()
-        for stratum in strata_of(self.program):
-            if self.truncated:
-                break
-            self._run_stratum(stratum)
+        try:
+            for stratum in strata_of(self.program):
+                if self.truncated:
+                    break
+                self._run_stratum(stratum)
+        except IntermediateOverflow:
+            self._hit(self.cap_name)
+        except MemoryError:
+            self._hit("memory")
 
     def _run_stratum(self, stratum: tuple[int, ...]) -> None:
         rules = [(i, self.program.rules[i]) for i in stratum]
@@ -160,7 +215,8 @@ class Evaluation:
                 rec = [k for k, a in enumerate(atoms) if (a.predicate, a.negated) in own]
                 if not rec:
                     if first:
-                        self._collect(out, ri, rule, self.eval_body(rule.body, None, None, self.record))
+                        self._collect(out, ri, rule, self.eval_body(rule.body, None, None, self.record,
+                                                                    self._keep(rule)))
                     continue
                 for k in rec:
                     ranges = {}
@@ -170,7 +226,8 @@ class Evaluation:
                         ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
                     if ranges[k][0] >= ranges[k][1]:
                         continue
-                    self._collect(out, ri, rule, self.eval_body(rule.body, ranges, k, self.record))
+                    self._collect(out, ri, rule, self.eval_body(rule.body, ranges, k, self.record,
+                                                                self._keep(rule)))
                     if self.deadline.expired():
                         self._hit("timeout_s")
                         return
@@ -188,6 +245,15 @@ class Evaluation:
                     return
             if not grew:
                 return
+
+    def _keep(self, rule: Rule) -> frozenset[str]:
+        """Variables a rule's bindings must keep to the end: the head's, and with proofs every
+        named variable no positive atom binds (proof bindings read the rest from premise rows)."""
+        keep = {t.name for t in rule.head.args if isinstance(t, Var)}
+        if self.record:
+            in_atoms = {t.name for a in positive_atoms(rule.body) for t in a.args if isinstance(t, Var)}
+            keep |= {n for n in _named_vars(rule.body) if n not in in_atoms}
+        return frozenset(keep)
 
     def _transitive(self, rules) -> bool:
         """Run a linear transitive-closure stratum by graph search when nothing depends on order."""
@@ -303,10 +369,35 @@ class Evaluation:
 
     # -- constraints -------------------------------------------------------------------------
     def violations(self) -> list[tuple[int, Bindings]]:
-        """Solutions of every integrity constraint body over the final relations."""
+        """Solutions of every integrity constraint body over the final relations; a constraint
+        whose evaluation passes a budget is skipped and the run marked truncated."""
         out = []
         for ci, c in enumerate(self.program.constraints):
-            b = self.eval_body(c.body, None, None, True)
+            try:
+                b = self.eval_body(c.body, None, None, True, frozenset(_named_vars(c.body)))
+            except IntermediateOverflow:
+                self._hit(self.cap_name)
+                continue
+            except MemoryError:
+                self._hit("memory")
+                continue
             if b.n:
                 out.append((ci, b))
         return out
+
+
+def _named_vars(body) -> set[str]:
+    """The non-anonymous variables a body mentions (atoms, filters, assignments, aggregates)."""
+    out: set[str] = set()
+    for item in body:
+        if isinstance(item, Atom):
+            out |= {t.name for t in item.args if isinstance(t, Var)}
+        elif isinstance(item, Negation):
+            out |= {t.name for t in item.atom.args if isinstance(t, Var)}
+        elif isinstance(item, Comparison):
+            out |= expr_vars(item.left) | expr_vars(item.right)
+        elif isinstance(item, Assignment):
+            out |= expr_vars(item.expr) | {item.target.name}
+        elif isinstance(item, Aggregate):
+            out |= {v.name for v in item.group_by} | {item.target.name}
+    return {n for n in out if not n.startswith("_")}

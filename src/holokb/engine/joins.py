@@ -14,7 +14,7 @@ import numpy as np
 from ..analysis.program import Atom, BinOp, Const, Var
 from .builtins import arithmetic
 from .dictionary import TermDictionary
-from .relation import EMPTY, Relation, fits, pack
+from .relation import EMPTY, IntermediateOverflow, Relation, fits, pack
 
 MAX_T = np.iinfo(np.int64).max
 MIN_T = np.iinfo(np.int64).min
@@ -41,10 +41,22 @@ class Bindings:
         return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items()},
                         {k: v[idx] for k, v in self.meta.items()})
 
+    def project(self, live) -> bool:
+        """Drop the columns of variables not in ``live`` (in place); whether any was dropped."""
+        dead = [k for k in self.vars if k not in live]
+        for k in dead:
+            del self.vars[k]
+        return bool(dead)
+
     def filter(self, mask: np.ndarray) -> "Bindings":
         if mask.all():
             return self
         return self.take(np.flatnonzero(mask))
+
+
+def _check(rows: int, cap: int | None) -> None:
+    if cap is not None and rows > cap:
+        raise IntermediateOverflow(rows, cap)
 
 
 def const_id(term, terms: TermDictionary) -> int:
@@ -69,11 +81,15 @@ def _probe_cols(atom: Atom, b: Bindings, terms: TermDictionary):
     return cols, vals
 
 
-def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int):
-    """(binding position, relation row) pairs where the bound columns agree, rows in [lo, hi)."""
+def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int, cap: int | None = None):
+    """(binding position, relation row) pairs where the bound columns agree, rows in [lo, hi).
+
+    Raises :class:`IntermediateOverflow` before allocating more than ``cap`` pairs.
+    """
     if hi <= lo or b.n == 0:
         return EMPTY, EMPTY
     if not cols:
+        _check(b.n * (hi - lo), cap)
         rows = np.arange(lo, hi, dtype=np.int64)
         return np.repeat(np.arange(b.n, dtype=np.int64), len(rows)), np.tile(rows, b.n)
     if b.n == 1 and 2 * (hi - lo) <= rel.size:
@@ -86,7 +102,7 @@ def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int):
         return np.zeros(len(rows), dtype=np.int64), rows
     k = fits(len(cols), bits)
     idx = rel.index(tuple(cols), bits)
-    pos, rows = idx.probe(pack(vals[:k], bits))
+    pos, rows = idx.probe(pack(vals[:k], bits), cap)
     keep = (rows >= lo) & (rows < hi)
     for c, v in zip(cols[k:], vals[k:]):
         keep &= rel.col(c)[rows] == v[pos]
@@ -96,12 +112,13 @@ def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int):
 
 
 def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
-         terms: TermDictionary, bits: int, record: bool) -> Bindings:
-    """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``)."""
+         terms: TermDictionary, bits: int, record: bool, cap: int | None = None) -> Bindings:
+    """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``);
+    more than ``cap`` matching pairs raise :class:`IntermediateOverflow` before any allocation."""
     pc = _probe_cols(atom, b, terms)
     if pc is None:
         return b.take(EMPTY)
-    pos, rows = _match(rel, pc[0], pc[1], b, lo, hi, bits)
+    pos, rows = _match(rel, pc[0], pc[1], b, lo, hi, bits, cap)
     out = b.take(pos)
     fresh: dict[str, int] = {}
     keep = None
@@ -128,7 +145,8 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
     return out.filter(keep)
 
 
-def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictionary, bits: int) -> Bindings:
+def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictionary, bits: int,
+              cap: int | None = None) -> Bindings:
     """Keep the bindings for which no row of ``rel`` matches ``atom`` (negation as failure)."""
     if rel is None or rel.size == 0 or b.n == 0:
         return b
@@ -138,7 +156,7 @@ def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictiona
     cols, vals = pc
     if not cols:
         return b.take(EMPTY)
-    pos, _ = _match(rel, cols, vals, b, 0, rel.size, bits)
+    pos, _ = _match(rel, cols, vals, b, 0, rel.size, bits, cap)
     hit = np.zeros(b.n, dtype=bool)
     hit[pos] = True
     return b.filter(~hit)

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.program import Atom
+from ..analysis.program import Atom, Var
+from ..core.limits import Page
 from ..core.terms import Term, term_sort_key
 from ..core.time import MAX_TIME, Interval
 from .proofs import ProofNode, node_id, path_score
-from .relation import pack
+from .relation import IntermediateOverflow, pack
 
 _MAX = np.iinfo(np.int64).max
 
@@ -139,8 +140,7 @@ class Model:
                 rule = ev.program.rules[ri]
                 table = _table(ev, ri)
                 p = int(rel.meta("proof")[r])
-                bindings = tuple(sorted((k, ev.terms.term(v[p])) for k, v in table.items()
-                                        if not k.startswith(("#", "_"))))
+                bindings = _bindings(ev, rule, table, p)
                 for label, atom in enumerate(a for a in rule.body if isinstance(a, Atom)):
                     prk = (atom.predicate, atom.negated)
                     prow = int(table[f"#p{label}"][p])
@@ -182,16 +182,29 @@ class Model:
         return self._score(self._ev.relations[(predicate, negated)], r, goal_bonus, seed_bonus)
 
     def query(self, query) -> tuple[tuple[Term, ...], ...]:
-        """Distinct solutions of a query body over the model, projected on ``query.variables``, sorted."""
-        b = self._ev.eval_body(query.body, None, None, False)
+        """Distinct solutions of a query body over the model, projected on ``query.variables``, sorted.
+
+        Empty when the query's own evaluation passes a budget; :meth:`query_page` says so.
+        """
+        return self.query_page(query).items
+
+    def query_page(self, query) -> Page:
+        """:meth:`query` as a :class:`Page`: ``truncated`` (no rows) when a join step of the query
+        passes the intermediate-row budget or memory runs out."""
         names = [v.name for v in query.variables]
+        try:
+            b = self._ev.eval_body(query.body, None, None, False, frozenset(names))
+        except IntermediateOverflow:
+            return Page((), True, self._ev.cap_name)
+        except MemoryError:
+            return Page((), True, "memory")
         rows = set()
         if b.n:
             cols = [b.vars[n].tolist() for n in names]
             rows = set(zip(*cols)) if cols else {()}
         terms = self._ev.terms
         decoded = [tuple(terms.term(i) for i in r) for r in rows]
-        return tuple(sorted(decoded, key=lambda r: [term_sort_key(t) for t in r]))
+        return Page(tuple(sorted(decoded, key=lambda r: [term_sort_key(t) for t in r])))
 
     # -- proofs ---------------------------------------------------------------------------
     def explain(self, predicate: str, args: tuple[Term, ...], *, negated: bool = False,
@@ -231,8 +244,7 @@ class Model:
             else:
                 table = _table(ev, ri)
                 p = int(rel.meta("proof")[r])
-                bindings = tuple(sorted((k, ev.terms.term(v[p])) for k, v in table.items()
-                                        if not k.startswith(("#", "_"))))
+                bindings = _bindings(ev, rule, table, p)
                 premises = []
                 for label, atom in enumerate(a for a in rule.body if isinstance(a, Atom)):
                     prow = int(table[f"#p{label}"][p])
@@ -247,6 +259,25 @@ class Model:
     def nbytes(self, *, indexes: bool = False) -> int:
         """Bytes held by all relation columns (and their indexes and dedup keys when ``indexes``)."""
         return sum(r.nbytes(indexes=indexes) for r in self._ev.relations.values())
+
+
+def _bindings(ev, rule, table: dict, p: int) -> tuple[tuple[str, Term], ...]:
+    """The named variables of proof step ``p`` of ``rule``, sorted by name.
+
+    The evaluator drops a variable's column once no later join reads it, so values come from the
+    premise rows (each atom's argument positions) and, for variables no atom binds, the table.
+    """
+    vals: dict[str, int] = {}
+    for label, atom in enumerate(a for a in rule.body if isinstance(a, Atom)):
+        rel = ev.relations[(atom.predicate, atom.negated)]
+        prow = int(table[f"#p{label}"][p])
+        for pos, t in enumerate(atom.args):
+            if isinstance(t, Var) and not t.name.startswith("_") and t.name not in vals:
+                vals[t.name] = int(rel.col(pos)[prow])
+    for k, v in table.items():
+        if not k.startswith(("#", "_")) and k not in vals:
+            vals[k] = int(v[p])
+    return tuple(sorted((k, ev.terms.term(i)) for k, i in vals.items()))
 
 
 def _table(ev, ri: int) -> dict:

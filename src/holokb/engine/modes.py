@@ -78,7 +78,8 @@ def ask(program: Program, db: Database, query: Query, *, limits: Limits | None =
     cone = dependency_cone(program, preds)
     sub = Program(tuple(program.rules[i] for i in cone), (), (), program.vocabulary)
     model = closure(sub, db, limits=limits)
-    return Answers(names, model.query(query), model.truncated, model.limit_hit, "cone")
+    page = model.query_page(query)
+    return Answers(names, page.items, model.truncated or page.truncated, model.limit_hit or page.limit_hit, "cone")
 
 
 def _atoms(b):

@@ -94,6 +94,34 @@ def plan_body(body, first: int | None = None) -> list[Step]:
     return steps
 
 
+def _reads(step: Step) -> set[str]:
+    """Every variable a step reads or binds (join keys, filters, produced columns)."""
+    item = step.item
+    if step.kind == "atom":
+        return {t.name for t in item.args if isinstance(t, Var)}
+    if step.kind == "neg":
+        return {t.name for t in item.atom.args if isinstance(t, Var)}
+    if step.kind == "cmp":
+        return expr_vars(item.left) | expr_vars(item.right)
+    if step.kind == "assign":
+        return expr_vars(item.expr) | {item.target.name}
+    return {v.name for v in item.group_by} | {item.target.name}
+
+
+def live_after(steps: list[Step], keep: frozenset[str]) -> list[frozenset[str]]:
+    """Per step, the variables still needed once it has run: read by a later step or in ``keep``.
+
+    Every other column is dead after that step and may be projected out of the bindings.
+    """
+    out: list[frozenset[str]] = []
+    live = set(keep)
+    for step in reversed(steps):
+        out.append(frozenset(live))
+        live |= _reads(step)
+    out.reverse()
+    return out
+
+
 def body_dependencies(rule: Rule) -> list[tuple[tuple[str, bool], bool]]:
     """(relation key, is_negative_dependency) for every relation a rule reads."""
     deps = []

@@ -19,6 +19,14 @@ from .keyset import KeySet
 EMPTY = np.zeros(0, dtype=np.int64)
 
 
+class IntermediateOverflow(Exception):
+    """A probe or join would produce more rows than the caller's budget (nothing was allocated)."""
+
+    def __init__(self, rows: int, cap: int):
+        super().__init__(f"a join step would produce {rows} rows (budget {cap})")
+        self.rows, self.cap = rows, cap
+
+
 def pack(cols: list[np.ndarray], bits: int) -> np.ndarray:
     """Pack id columns into one int64 key per row (caller guarantees ``len(cols) * bits <= 63``)."""
     if not cols:
@@ -72,14 +80,19 @@ class SortedIndex:
             keys, order = keys[m], order[m]
         self.keys, self.order, self.n_rows = keys, order, n
 
-    def probe(self, probe_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """All (probe position, row) pairs with equal keys, in probe order then row order."""
+    def probe(self, probe_keys: np.ndarray, cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """All (probe position, row) pairs with equal keys, in probe order then row order.
+
+        More than ``cap`` pairs raise :class:`IntermediateOverflow` before they are allocated.
+        """
         lo = np.searchsorted(self.keys, probe_keys, "left")
         hi = np.searchsorted(self.keys, probe_keys, "right")
         counts = hi - lo
         total = int(counts.sum())
         if total == 0:
             return EMPTY, EMPTY
+        if cap is not None and total > cap:
+            raise IntermediateOverflow(total, cap)
         pos = np.repeat(np.arange(len(probe_keys), dtype=np.int64), counts)
         ends = np.cumsum(counts)
         offs = np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
