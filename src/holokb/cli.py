@@ -257,6 +257,46 @@ def _derived_facts(db, rules, point, about, predicate, limit, format) -> None:
 
 
 @app.command()
+def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (or use --file)."),
+          file: Optional[Path] = typer.Option(None, "--file", "-f", help="Read the query from a .rq file."),
+          db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID, rules: Optional[list[str]] = RULES,
+          ledger: bool = typer.Option(False, "--ledger", help="Query the reified ledger (provenance, time as data)."),
+          limit: Optional[int] = typer.Option(None, "--limit", help="Most result rows (default: all)."),
+          format: str = typer.Option("table", "--format", help="table, json, xml, csv, tsv (SELECT/ASK); turtle, ntriples (CONSTRUCT/DESCRIBE).")) -> None:
+    """SPARQL over the as-of snapshot: visible triples plus the closure under the rules at the same time.
+
+    Rules: --rules, else ./rules, else the rule set of the last `holokb derive` on this ledger.
+    Example: holokb query 'SELECT ?c WHERE { ex:AchillesIDE ex:hasCapability ?c }' --valid 2026-04-01
+    """
+    from .sparql import SparqlSyntaxError
+
+    if (text is None) == (file is None):
+        raise Usage("give the query as an argument or with --file, not both")
+    q = file.read_text(encoding="utf-8") if file else text
+    point = _as_of(as_of, valid)
+    with _open(db, []) as kb:
+        program = None
+        if not ledger:
+            if rules is not None or Path("rules").is_dir():
+                program = _program(rules)
+            else:
+                program = kb.loaded_rules()
+                if program is not None:
+                    typer.echo(f"using the rule set of the last derive ({program.rule_set_hash[:12]})", err=True)
+        try:
+            result = kb.query(q, as_of=point, rules=program, ledger_view=ledger,
+                              limits=Limits(max_results=limit), name=str(file) if file else "<query>")
+        except SparqlSyntaxError as e:
+            typer.echo(e.render(), err=True)
+            raise typer.Exit(2)
+    if result.snapshot_built:
+        typer.echo("snapshot rebuilt", err=True)
+    sys.stdout.write(result.serialize(format))
+    if result.truncated:
+        typer.echo(f"truncated: the {result.limit_hit} budget was hit", err=True)
+
+
+@app.command()
 def history(subject: str = typer.Argument(..., help="Subject (ex:Alice)."),
             predicate: str = typer.Argument(..., help="Predicate (ex:locatedIn)."),
             db: str = DB, format: str = FORMAT) -> None:

@@ -14,7 +14,9 @@ from rdflib import Dataset, Graph, URIRef
 from .core import (
     RDF_TYPE, RDFS, AsOf, Evidence, Fact, HolokbError, Interval, IRI, Limits, Literal, Page, SpanRecord,
 )
-from .analysis import Program
+from .analysis import Program, analyze, render
+from .sparql import QueryResult, run_query
+from .syntax import parse_rules
 from .engine import Answers, Model, ProofNode, ask, closure
 from .ingest import chunk_paragraphs
 from .checking import ActiveSetInfo, cardinalities, consistency_active_set, goal_seeds, neighbourhood
@@ -243,11 +245,27 @@ class KnowledgeBase:
         """Derive with proofs and store the closure in the ledger, marked derived, with the rule-set hash
         and the AsOf.  A write landing meanwhile makes the stored closure stale at once."""
         marker = self.ledger.change_marker()
+        self.ledger.store_rule_set(program.rule_set_hash, render(program, queries=False))
         model = self.derive(program, as_of=as_of, limits=limits, record_proofs=True)
         info = self.ledger.store_closure(rule_set_hash=program.rule_set_hash, as_of=as_of, computed_at=computed_at,
                                          derived=derived_records(model), truncated=model.truncated,
                                          limit_hit=model.limit_hit, change_marker=marker)
         return model, info
+
+    def loaded_rules(self) -> Program | None:
+        """The rule set of the most recently stored closure (what ``holokb derive`` last used), or None."""
+        infos = sorted(self.ledger.closures(), key=lambda c: c.id)
+        if not infos:
+            return None
+        text = self.ledger.rule_set(infos[-1].rule_set_hash)
+        return None if text is None else analyze(parse_rules(text, file="<stored rule set>"))
+
+    def query(self, text: str, *, as_of: AsOf, rules: Program | None = None, ledger_view: bool = False,
+              limits: Limits | None = None, name: str = "<query>") -> QueryResult:
+        """SPARQL 1.1 over the as-of snapshot (visible triples + the closure under ``rules`` at the same
+        AsOf), or over the reified ledger with ``ledger_view``."""
+        return run_query(self, text, as_of=as_of, rules_program=rules, ledger_view=ledger_view,
+                         limits=limits, name=name)
 
     def derived_facts(self, program: Program, *, as_of: AsOf, about: IRI | None = None,
                       predicate: IRI | None = None, limits: Limits = Limits()) -> "DerivedRead":

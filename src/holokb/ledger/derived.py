@@ -182,6 +182,21 @@ class LedgerDerived:
 
     # -- reading ---------------------------------------------------------------------------------
 
+    def store_rule_set(self, rule_set_hash: str, text: str) -> None:
+        """Keep the canonical text of a rule set under its hash (idempotent; a different text under
+        the same hash is refused)."""
+        with self._transaction():
+            row = self._db.execute("SELECT text FROM rule_sets WHERE rule_set_hash = ?", (rule_set_hash,)).fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO rule_sets(rule_set_hash, text) VALUES (?, ?)", (rule_set_hash, text))
+            elif row[0] != text:
+                raise LedgerError(f"rule set {rule_set_hash[:12]} is already stored with a different text")
+
+    def rule_set(self, rule_set_hash: str) -> str | None:
+        """The canonical text of a stored rule set, or None."""
+        row = self._db.execute("SELECT text FROM rule_sets WHERE rule_set_hash = ?", (rule_set_hash,)).fetchone()
+        return None if row is None else row[0]
+
     def closure_info(self, rule_set_hash: str, as_of: AsOf) -> ClosureInfo | None:
         """The stored closure for (rule-set hash, AsOf), or None; ``stale`` says whether writes followed it."""
         row = self._db.execute(

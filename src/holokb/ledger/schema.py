@@ -168,6 +168,15 @@ CREATE TABLE derived (
 ) WITHOUT ROWID;
 """
 
+#: v4: the rule sets closures were computed with (canonical rule text by rule-set hash), so that
+#: "the loaded rules" can be recovered from the ledger alone (``holokb query`` after ``holokb derive``).
+_V4 = """
+CREATE TABLE rule_sets (
+  rule_set_hash TEXT PRIMARY KEY,
+  text          TEXT NOT NULL
+);
+"""
+
 #: Lookups of derived facts by first / second argument.  Dropped while a large closure is
 #: stored or deleted and built once after (random b-tree inserts cost far more than one sort).
 DERIVED_INDEXES = (
@@ -200,8 +209,13 @@ def _step_v2_to_v3(db: sqlite3.Connection) -> None:
         db.execute(sql)
 
 
+def _step_v3_to_v4(db: sqlite3.Connection) -> None:
+    _script(db, _V4)
+
+
 #: MIGRATIONS[i] upgrades a file from version i to version i + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3, _step_v3_to_v4)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

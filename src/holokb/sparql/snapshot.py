@@ -20,7 +20,9 @@ from typing import Any, Iterator, Literal as _Lit
 
 from ..analysis import Program
 from ..core.limits import Limits
-from ..core.terms import IRI, Term
+from ..core.terms import HK, IRI, Term
+
+TRIPLE = HK + "triple"
 from ..core.time import AsOf
 from ..rdf.mapping import reified_quads
 from .nquads import NQuadsWriter
@@ -95,7 +97,14 @@ def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Li
 def _derived_triples(model: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, None]]:
     cache: dict[str, IRI | None] = {}
     for d in model.derived():
-        if d.negated or len(d.args) != 2 or not isinstance(d.args[0], IRI) or not d.valid.contains(as_of.valid):
+        if d.negated or not isinstance(d.args[0] if d.args else None, IRI) or not d.valid.contains(as_of.valid):
+            continue
+        if d.predicate == TRIPLE and len(d.args) == 3:
+            # hk:triple(s, p, o) from rules that quantify over properties is the entailed triple s p o
+            if isinstance(d.args[1], IRI):
+                yield d.args[0], d.args[1], d.args[2], None
+            continue
+        if len(d.args) != 2:
             continue
         p = cache.get(d.predicate, 0)
         if p == 0:
