@@ -74,6 +74,13 @@ def run_demo(db: str | None = None) -> Iterator[str]:
             answers = kb.ask(program, "?- ex:hasCapability(ex:AchillesIDE, ?c).", as_of=april)
             yield "answers: " + ", ".join(_name(r[0]) for r in answers.rows)
 
+            yield "== 6b. SPARQL over the as-of snapshot (asserted + derived at valid 2026-04-01)"
+            q = ("PREFIX ex: <http://example.org/>\n"
+                 "SELECT ?token ?timeout WHERE { ?token a ex:expired ; ex:governedBy/ex:sessionTimeout ?timeout }")
+            result = kb.query(q, as_of=april, rules=program)
+            for line in result.serialize("table").splitlines():
+                yield line
+
             yield "== 7. answer with evidence: is the support console's token expired?"
             for t in ("2026-02-01", "2026-04-01"):
                 point = AsOf(loaded_at, parse_instant(t))
