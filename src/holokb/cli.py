@@ -4,6 +4,7 @@ Exit codes: 0 ok, 1 findings (diagnostics, violations, rejected input), 2 usage 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -39,6 +40,22 @@ _DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK,
 
 class Usage(Exception):
     """A usage error: exit code 2."""
+
+
+@contextlib.contextmanager
+def _working(label: str, format: str = "text"):
+    """A transient progress spinner with elapsed time on stderr, only when it is a terminal (never in
+    --format json, pipes or CI), so stdout stays machine-readable."""
+    if format == "json" or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        bar.add_task(label, total=None)
+        yield
 
 
 def _now_ms() -> int:
@@ -193,7 +210,7 @@ def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt
     Example: holokb load kb/ --at 2026-01-01
     """
     when = _at(at)
-    with _open(db, shapes) as kb:
+    with _open(db, shapes) as kb, _working(f"loading {len(paths)} path(s) into {db}", format):
         r = kb.load(paths, at=when)
     if format == "json":
         typer.echo(json.dumps({"files": list(r.files), "facts": r.facts, "documents": r.documents,
@@ -284,8 +301,9 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
                 if program is not None:
                     typer.echo(f"using the rule set of the last derive ({program.rule_set_hash[:12]})", err=True)
         try:
-            result = kb.query(q, as_of=point, rules=program, ledger_view=ledger,
-                              limits=Limits(max_results=limit), name=str(file) if file else "<query>")
+            with _working("querying (builds the snapshot when it is missing or stale)", format):
+                result = kb.query(q, as_of=point, rules=program, ledger_view=ledger,
+                                  limits=Limits(max_results=limit), name=str(file) if file else "<query>")
         except SparqlSyntaxError as e:
             typer.echo(e.render(), err=True)
             raise typer.Exit(2)
@@ -337,7 +355,7 @@ def validate(db: str = DB, shapes: Optional[list[str]] = SHAPES, as_of: Optional
 
     Example: holokb validate --shapes shapes/
     """
-    with _open(db, shapes) as kb:
+    with _open(db, shapes) as kb, _working("validating", format):
         domain, annotations = kb.validate(as_of=_as_of(as_of, valid))
     reports = [("domain shapes", domain), ("annotation shapes", annotations)]
     bad = [d for _, r in reports if r is not None for d in r.diagnostics()]
@@ -514,7 +532,7 @@ def derive(rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str
     prog = _program(rules)
     point = _as_of(as_of, valid)
     info = None
-    with _open(db, []) as kb:
+    with _open(db, []) as kb, _working("deriving", format):
         if store:
             model, info = kb.derive_and_store(prog, as_of=point, computed_at=_now_ms(),
                                               limits=_limits(max_depth, max_derived, timeout))
