@@ -5,8 +5,8 @@ and which candidate is the first of its key?".  A sorted key array answers that 
 the candidates plus a binary search per candidate into the stored keys (cache misses on every
 probe) and a merge on every insertion.  A hash table answers it with a few gathers: every
 candidate reads its home slot; the ones that neither found their key nor an empty slot move on
-to the next slot (linear probing) in the next round.  At load factor <= 1/2 almost all are
-settled after two or three rounds.
+to the next slot (linear probing) in the next round.  The load factor stays <= 3/4 (8 bytes
+a slot: 11-21 bytes a key); most lookups settle in two or three rounds.
 
 Determinism: which candidate of a key counts as its first occurrence is decided by the
 smallest candidate position (``np.minimum.at``), never by the order numpy happens to write
@@ -83,23 +83,22 @@ class KeySet:
         extra = len(keys) if absent is None else len(absent)
         if extra == 0:
             return np.zeros(len(keys), dtype=bool)
-        # Room for every candidate at load <= 4/5 while inserting (many repeat each other), then
-        # back to load <= 1/2 once the distinct count is known.
-        cap = len(self.table)
-        while 5 * (self.used + extra) > 4 * cap:
-            cap *= 2
-        if cap != len(self.table):
-            self._grow(cap)
+        # Room for every new key at load <= 3/4.  The candidate count bounds the new keys; when
+        # that bound would grow the table, count the distinct new keys instead (many candidates
+        # repeat each other), so the table never grows past what it will hold.
+        if 4 * (self.used + extra) > 3 * len(self.table):
+            new = keys if absent is None else keys[absent]
+            extra = len(np.unique(new))
+            if 4 * (self.used + extra) > 3 * len(self.table):
+                cap = len(self.table)
+                while 4 * (self.size + extra) > 3 * cap:
+                    cap *= 2
+                self._grow(cap)  # also drops released slots, which count in ``used``
         if absent is None:
             mask = self._insert(keys)
         else:
             mask = np.zeros(len(keys), dtype=bool)
             mask[absent[self._insert(keys[absent])]] = True
-        cap = len(self.table)
-        while 2 * self.size > cap:
-            cap *= 2
-        if cap != len(self.table) or 2 * self.used > cap:  # released slots are dropped by a regrow
-            self._grow(cap)
         return mask
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:

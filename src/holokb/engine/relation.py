@@ -18,6 +18,11 @@ from .keyset import KeySet
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
+#: Storage types of the per-row columns that are small numbers: a value outside one widens the
+#: column to int64 (so 2**15 rules or a depth past 2**31 still work, at the old cost).
+META_DTYPES = {"depth": np.dtype(np.int32), "rule": np.dtype(np.int16), "proof": np.dtype(np.int32),
+               "plen": np.dtype(np.int32), "prod": np.dtype(np.float64)}
+
 
 class IntermediateOverflow(Exception):
     """A probe or join would produce more rows than the caller's budget (nothing was allocated)."""
@@ -73,8 +78,10 @@ class SortedIndex:
         else:
             o = np.argsort(new, kind="stable")
             new_sorted = new[o]
+        # Row numbers in int32 while they fit: a third less index memory per row.
+        odt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
         keys = np.concatenate([self.keys, new_sorted])
-        order = np.concatenate([self.order, o + self.n_rows])
+        order = np.concatenate([self.order.astype(odt, copy=False), (o + self.n_rows).astype(odt)])
         if self.n_rows:
             m = np.argsort(keys, kind="stable")  # timsort: linear on two sorted runs
             keys, order = keys[m], order[m]
@@ -96,7 +103,7 @@ class SortedIndex:
         pos = np.repeat(np.arange(len(probe_keys), dtype=np.int64), counts)
         ends = np.cumsum(counts)
         offs = np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
-        rows = self.order[np.repeat(lo, counts) + offs]
+        rows = self.order[np.repeat(lo, counts) + offs].astype(np.int64)  # callers index with it
         return pos, rows
 
     def contains(self, probe_keys: np.ndarray) -> np.ndarray:
@@ -119,6 +126,7 @@ class Relation:
         self.arity = arity
         self._cols = [[] for _ in range(arity)]
         self._meta = {name: [] for name in ("valid_from", "valid_to", "depth", "rule") + extra}
+        self._dtypes = {name: META_DTYPES.get(name, np.dtype(np.int64)) for name in self._meta}
         self._flat: dict = {}
         self.size = 0
         self._indexes: dict[tuple, SortedIndex] = {}
@@ -127,21 +135,40 @@ class Relation:
         self._dedup_bits = 0
 
     def append(self, cols: list[np.ndarray], **meta: np.ndarray) -> None:
-        """Append rows (no dedup here; see :meth:`new_mask`)."""
+        """Append rows (no dedup here; see :meth:`claim_new`).  All or nothing: every column is
+        converted before any is stored, so a MemoryError leaves the relation as it was."""
         n = len(cols[0]) if cols else len(next(iter(meta.values()), EMPTY))
         if n == 0:
             return
-        for store, c in zip(self._cols, cols):
-            store.append(np.asarray(c, dtype=np.int64))
+        new_cols = [np.asarray(c, dtype=np.int64) for c in cols]
         defaults = {"valid_to": np.iinfo(np.int64).max, "valid_from": np.iinfo(np.int64).min}
-        for name, store in self._meta.items():
+        new_meta = {}
+        for name in self._meta:
             v = meta.get(name)
             if v is None:
-                dt = np.float64 if name in ("prod",) else np.int64
-                v = np.full(n, defaults.get(name, 0), dtype=dt)
-            store.append(np.asarray(v))
+                new_meta[name] = np.full(n, defaults.get(name, 0), dtype=self._dtypes[name])
+            else:
+                new_meta[name] = self._narrow(name, np.asarray(v))
+        for store, c in zip(self._cols, new_cols):
+            store.append(c)
+        for name, v in new_meta.items():
+            if v.dtype != self._dtypes[name]:  # a value outside the narrow type: widen stored chunks
+                self._dtypes[name] = v.dtype
+                self._meta[name][:] = [c.astype(v.dtype) for c in self._meta[name]]
+            self._meta[name].append(v)
         self.size += n
         self._flat.clear()
+
+    def _narrow(self, name: str, v: np.ndarray) -> np.ndarray:
+        """``v`` in the column's storage type, or in int64 when a value does not fit it."""
+        dt = self._dtypes[name]
+        if v.dtype == dt:
+            return v
+        if dt.kind == "i" and len(v) and v.dtype.kind in "iu":
+            info = np.iinfo(dt)
+            if int(v.min()) < info.min or int(v.max()) > info.max:
+                return v.astype(np.int64)
+        return v.astype(dt)
 
     def _get(self, key, store: list) -> np.ndarray:
         arr = self._flat.get(key)
