@@ -9,8 +9,10 @@ the pending rows are written.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import struct
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError
@@ -22,6 +24,18 @@ from .views import _SPAN_MAGIC, term_row
 from .dictionary import INSERT_TERM as _INS_TERM
 from .writes import _INS_EV, _INS_FACT, _INS_QUAL, _INS_SPAN, _MAGIC, _evidence_row, _qual_bytes
 
+#: Fact k of a chunk (id ``?1 + k``): its hash sliced from one blob, [s, p, o] from one JSON array.
+_INS_FACTS_JSON = (
+    "INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity, qhash) "
+    "SELECT ?1 + key, substr(?2, key * 32 + 1, 32), value ->> 0, value ->> 1, value ->> 2, 0, 1, NULL "
+    "FROM json_each(?3)"
+)
+#: Span k of a chunk (sid = fact_id = ``?1 + k``): valid ``[?3, open)``, system ``[?4, open)``.
+_INS_SPANS_SEQ = (
+    "WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ?5) "
+    "INSERT INTO spans(sid, span_id, fact_id, valid_from, valid_to, system_from, system_to) "
+    "SELECT ?1 + i, substr(?2, i * 32 + 1, 32), ?1 + i, ?3, NULL, ?4, NULL FROM k"
+)
 _CHUNK = 20_000  # span rows per executemany chunk
 _PRELOAD_MAX = 200_000  # existing terms read into memory so a fresh load need not query them
 
@@ -200,26 +214,34 @@ def plain_records(terms: Sequence[Term], spo: Sequence[int]) -> Iterator[SpanRec
             yield SpanRecord(Fact(s, p, o), always, always)  # type: ignore[arg-type]
 
 
-def bulk_load_plain(b: "Batch", terms: Sequence[Term], spo: Sequence[int]) -> int | None:
-    """Assert plain triples (``spo``: flat s, p, o indices into ``terms``) at the batch time, columnar.
+PlainChunk = tuple[Sequence[Term], Sequence[int]]
+"""(terms new in this chunk, flat s, p, o indices into all terms so far)."""
 
-    Returns the number of spans written, or None (nothing written) when the ledger needs the
-    general path: it already holds facts, has too many terms to preload, or declares functional
-    predicates.  The rows are exactly those :func:`bulk_load` writes for the same triples as
-    SpanRecords with the default intervals: term ids by first occurrence of a canonical encoding
-    in (s, p, o) order, fact and span ids by first occurrence of a fact, one open span
-    ``[at, open)`` valid always per distinct fact.
+
+def bulk_load_plain(b: "Batch", chunks: Iterator[PlainChunk]) -> int | None:
+    """Assert plain triples, given columnar in chunks, at the batch time; the number of spans written.
+
+    Returns None without reading ``chunks`` when the ledger needs the general path: it already
+    holds facts, has too many terms to preload, or declares functional predicates.  The rows are
+    exactly those :func:`bulk_load` writes for the same triples as SpanRecords with the default
+    intervals: term ids by first occurrence of a canonical encoding in (s, p, o) order, fact and
+    span ids by first occurrence of a fact, one open span ``[at, open)`` valid always per
+    distinct fact.  A writer thread inserts chunk ``k`` while chunk ``k + 1`` is parsed and
+    hashed: sqlite3 releases the GIL while it steps, so the two overlap on two cores.
     """
     db = b._db
     txn = b._terms
     if b._functional_ids() or db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is not None:
         return None
+    if b._next_fact != b._next_sid:
+        return None  # one counter numbers facts and spans below (true for a file without facts)
     if not txn.preload(_PRELOAD_MAX):
         return None
     for name, _ in BULK_INDEXES:
         db.execute(f"DROP INDEX IF EXISTS {name}")
-    canon = [encode_term(t) for t in terms]
-    tid = [0] * len(terms)
+    terms: list[Term] = []
+    canon: list[bytes] = []
+    tid: list[int] = []
     by_canon = txn.by_canon
     new = txn.new
     term_rows: list[tuple] = []
@@ -235,38 +257,60 @@ def bulk_load_plain(b: "Batch", terms: Sequence[Term], spo: Sequence[int]) -> in
         new[terms[i]] = t
         return t
 
+    def write(term_rows: list[tuple], first: int, hashes: list[bytes], spans: list[bytes],
+              spo: list[tuple[int, int, int]]) -> None:
+        # One statement per table and chunk: sqlite3 holds the GIL only to bind a few large
+        # parameters, so the whole insert overlaps with the next chunk's parse.  Fact k of the
+        # chunk has fact_id = sid = first + k (both counters advance together on this path).
+        if term_rows:
+            db.executemany(_INS_TERM, term_rows)
+        if hashes:
+            db.execute(_INS_FACTS_JSON, (first, b"".join(hashes), json.dumps(spo)))
+            db.execute(_INS_SPANS_SEQ, (first, b"".join(spans), MIN_TIME, at, len(spans) - 1))
+
     facts = b._facts
-    fact_rows: list[tuple] = []
-    span_rows: list[tuple] = []
     sha = hashlib.sha256
     at = b.at
     # Every plain fact has no qualifiers and affirms; every span is valid always, open, from ``at``.
     fact_tail = b"\x00\x00\x00\x00\x01"
     span_head = _SPAN_MAGIC
     span_tail = struct.pack("<q", MIN_TIME) + b"\x00" + struct.pack("<q", at)
-    fid = b._next_fact
-    sid = b._next_sid
-    it = iter(spo)
-    for si, pi, oi in zip(it, it, it):
-        s_id = tid[si] or assign(si)
-        p_id = tid[pi] or assign(pi)
-        o_id = tid[oi] or assign(oi)
-        fh = sha(_MAGIC + canon[si] + canon[pi] + canon[oi] + fact_tail).digest()
-        if fh in facts:
-            continue
-        facts[fh] = fid
-        fact_rows.append((fid, fh, s_id, p_id, o_id, 0, 1, None))
-        span_rows.append((sid, sha(span_head + fh + span_tail).digest(), fid, MIN_TIME, None, at, None))
-        fid += 1
-        sid += 1
-    written = sid - b._next_sid
-    b._next_fact, b._next_sid = fid, sid
+    fid = first_fid = b._next_fact
     try:
-        db.executemany(_INS_TERM, term_rows)
-        db.executemany(_INS_FACT, fact_rows)
-        db.executemany(_INS_SPAN, span_rows)
+        with ThreadPoolExecutor(max_workers=1) as writer:
+            pending = None
+            try:
+                for new_terms, spo in chunks:
+                    terms.extend(new_terms)
+                    canon.extend(encode_term(t) for t in new_terms)
+                    tid.extend([0] * len(new_terms))
+                    first = fid
+                    hashes: list[bytes] = []
+                    spans: list[bytes] = []
+                    ids: list[tuple[int, int, int]] = []
+                    it = iter(spo)
+                    for si, pi, oi in zip(it, it, it):
+                        # Terms are interned before the duplicate check, as the record path does.
+                        spo_ids = (tid[si] or assign(si), tid[pi] or assign(pi), tid[oi] or assign(oi))
+                        fh = sha(_MAGIC + canon[si] + canon[pi] + canon[oi] + fact_tail).digest()
+                        if fh in facts:
+                            continue
+                        facts[fh] = fid
+                        fid += 1
+                        hashes.append(fh)
+                        spans.append(sha(span_head + fh + span_tail).digest())
+                        ids.append(spo_ids)
+                    if pending is not None:
+                        pending.result()
+                    pending = writer.submit(write, term_rows, first, hashes, spans, ids)
+                    term_rows = []
+            finally:
+                # Never leave the writer running into a rollback (the executor's exit waits too).
+                if pending is not None:
+                    pending.result()
         for _, sql in BULK_INDEXES:
             db.execute(sql)
     except sqlite3.IntegrityError as e:
         raise LedgerError(f"bulk load rejected: {e}") from None
-    return written
+    b._next_fact = b._next_sid = fid
+    return fid - first_fid

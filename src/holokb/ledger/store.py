@@ -150,26 +150,34 @@ class Ledger(LedgerDerived, LedgerReads):
         with self.batch(at) as b:
             return b.bulk(records)
 
-    def bulk_assert_plain(self, terms: Sequence[Term], spo: Sequence[int], *, at: int) -> int:
-        """Assert plain triples given columnar (``spo``: flat s, p, o indices into ``terms``) at ``at``.
+    def bulk_assert_plain(self, chunks: Iterable[tuple[Sequence[Term], Sequence[int]]], *, at: int) -> int:
+        """Assert plain triples given columnar at ``at``; return the number of spans written.
 
+        ``chunks`` yields (terms new in the chunk, flat s, p, o indices into all terms so far).
         The same rows as ``bulk_assert`` of ``Fact(s, p, o)`` records with the default intervals
         (file order, duplicates dropped); into a file without facts they are computed without
         per-triple objects.  Foreign-key checks are off for that one transaction: every id it
-        writes is minted in it from rows it also writes (tests run ``foreign_key_check``).
+        writes is minted in it from rows it also writes (tests run ``foreign_key_check``).  An
+        exception from ``chunks`` (a syntax error late in a file) rolls everything back.
         """
         if self._db is None:
             raise LedgerError("the ledger is closed")
+        it = iter(chunks)
         # A no-op inside a transaction; batch() then refuses to nest anyway.
         self._db.execute("PRAGMA foreign_keys = OFF")
         try:
             with self.batch(at) as b:
-                n = b.bulk_plain(terms, spo)
+                n = b.bulk_plain(it)
         finally:
             if self._db is not None:
                 self._db.execute("PRAGMA foreign_keys = ON")
         if n is None:
             from .bulk import plain_records
+            terms: list[Term] = []
+            spo: list[int] = []
+            for new_terms, part in it:
+                terms.extend(new_terms)
+                spo.extend(part)
             n = self.bulk_assert(plain_records(terms, spo), at=at)
         return n
 

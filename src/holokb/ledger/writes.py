@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import struct
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import InvalidValueError, LedgerError, RetractionError
 from ..core.fact import Evidence, Fact, SpanRecord, alias_key
@@ -188,11 +188,11 @@ class Batch:
         from .bulk import bulk_load
         return bulk_load(self, records)
 
-    def bulk_plain(self, terms: Sequence[Term], spo: Sequence[int]) -> int | None:
+    def bulk_plain(self, chunks: Iterator[tuple[Sequence[Term], Sequence[int]]]) -> int | None:
         """Columnar plain triples at the batch time (``Ledger.bulk_assert_plain``); None = needs the general path."""
         self._check_open()
         from .bulk import bulk_load_plain
-        return bulk_load_plain(self, terms, spo)
+        return bulk_load_plain(self, chunks)
 
     # -- internals -------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
-"""Files → SpanRecords → the ledger.  Parsing happens fully before the ledger is touched, so a
-file with an error anywhere changes nothing."""
+"""Files → SpanRecords → the ledger.  A file with an error anywhere changes nothing: plain triple
+files stream into one transaction that the error rolls back; other files are parsed fully
+before the ledger is touched."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +8,7 @@ from typing import Any, Iterator
 
 from ..core import Interval, SpanRecord
 from .mapping import records_from_quads
-from .parse import Source, parse_plain, parse_quads, read_source
+from .parse import NotPlain, Source, parse_quads, plain_chunks, read_source
 
 
 def read_records(path: str | Path, *, at: int, source_id: str | None = None, format: str | None = None,
@@ -54,10 +55,12 @@ def import_file(ledger: Any, path: str | Path, *, at: int, source_id: str | None
                 format: str | None = None, base_iri: str | None = None) -> int:
     """Parse ``path`` completely, then store it in ``ledger`` (all or nothing); returns the record count."""
     src = read_source(path, format=format, base_iri=base_iri, name=source_id)
-    plain = parse_plain(src)
-    if plain is not None:
-        # Plain triples only (no named graph, no hk: term): columnar, no per-triple objects.
-        return ledger.bulk_assert_plain(plain.terms, plain.spo, at=at)
+    try:
+        # Plain triples only (no named graph, no hk: term): columnar, no per-triple objects,
+        # parsed while the previous chunk is written; an error anywhere rolls the batch back.
+        return ledger.bulk_assert_plain(((c.terms, c.spo) for c in plain_chunks(src)), at=at)
+    except NotPlain:
+        pass
     # Parse everything before the ledger is touched; plain records go in with the default system
     # interval, which the ledger's bulk path asserts at ``at`` (no re-wrapping pass needed).
     records = records_from_quads(parse_quads(src), at=at, src=src, system=Interval.always())

@@ -231,11 +231,13 @@ def parse_text(text: str | bytes, format: str, *, name: str = "<input>",
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PlainTriples:
-    """A file of plain default-graph triples, columnar: distinct terms and flat (s, p, o) indices.
+    """Plain default-graph triples, columnar: distinct terms and flat (s, p, o) indices.
 
     ``spo[3*i : 3*i + 3]`` index ``terms`` for triple ``i`` in file order (duplicates kept).
     Terms are distinct pyoxigraph terms in order of first conversion; two of them may still be
-    equal holokb terms (e.g. language tags differing in case).
+    equal holokb terms (e.g. language tags differing in case).  In a chunk of
+    :func:`plain_chunks`, ``terms`` are the terms new in that chunk and indices count from the
+    first chunk's first term.
     """
 
     terms: tuple[Term, ...]
@@ -245,17 +247,17 @@ class PlainTriples:
         return len(self.spo) // 3
 
 
-class _NeedsMapping(Exception):
+class NotPlain(Exception):
     """The file holds something only the general quad mapping handles (named graphs, hk: terms)."""
 
 
-def parse_plain(src: Source) -> PlainTriples | None:
-    """Parse ``src`` columnar when it is plain triples; None when it needs :func:`parse_quads`.
+def plain_chunks(src: Source, *, chunk: int = 20_000) -> Iterator[PlainTriples]:
+    """Parse ``src`` columnar in chunks of ``chunk`` triples; raises :class:`NotPlain` on the first
+    quad that needs :func:`parse_quads` (a named graph, or any IRI written in the hk: namespace:
+    reified history, provenance blocks, ``hk:current``).
 
-    Plain means: every quad in the default graph and no IRI written in the hk: namespace (no
-    reified history, provenance block or ``hk:current``).  Terms are converted, validated and
-    skolemised exactly as :func:`parse_quads` does (same order: predicate, subject, object), so
-    errors and blank-node IRIs are the same.
+    Terms are converted, validated and skolemised exactly as :func:`parse_quads` does (same
+    order: predicate, subject, object), so errors and blank-node IRIs are the same.
     """
     import pyoxigraph as ox  # optional heavy dependency, imported only here
 
@@ -268,7 +270,7 @@ def parse_plain(src: Source) -> PlainTriples | None:
 
     def new(x: object) -> int:
         if type(x) is NamedNode and x.value.startswith(HK):  # type: ignore[attr-defined]
-            raise _NeedsMapping
+            raise NotPlain(x.value)  # type: ignore[attr-defined]
         t = conv.term(x)
         i = index[x] = len(terms)
         terms.append(t)
@@ -276,13 +278,15 @@ def parse_plain(src: Source) -> PlainTriples | None:
 
     spo: list[int] = []
     add = spo.extend
+    step = 3 * chunk
+    shipped = 0  # terms already handed out in earlier chunks
     try:
         parser = ox.parse(src.data, format=fmt, base_iri=src.base_iri)
         # The hot loop: pyoxigraph terms hash and compare by content, so each distinct term is
         # converted (and validated) once and every later occurrence is one dict lookup.
         for s, p, o, g in parser:
             if type(g) is not DefaultGraph:
-                return None
+                raise NotPlain(str(g))
             pi = get(p)
             if pi is None:
                 pi = new(p)
@@ -293,10 +297,27 @@ def parse_plain(src: Source) -> PlainTriples | None:
             if oi is None:
                 oi = new(o)
             add((si, pi, oi))
-    except _NeedsMapping:
-        return None
-    except DataSyntaxError:
+            if len(spo) >= step:
+                yield PlainTriples(tuple(terms[shipped:]), spo)
+                shipped = len(terms)
+                spo = []
+                add = spo.extend
+    except (NotPlain, DataSyntaxError):
         raise
     except (SyntaxError, ValueError, UnicodeError, OSError) as e:
         raise _from_parser_error(src, e) from None
+    if spo or not shipped:
+        yield PlainTriples(tuple(terms[shipped:]), spo)
+
+
+def parse_plain(src: Source) -> PlainTriples | None:
+    """The whole of ``src`` as one :class:`PlainTriples`, or None when it is not plain."""
+    terms: list[Term] = []
+    spo: list[int] = []
+    try:
+        for part in plain_chunks(src):
+            terms.extend(part.terms)
+            spo.extend(part.spo)
+    except NotPlain:
+        return None
     return PlainTriples(tuple(terms), spo)
