@@ -193,3 +193,20 @@ def test_bad_file_raises_like_the_quad_parser_and_changes_nothing(tmp_path, bad)
         assert list(led.visible(AsOf.latest())) == []
     assert str(fast_err.value) == str(quad_err.value)
     assert fast_err.value.diagnostics[0].location.line in (2, 3)  # 3: the missing dot seen at EOF
+
+
+def test_small_chunks_store_the_same_rows_as_one_chunk(tmp_path, corpora):
+    from holokb.rdf.parse import plain_chunks
+
+    data = b"".join(gzip.decompress((corpora / "lubm" / "lubm_1_0_seed0.nt.gz").read_bytes())
+                    .splitlines(keepends=True)[:3000])
+    src = Source(data, "N_TRIPLES", "lubm")
+    parts = list(plain_chunks(src, chunk=7))
+    whole = parse_plain(src)
+    assert len(parts) == 3000 // 7 + 1
+    assert [t for p in parts for t in p.terms] == list(whole.terms)
+    assert [i for p in parts for i in p.spo] == whole.spo
+    for name, chunks in (("small", parts), ("one", [whole])):
+        with Ledger.open(tmp_path / f"{name}.db") as led:
+            led.bulk_assert_plain(((c.terms, c.spo) for c in chunks), at=AT)
+    assert rows(tmp_path / "small.db") == rows(tmp_path / "one.db")

@@ -1,0 +1,99 @@
+"""Ledger.bulk_assert_plain: columnar chunks give the rows of bulk_assert; failures change nothing."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from holokb.core import AsOf, Fact, Interval, LedgerError, SpanRecord
+from holokb.core.terms import IRI, Literal
+from holokb.ledger import Ledger
+from holokb.ledger.schema import BULK_INDEXES
+
+AT = 5_000
+EX = "http://ex.org/"
+A, B, C, P, Q = (IRI(EX + n) for n in ("a", "b", "c", "p", "q"))
+ONE, ONE_AGAIN = Literal("1", "http://www.w3.org/2001/XMLSchema#integer"), \
+    Literal("01", "http://www.w3.org/2001/XMLSchema#integer")
+
+# Three chunks: terms new in each, indices into all terms so far; duplicates inside and across
+# chunks; ONE_AGAIN is a distinct term that shares ONE's canonical encoding.
+CHUNKS = [
+    ((A, P, B), [0, 1, 2, 0, 1, 2]),
+    ((ONE, Q), [2, 4, 3, 0, 1, 2]),
+    ((ONE_AGAIN, C), [2, 4, 5, 6, 1, 0, 2, 4, 3]),
+]
+TRIPLES = [(A, P, B), (B, Q, ONE), (A, P, B), (B, Q, ONE_AGAIN), (C, P, A), (B, Q, ONE)]
+
+
+def rows(path) -> dict:
+    db = sqlite3.connect(path)
+    try:
+        out = {t: db.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+               for t in ("terms", "facts", "spans", "qualifiers", "evidence", "meta")}
+        out["indexes"] = sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'"))
+        out["fk"] = db.execute("PRAGMA foreign_key_check").fetchall()
+        return out
+    finally:
+        db.close()
+
+
+def records(triples) -> list[SpanRecord]:
+    always = Interval.always()
+    return [SpanRecord(Fact(s, p, o), always, always) for s, p, o in triples]
+
+
+def test_chunks_store_the_rows_of_bulk_assert(tmp_path):
+    with Ledger.open(tmp_path / "plain.db") as led:
+        n = led.bulk_assert_plain(iter(CHUNKS), at=AT)
+        assert led._db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        visible = sorted(map(str, (t for row in led.visible(AsOf.latest()) for t in row)))
+    with Ledger.open(tmp_path / "records.db") as led:
+        m = led.bulk_assert(records(TRIPLES), at=AT)
+    plain, general = rows(tmp_path / "plain.db"), rows(tmp_path / "records.db")
+    assert plain == general
+    assert n == m == 3 == len(plain["facts"]) == len(plain["spans"])
+    assert [r[2] for r in plain["terms"]] == [EX + "a", EX + "p", EX + "b", EX + "q", "1", EX + "c"]
+    assert plain["fk"] == [] and {name for name, _ in BULK_INDEXES} <= set(plain["indexes"])
+    assert [r[1].hex() for r in plain["facts"]] == [Fact(*t).id for t in [TRIPLES[0], TRIPLES[1], TRIPLES[4]]]
+    assert visible == sorted(map(str, (A, P, B, B, Q, ONE, C, P, A)))
+
+
+def test_error_from_the_chunks_rolls_everything_back(tmp_path):
+    def chunks():
+        yield CHUNKS[0]
+        yield CHUNKS[1]
+        raise ValueError("syntax error late in the file")
+
+    with Ledger.open(tmp_path / "kb.db") as led:
+        with led.batch(at=1) as b:
+            b.declare_predicate(Q)
+        before = rows(tmp_path / "kb.db")
+        with pytest.raises(ValueError, match="late in the file"):
+            led.bulk_assert_plain(chunks(), at=AT)
+        assert led._db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert rows(tmp_path / "kb.db") == before  # dropped indexes are back, no term was kept
+        assert led.bulk_assert_plain(iter(CHUNKS), at=AT) == 3
+
+
+def test_ledger_with_facts_takes_the_record_path(tmp_path):
+    def prepare(led: Ledger) -> None:
+        with led.batch(at=1) as b:
+            b.assert_fact(Fact(A, P, B))
+
+    with Ledger.open(tmp_path / "plain.db") as led:
+        prepare(led)
+        n = led.bulk_assert_plain(iter(CHUNKS), at=AT)
+    with Ledger.open(tmp_path / "records.db") as led:
+        prepare(led)
+        m = led.bulk_assert(records(TRIPLES), at=AT)
+    assert rows(tmp_path / "plain.db") == rows(tmp_path / "records.db")
+    assert n == m == 2  # (a p b) is already open
+
+
+def test_plain_load_refuses_to_nest_in_a_batch(tmp_path):
+    with Ledger.open(tmp_path / "kb.db") as led:
+        with led.batch(at=1):
+            with pytest.raises(LedgerError, match="do not nest"):
+                led.bulk_assert_plain(iter(CHUNKS), at=AT)
+    assert rows(tmp_path / "kb.db")["facts"] == []
