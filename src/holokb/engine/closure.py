@@ -13,8 +13,10 @@ def closure(program: Program, db: Database, *, limits: Limits | None = None,
     """Evaluate every stratum of ``program`` over ``db`` to a fixpoint (or a budget) → :class:`Model`.
 
     Budgets never raise: a hit one sets ``model.truncated`` and ``model.limit_hit``
-    (``"max_depth"``, ``"max_derived"`` or ``"timeout_s"``).  Constraints are checked on what was
-    derived, also when truncated.
+    (``"max_depth"``, ``"max_derived"``, ``"timeout_s"``; ``"max_edges"`` when one join step would
+    produce more rows than ``limits.max_edges``, ``"max_intermediate"`` past the engine's own
+    safety cap :data:`~holokb.engine.evaluator.MAX_INTERMEDIATE_ROWS`, ``"memory"`` on a
+    MemoryError).  Constraints are checked on what was derived, also when truncated.
     """
     ev = Evaluation(program, db, limits or Limits.unbounded(), record_proofs, all_valid)
     ev.run()
