@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from rdflib import Graph, URIRef
-from rdflib.namespace import RDF as RDFNS, SH
+from rdflib.namespace import SH
 
-from .analysis import Aggregate, Atom, Negation, Program
-from .core import AsOf, IRI, Limits, Literal, RDF_TYPE, Term
+from .analysis import Atom, Program
+from .core import AsOf, IRI, Limits, RDF_TYPE, Term
 from .ledger import FactView, Ledger
+from .reasoning import mentioned_predicates
 from .solver import ActiveSet, Cardinality, GroundFact
 
 _ALL = Limits(max_results=None)
@@ -32,20 +33,8 @@ def ground(v: FactView) -> GroundFact:
 
 
 def program_predicates(program: Program) -> set[str]:
-    """Every predicate a rule, constraint or query of the program mentions."""
-    preds: set[str] = set()
-    for r in program.rules + program.constraints:
-        if r.head is not None:
-            preds.add(r.head.predicate)
-        for b in r.body:
-            if isinstance(b, Atom):
-                preds.add(b.predicate)
-            elif isinstance(b, Negation):
-                preds.add(b.atom.predicate)
-            elif isinstance(b, Aggregate):
-                preds.update(a.predicate for a in b.body)
-    preds.update(p for p, d in program.vocabulary.items() if d.functional)
-    return preds
+    """Every predicate the program mentions, and its functional predicates."""
+    return mentioned_predicates(program) | {p for p, d in program.vocabulary.items() if d.functional}
 
 
 def cardinalities(shapes: Graph | None) -> tuple[Cardinality, ...]:
@@ -134,7 +123,3 @@ def goal_seeds(atoms: Iterable[Atom]) -> list[Term]:
     from .analysis import Const
 
     return [a.term for at in atoms for a in at.args if isinstance(a, Const) and isinstance(a.term, IRI)]
-
-
-def is_literal(t: Term) -> bool:
-    return isinstance(t, Literal)

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 from rdflib import Dataset, Graph, URIRef
 
 from .core import (
-    RDF_TYPE, RDFS, AsOf, Evidence, Fact, HolokbError, Interval, IRI, Limits, Literal, Page, SpanRecord,
+    RDFS, AsOf, Evidence, Fact, HolokbError, Interval, IRI, Limits, Literal, Page, SpanRecord,
 )
 from .analysis import Program, analyze, render
 from .sparql import QueryResult, run_query

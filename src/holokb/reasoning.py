@@ -53,15 +53,20 @@ def _prefix_block(program: Program) -> str:
     return "".join(f"@prefix {p}: <{ns}> .\n" for p, ns in program.prefixes)
 
 
+def _snippet(text: str, program: Program, file: str) -> Program:
+    """Parse and check a one-statement snippet with the program's prefixes and predicates."""
+    return analyze(parse_rules(_prefix_block(program) + text, file=file), known_predicates=_known(program))
+
+
+def _terminated(text: str) -> str:
+    t = text.strip()
+    return t if t.endswith(".") else t + " ."
+
+
 def parse_query(text: str, program: Program) -> Query:
     """``?- body.`` (the ``?-`` and final dot may be omitted) with the program's prefixes."""
     t = text.strip()
-    if not t.startswith("?-"):
-        t = "?- " + t
-    if not t.endswith("."):
-        t += " ."
-    module = parse_rules(_prefix_block(program) + t, file="<query>")
-    prog = analyze(module, known_predicates=_known(program))
+    prog = _snippet(_terminated(t if t.startswith("?-") else "?- " + t), program, "<query>")
     if len(prog.queries) != 1:
         raise HolokbError(f"expected one query, got {len(prog.queries)}")
     return prog.queries[0]
@@ -69,11 +74,7 @@ def parse_query(text: str, program: Program) -> Query:
 
 def parse_ground_atom(text: str, program: Program) -> Atom:
     """A ground fact such as ``ex:hasCapability(ex:AchillesIDE, ex:sandboxing)``."""
-    t = text.strip()
-    if not t.endswith("."):
-        t += " ."
-    module = parse_rules(_prefix_block(program) + t, file="<fact>")
-    prog = analyze(module, known_predicates=_known(program))
+    prog = _snippet(_terminated(text), program, "<fact>")
     if len(prog.facts) != 1:
         raise HolokbError(f"expected one ground fact, got {text!r}")
     return prog.facts[0]
@@ -105,7 +106,7 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> 
     confidence = ledger.confidences(enc.fact_ids) if hasattr(ledger, "confidences") else np.ones(len(enc))
     wanted = None
     if program is not None:
-        wanted = _mentioned(program)
+        wanted = mentioned_predicates(program)
     for pid in np.unique(enc.p).tolist():
         pred = ledger.term(pid)
         if not isinstance(pred, IRI) or (wanted is not None and pred.value not in wanted):
@@ -134,7 +135,8 @@ def _add_program_facts(db: Database, program: Program | None) -> None:
         db.add(a.predicate, tuple(args), key=key, negated=a.negated)
 
 
-def _mentioned(program: Program) -> set[str]:
+def mentioned_predicates(program: Program) -> set[str]:
+    """Every predicate a rule head or body, constraint or query of the program mentions."""
     from .analysis import Aggregate, Negation
 
     preds: set[str] = set()

@@ -13,7 +13,7 @@ from ..core.terms import (
     Term,
 )
 from .program import (
-    Aggregate, Assignment, Atom, BinOp, BodyItem, Comparison, Const, Expr, Negation, PredicateDecl, Program, Query,
+    Aggregate, Assignment, Atom, BodyItem, Comparison, Const, Expr, Negation, PredicateDecl, Program, Query,
     Rule, Var,
 )
 
