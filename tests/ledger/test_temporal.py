@@ -204,3 +204,26 @@ def test_polarity_is_part_of_identity(ledger):
     assert [v.fact.polarity for v in ledger.facts(AsOf.latest(), about=iri("a"), polarity="negate")] == ["negate"]
     assert len(ledger.facts(AsOf.latest(), about=iri("a"))) == 2
     assert list(ledger.visible(AsOf.latest())) == [(iri("a"), iri("p"), iri("b"))]
+
+
+def test_functional_supersession_respects_valid_time(ledger):
+    """A new value closes only the overlapping valid time; the rest of the old span is reopened."""
+    with ledger.batch(at=100) as b:
+        b.declare_predicate(iri("locatedIn"), functional=True)
+        b.assert_fact(fact("alice", "locatedIn", "lab"), valid=Interval(9, 13),
+                      evidence=[Evidence("log", confidence=0.9)])
+    with ledger.batch(at=200) as b:
+        b.assert_fact(fact("alice", "locatedIn", "cafe"), valid=Interval(11, 12))  # lunch, inside the lab span
+        b.assert_fact(fact("alice", "locatedIn", "home"), valid=Interval(20, 22))  # no overlap: nothing closes
+    where = lambda s, v: [x.fact.object.value.rsplit("/", 1)[1] for x in  # noqa: E731
+                          ledger.facts(AsOf(s, v), about=iri("alice"), predicate=iri("locatedIn"))]
+    assert where(150, 11) == ["lab"]          # what the KB believed before the correction
+    assert where(250, 11) == ["cafe"]         # the overlap is superseded
+    assert where(250, 10) == ["lab"] and where(250, 12) == ["lab"]   # the rest of the lab span is kept
+    assert where(250, 21) == ["home"]
+    kept = [x for x in ledger.facts(AsOf(250, 10), about=iri("alice"))]
+    assert kept[0].system == Interval(200, None) and kept[0].valid == Interval(9, 11)
+    assert [e.document for e in kept[0].evidence] == ["log"]  # evidence travels with the reopened part
+    history = ledger.history(fact("alice", "locatedIn", "lab"))
+    assert sorted((h.valid.start, h.valid.end, h.system.start, h.system.end) for h in history) == [
+        (9, 11, 200, None), (9, 13, 100, 200), (12, 13, 200, None)]

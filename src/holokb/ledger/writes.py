@@ -68,7 +68,7 @@ class Batch:
         self._check_evidence(evidence)
         fid, fhash, stmt, p_id, o_id = self._fact_row(fact)
         if p_id in self._functional_ids():
-            self._supersede(stmt, o_id, self.at)
+            self._supersede(stmt, o_id, self.at, valid)
         row = self._db.execute(
             "SELECT sid, span_id FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
             "AND system_to IS NULL",
@@ -226,19 +226,40 @@ class Batch:
             self._facts[fhash] = fid
         return fid, fhash, stmt, p_id, o_id
 
-    def _supersede(self, stmt: tuple, o_id: int, at: int) -> None:
+    def _supersede(self, stmt: tuple, o_id: int, at: int, valid: Interval) -> None:
+        """Functional predicates: a new value for ``valid`` closes (at system time ``at``) the open spans
+        of the same statement key with another value *whose valid time overlaps*; the parts of their
+        valid time outside ``valid`` are reopened at ``at`` with the same evidence, so history over
+        valid time (where Alice was at 9:00 and at 13:00) is kept while the overlap is superseded."""
         # The statement key (subject, predicate, qualifiers) is (s, p, qhash) in the facts table.
         rows = self._db.execute(
-            "SELECT sp.sid, sp.system_from FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
-            "WHERE f.s = ? AND f.p = ? AND f.qhash IS ? AND f.o != ? AND sp.system_to IS NULL",
-            (*stmt, o_id),
+            "SELECT sp.sid, sp.system_from, sp.fact_id, f.hash, sp.valid_from, sp.valid_to "
+            "FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
+            "WHERE f.s = ? AND f.p = ? AND f.qhash IS ? AND f.o != ? AND sp.system_to IS NULL "
+            "AND (? IS NULL OR sp.valid_from < ?) AND (sp.valid_to IS NULL OR sp.valid_to > ?) ORDER BY sp.sid",
+            (*stmt, o_id, valid.end, valid.end, valid.start),
         ).fetchall()
-        for _, sf in rows:
+        for _, sf, *_ in rows:
             if at <= sf:
                 raise LedgerError(
                     f"functional predicate: a different value was asserted at {sf}; cannot supersede it at {at}"
                 )
-        self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(at, sid) for sid, _ in rows])
+        self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(at, r[0]) for r in rows])
+        for sid, _, fid, fhash, vf, vt in rows:
+            keep = []
+            if vf < valid.start:
+                keep.append(Interval(vf, valid.start))
+            if valid.end is not None and (vt is None or vt > valid.end):
+                keep.append(Interval(valid.end, vt))
+            if not keep:
+                continue
+            evidence = [Evidence(*r) for r in self._db.execute(
+                "SELECT document, chunk, char_start, char_end, extractor, extractor_version, confidence, asserted_at "
+                "FROM evidence WHERE sid = ? ORDER BY evidence_id", (sid,))]
+            for part in keep:
+                sh = span_hash(fhash, part, at)
+                new_sid = self._insert_span(sh, fid, part.start, part.end, at, None)
+                self._add_evidence(new_sid, sh, evidence, default_at=None)
 
     def _insert_span(self, sh: bytes, fid: int, vf: int, vt: int | None, sf: int, st: int | None) -> int:
         sid = self._next_sid
