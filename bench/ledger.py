@@ -120,7 +120,7 @@ def measure_round_robin(rows: list, path: Path, runs: int) -> dict[str, tuple[fl
     for name, _, _ in rows:
         ps = parts[name]
         split = {k: statistics.median(p[k] for p in ps) for k in ps[0]} if ps[0] else {}
-        out[name] = (statistics.median(times[name]), counts[name], split, len(times[name]))
+        out[name] = (statistics.median(times[name]), counts[name], split, len(times[name]), min(times[name]))
     return out
 
 
@@ -141,19 +141,20 @@ def main() -> None:
     ]
     results = {}
     print(f"LUBM(1,0) {path.name}; median of {args.runs} interleaved runs\n")
-    print(f"{'system':44} {'triples':>8} {'seconds':>8} {'facts/s':>10} {'runs':>4}")
+    print(f"{'system':44} {'triples':>8} {'seconds':>8} {'min s':>6} {'facts/s':>10} {'runs':>4}")
     measured = measure_round_robin(rows, path, args.runs)
     for name, _, _ in rows:
-        sec, n, split, done = measured[name]
+        sec, n, split, done, best = measured[name]
         results[name] = sec
         extra = "  (" + ", ".join(f"{k} {v:.2f}s" for k, v in split.items()) + ")" if len(split) > 1 else ""
-        print(f"{name:44} {n:8d} {sec:8.2f} {n / sec:10,.0f} {done:4d}{extra}")
+        print(f"{name:44} {n:8d} {sec:8.2f} {best:6.2f} {n / sec:10,.0f} {done:4d}{extra}")
     hk = results["holokb ledger (import_file, disk)"]
     print("\nratios (higher = holokb ledger faster):")
     for name in ("holokb ledger, record path (before, disk)", "rdflib Graph.parse (memory)",
                  "pyoxigraph bulk_load (memory)", "pyoxigraph bulk_load (disk)"):
         print(f"  vs {name:40} {results[name] / hk:6.2f}x")
     print("targets: >= 5x rdflib, >= 1x pyoxigraph on disk")
+    print(f"load average at the end: {' / '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()

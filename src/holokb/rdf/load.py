@@ -53,7 +53,12 @@ def store_records(ledger: Any, records: list[SpanRecord], *, at: int) -> int:
 
 def import_file(ledger: Any, path: str | Path, *, at: int, source_id: str | None = None,
                 format: str | None = None, base_iri: str | None = None) -> int:
-    """Parse ``path`` completely, then store it in ``ledger`` (all or nothing); returns the record count."""
+    """Store ``path`` in ``ledger`` in one transaction (all or nothing); returns the number of spans written.
+
+    A file of plain default-graph triples streams columnar into ``Ledger.bulk_assert_plain``
+    (parsing overlaps writing; the write lock is held meanwhile); any other file is parsed
+    completely into SpanRecords first.  Both store the same rows.
+    """
     src = read_source(path, format=format, base_iri=base_iri, name=source_id)
     try:
         # Plain triples only (no named graph, no hk: term): columnar, no per-triple objects,
