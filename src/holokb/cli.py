@@ -626,7 +626,10 @@ def explain(fact: str = typer.Argument(..., help="A ground fact, e.g. 'ex:hasCap
 
 @app.command()
 def demo(db: Optional[str] = typer.Option(None, "--db", help="Ledger file (default: a fresh temporary one).")) -> None:
-    """Load the example KB, validate it, and show an as-of query with provenance."""
+    """Load the example KB, validate, derive, query and answer with evidence.
+
+    Example: holokb demo --db demo.db
+    """
     from .demo import run_demo
 
     for line in run_demo(db):

@@ -101,3 +101,13 @@ def test_demo_is_deterministic():
     assert "valid 2026-04-01: entailed" in a and "consistent over" in a
     assert '"At 12:30 Alice went to the Cafeteria"' in a
     assert a == run("demo", cwd=ROOT).stdout
+
+
+def test_every_command_has_help_with_an_example(tmp_path):
+    from holokb.cli import app, eval_app
+
+    names = [c.name or c.callback.__name__ for c in app.registered_commands]
+    assert {"init", "load", "facts", "history", "export", "validate", "stats", "check", "derive", "ask",
+            "explain", "query", "prove", "demo"} <= set(names)
+    for c in list(app.registered_commands) + list(eval_app.registered_commands):
+        assert "Example: holokb" in (c.callback.__doc__ or ""), c.callback.__name__
