@@ -1,12 +1,13 @@
 """Closure benchmark: holokb.engine vs clingo, DuckDB (semi-naive SQL, recursive CTE), pyDatalog.
 
-Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick]
+Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick] [--rdfs]
 Prints one table, a row as soon as it is measured: median seconds of 3 runs, each run in a
 forked child capped at 120 s ("timeout" when a run passes it; 60 s with --quick), systems run
 round-robin so load changes hit all alike; pyDatalog one run capped at 60 s.  The last column is peer time / holokb time measured in the same run (> 1:
 holokb is faster).  Then proof-recording overhead (same path, with vs without) and bytes per
 derived tuple.  Workloads: transitive closure on chains of 1,000 and 2,000 nodes and a random
-graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples.
+graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples.  ``--rdfs`` runs
+only the RDFS rows and the proof/memory lines.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from holokb.engine import Database, TermDictionary, closure  # noqa: E402
 
 RUNS = 3
 QUICK = "--quick" in sys.argv
+RDFS_ONLY = "--rdfs" in sys.argv
 
 
 def V(n):
@@ -327,6 +329,8 @@ def main() -> None:
     tc = [("chain 1,000", *chain(1000), 1000), ("chain 2,000", *chain(2000), 2000)]
     if not QUICK:
         tc.append(("random 10k/20k", *random_graph(10_000, 20_000), 10_000))
+    if RDFS_ONLY:
+        tc = []
     for name, s, o, n in tc:
         systems = [("holokb", lambda: run_holokb_tc(s, o, n)[:2]),
                    ("duckdb recursive CTE", lambda: duck_tc_cte(s, o)),

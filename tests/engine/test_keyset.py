@@ -46,11 +46,15 @@ def test_growth_keeps_every_key_and_load_at_most_three_quarters():
 
 
 def test_repeated_candidates_do_not_grow_the_table():
-    # 200k candidates with 1,000 distinct keys: the table is sized by distinct keys (<= 3/4
-    # load), not by the candidate count.
+    # 600k candidates with 90,000 distinct keys: the table is sized by distinct keys (load
+    # <= 3/4 → 2**17 slots), not by the candidate count (which would ask for 2**20).
     s = KeySet()
     rng = np.random.default_rng(5)
+    distinct = rng.choice(2**40, 90_000, replace=False)
     for _ in range(3):
-        s.add_new(rng.integers(0, 1000, 200_000) * 7919)
-    assert len(s) == 1000
-    assert len(s.table) == 2048
+        batch = distinct[rng.integers(0, len(distinct), 200_000)]
+        mask = s.add_new(batch)
+        assert len(np.unique(batch[mask])) == int(mask.sum())  # each new key marked once
+    s.add_new(distinct)
+    assert len(s) == 90_000 and s.contains(distinct).all()
+    assert len(s.table) == 2**17

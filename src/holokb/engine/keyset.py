@@ -80,25 +80,23 @@ class KeySet:
         if self.size:
             # Most candidates are usually old: look them up first so the table grows by what is new.
             absent = np.flatnonzero(~self.contains(keys))
-        extra = len(keys) if absent is None else len(absent)
-        if extra == 0:
-            return np.zeros(len(keys), dtype=bool)
-        # Room for every new key at load <= 3/4.  The candidate count bounds the new keys; when
-        # that bound would grow the table, count the distinct new keys instead (many candidates
-        # repeat each other), so the table never grows past what it will hold.
-        if 4 * (self.used + extra) > 3 * len(self.table):
-            new = keys if absent is None else keys[absent]
-            extra = len(np.unique(new))
-            if 4 * (self.used + extra) > 3 * len(self.table):
-                cap = len(self.table)
-                while 4 * (self.size + extra) > 3 * cap:
-                    cap *= 2
-                self._grow(cap)  # also drops released slots, which count in ``used``
         if absent is None:
-            mask = self._insert(keys)
-        else:
-            mask = np.zeros(len(keys), dtype=bool)
-            mask[absent[self._insert(keys[absent])]] = True
+            absent = np.arange(len(keys), dtype=np.int64)
+        mask = np.zeros(len(keys), dtype=bool)
+        # Insert in chunks that fit at load <= 3/4 whatever they hold: the candidate count only
+        # bounds the new keys (many candidates repeat each other), so the table grows when it is
+        # actually full, never by a worst-case guess (that doubled the table, 12 -> 25 B a key).
+        done = 0
+        while done < len(absent):
+            cap = len(self.table)
+            room = (3 * cap) // 4 - self.used
+            if room < len(absent) - done and room < max(1024, cap // 64):
+                # a same-size regrow when released slots are what fills the table
+                self._grow(cap if cap >= 8192 and 2 * self.size <= cap else 2 * cap)
+                continue
+            chunk = absent[done:done + room]
+            mask[chunk[self._insert(keys[chunk])]] = True
+            done += len(chunk)
         return mask
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:
