@@ -6,6 +6,12 @@ for each rule and each body atom over a predicate of the stratum, the variant wh
 reads only last iteration's new rows, atoms before it read all rows and atoms after it read
 only the older rows.  New rows are appended after the iteration, deduplicated by identity key.
 
+Within a body, a variable's column is dropped after the last step that reads it (unless the
+head, the query or the constraint report needs it); without proofs the rows that then coincide
+are merged, so atoms of ``_`` arguments act as semi-joins, not cartesian factors.  Proofs keep
+the premise row numbers instead, from which :class:`Model` reads every binding back.  A join
+step that would pass the intermediate-row cap stops the run (truncated), as does MemoryError.
+
 Tuple identity is the args (``all_valid=False``, the default: the KB passes facts visible at one
 ``AsOf``, so every intersection contains that instant and the first derivation's interval is
 kept) or the args plus the validity interval (``all_valid=True``: a fact derived over two

@@ -9,6 +9,10 @@ a stable fact reference.
 Keys: a set of id columns is packed into one int64 (``bits`` per column, from the dictionary
 size) when it fits in 63 bits; otherwise the leading columns that fit are packed and the rest
 are checked after the probe (indexes) or rows fall back to a Python set (dedup).  Dedup keys live in a hash set (:mod:`.keyset`).
+
+Memory (RDFS 100k, bench/closure.py): id columns and validity are int64; depth, rule, proof and
+path-length columns are int16/int32 (widened to int64 only if a value needs it); index row
+numbers are int32 below 2**31 rows.  About 50 B per tuple in columns, 94 B with indexes and keys.
 """
 from __future__ import annotations
 
