@@ -25,7 +25,7 @@ from .solver import ActiveSet, ConsistencyResult, EntailmentResult, SolverLimits
 from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
 from .rdf.export import export_ledger, export_snapshot
 from .rdf.load import read_records
-from .rdf.parse import detect_format
+from .rdf.parse import NotPlain, detect_format, plain_chunks, read_source
 from .rdf.terms import to_rdflib
 from .resources import data_dir
 from .shapes import GateReport, ShapesGate
@@ -142,6 +142,10 @@ class KnowledgeBase:
         with paragraph chunks, stored first so evidence spans can be checked against them.
         """
         files = expand_paths(paths)
+        if self.gate is None and files and all(_is_rdf(f) for f in files):
+            n = self._load_plain(files, at)
+            if n is not None:
+                return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at)
         records: list[SpanRecord] = []
         texts: list[tuple[str, str]] = []
         rdf_files: list[Path] = []
@@ -168,6 +172,23 @@ class KnowledgeBase:
                 b.add_entity(iri, aliases=aliases)
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
                           report.shapes_run if report else 0, at)
+
+    def _load_plain(self, files: Sequence[Path], at: int) -> int | None:
+        """Plain-triple files with no shapes to gate: one columnar transaction for all of them
+        (no per-triple objects); None when some file is not plain (named graphs, hk: annotations)."""
+        def chunks():
+            offset = 0  # chunk indices count terms from the start of their own file
+            for f in files:
+                seen = 0
+                for c in plain_chunks(read_source(f, name=str(f))):
+                    yield c.terms, [i + offset for i in c.spo] if offset else c.spo
+                    seen += len(c.terms)
+                offset += seen
+
+        try:
+            return self.ledger.bulk_assert_plain(chunks(), at=at)
+        except NotPlain:
+            return None
 
     def assert_fact(self, fact: Fact, *, at: int, valid: Interval = Interval.always(),
                     evidence: Sequence[Evidence] = ()) -> str:
