@@ -14,7 +14,7 @@ EVALUATION = suites.souffle_manifest("evaluation", "positive_test")
 SEMANTIC = suites.souffle_manifest("semantic", "negative_test")
 
 
-def _check(suite: str, outcome: suites.Outcome) -> None:
+def check_outcome(suite: str, outcome: suites.Outcome) -> None:
     if outcome.status == "skip":
         pytest.skip(outcome.reason)
     assert outcome.status == "pass", outcome.reason
@@ -31,12 +31,12 @@ def _params(suite: str, names: list[str]):
 
 @pytest.mark.parametrize("name", _params("souffle_evaluation", EVALUATION))
 def test_souffle_evaluation(corpora, name):
-    _check("souffle_evaluation", suites.souffle_evaluation(name))
+    check_outcome("souffle_evaluation", suites.souffle_evaluation(name))
 
 
 @pytest.mark.parametrize("name", _params("souffle_semantic", SEMANTIC))
 def test_souffle_semantic(corpora, name):
-    _check("souffle_semantic", suites.souffle_semantic(name))
+    check_outcome("souffle_semantic", suites.souffle_semantic(name))
 
 
 @pytest.mark.parametrize("suite,names,runner", [

@@ -20,7 +20,7 @@ TOKENS = st.sampled_from([
 SETTINGS = settings(max_examples=60, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _only_data_syntax_errors(data, fmt):
+def check_only_data_syntax_errors(data, fmt):
     try:
         parse_records(data, fmt, at=0, base_iri="http://ex.org/base/")
     except DataSyntaxError as e:
@@ -32,21 +32,21 @@ def _only_data_syntax_errors(data, fmt):
 @SETTINGS
 @given(data=st.binary(max_size=300))
 def test_random_bytes(fmt, data):
-    _only_data_syntax_errors(data, fmt)
+    check_only_data_syntax_errors(data, fmt)
 
 
 @pytest.mark.parametrize("fmt", FMTS)
 @SETTINGS
 @given(data=st.lists(TOKENS, max_size=40).map(" ".join))
 def test_token_soup(fmt, data):
-    _only_data_syntax_errors(data, fmt)
+    check_only_data_syntax_errors(data, fmt)
 
 
 @pytest.mark.parametrize("fmt", FMTS)
 @SETTINGS
 @given(data=st.text(max_size=200))
 def test_random_text(fmt, data):
-    _only_data_syntax_errors(data, fmt)
+    check_only_data_syntax_errors(data, fmt)
 
 
 @SETTINGS
@@ -68,4 +68,4 @@ def test_mangled_reified_exports(data):
         else:
             i, j = i % len(lines), j % len(lines)
             lines[i], lines[j] = lines[j], lines[i]
-    _only_data_syntax_errors("\n".join(lines), "TRIG")
+    check_only_data_syntax_errors("\n".join(lines), "TRIG")
