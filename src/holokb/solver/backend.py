@@ -79,6 +79,17 @@ class Backend(Protocol):
         (``("error",)`` when the backend rejected part of the script)."""
 
 
+class OneShotMixin:
+    """``check_smtlib`` for backends whose incremental context already does the work: load, check."""
+
+    def check_smtlib(self, text: str, *, timeout_ms: int = 10_000,
+                     model_for: Iterable[str] | None = None) -> SolveResult:
+        """Check our own SMT-LIB text once."""
+        c = self.context(timeout_ms=timeout_ms)  # type: ignore[attr-defined]
+        c.load(text)
+        return c.check(model_for=model_for)
+
+
 def check_name(name: str) -> str:
     """Refuse a tracked-assertion or assumption name that is not a plain identifier."""
     if not _IDENT.match(name):

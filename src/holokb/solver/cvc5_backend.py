@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..core.errors import SolverError
-from .backend import SolveResult, TrackedNames, answers_from_output, check_name
+from .backend import OneShotMixin, SolveResult, TrackedNames, answers_from_output, check_name
 from .smtlib import rewrite_named
 
 _MISSING = "cvc5 is not installed: pip install cvc5"
@@ -109,7 +109,7 @@ class Cvc5Context:
         return SolveResult("unknown", reason="timeout" if "TIMEOUT" in expl else expl.lower())
 
 
-class Cvc5Backend:
+class Cvc5Backend(OneShotMixin):
     """cvc5 through its SMT-LIB parser."""
 
     name = "cvc5"
@@ -120,13 +120,6 @@ class Cvc5Backend:
     def context(self, *, timeout_ms: int = 10_000) -> Cvc5Context:
         """A fresh incremental context."""
         return Cvc5Context(timeout_ms)
-
-    def check_smtlib(self, text: str, *, timeout_ms: int = 10_000,
-                     model_for: Iterable[str] | None = None) -> SolveResult:
-        """Check our own SMT-LIB text once."""
-        c = self.context(timeout_ms=timeout_ms)
-        c.load(text)
-        return c.check(model_for=model_for)
 
     def run_smtlib_file(self, path: str, *, timeout_ms: int = 2_000) -> tuple[str, ...]:
         """Conformance only: run a trusted script with cvc5's own command loop."""

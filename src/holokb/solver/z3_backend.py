@@ -8,7 +8,7 @@ from typing import Iterable
 import z3
 
 from ..core.errors import SolverError
-from .backend import SolveResult, TrackedNames, answers_from_output, check_name
+from .backend import OneShotMixin, SolveResult, TrackedNames, answers_from_output, check_name
 from .smtlib import rewrite_named, split_commands
 
 
@@ -90,7 +90,7 @@ def _model(m: z3.ModelRef, model_for: Iterable[str] | None) -> tuple[tuple[str, 
     return tuple(sorted(out))
 
 
-class Z3Backend:
+class Z3Backend(OneShotMixin):
     """z3 through its SMT-LIB reader."""
 
     name = "z3"
@@ -98,13 +98,6 @@ class Z3Backend:
     def context(self, *, timeout_ms: int = 10_000) -> Z3Context:
         """A fresh incremental context."""
         return Z3Context(timeout_ms)
-
-    def check_smtlib(self, text: str, *, timeout_ms: int = 10_000,
-                     model_for: Iterable[str] | None = None) -> SolveResult:
-        """Check our own SMT-LIB text once."""
-        c = self.context(timeout_ms=timeout_ms)
-        c.load(text)
-        return c.check(model_for=model_for)
 
     def run_smtlib_file(self, path: str, *, timeout_ms: int = 2_000) -> tuple[str, ...]:
         """Conformance only: run a trusted script with z3's own command loop."""
