@@ -94,7 +94,16 @@ class TxnTerms:
         tid = self.new.get(t)
         if tid is not None:
             return tid
-        canon = self.cache.encoding(t)
+        return self._resolve(t, self.cache.encoding(t))
+
+    def intern_encoded(self, t: Term) -> tuple[int, bytes]:
+        """(id, canonical encoding) of ``t``: the bulk loader's path, one encoding and few lookups."""
+        canon = encode_term(t)
+        tid = self.cache.ids.get(t)
+        return (self._resolve(t, canon) if tid is None else tid), canon
+
+    def _resolve(self, t: Term, canon: bytes) -> int:
+        """The id of the term with encoding ``canon``: seen in this transaction, stored, or minted now."""
         tid = self.by_canon.get(canon)
         if tid is None and not self.db_empty:
             row = self.db.execute("SELECT term_id FROM terms WHERE canon = ?", (canon,)).fetchone()
@@ -111,28 +120,6 @@ class TxnTerms:
             self.by_canon[canon] = tid
         self.new[t] = tid
         return tid
-
-    def intern_encoded(self, t: Term) -> tuple[int, bytes]:
-        """(id, canonical encoding) of ``t``: the bulk loader's path, one encoding and few lookups."""
-        canon = encode_term(t)
-        tid = self.cache.ids.get(t)
-        if tid is None:
-            tid = self.by_canon.get(canon)
-            if tid is None and not self.db_empty:
-                row = self.db.execute("SELECT term_id FROM terms WHERE canon = ?", (canon,)).fetchone()
-                if row is not None:
-                    tid = row[0]
-            if tid is None:
-                tid = self.next_id
-                self.next_id += 1
-                row = (tid, *term_row(t), canon)
-                if self.defer:
-                    self.pending.append(row)
-                else:
-                    self.db.execute(INSERT_TERM, row)
-                self.by_canon[canon] = tid
-            self.new[t] = tid
-        return tid, canon
 
     def flush(self) -> None:
         """Write deferred term rows."""
