@@ -6,7 +6,7 @@ integer term ids seed the engine's dictionary, so no term is decoded unless a ru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
@@ -137,23 +137,13 @@ def _add_program_facts(db: Database, program: Program | None) -> None:
 
 def mentioned_predicates(program: Program) -> set[str]:
     """Every predicate a rule head or body, constraint or query of the program mentions."""
-    from .analysis import Aggregate, Negation
+    from .analysis.program import body_atoms
 
     preds: set[str] = set()
-
-    def atoms(items: Sequence) -> None:
-        for b in items:
-            if isinstance(b, Atom):
-                preds.add(b.predicate)
-            elif isinstance(b, Negation):
-                preds.add(b.atom.predicate)
-            elif isinstance(b, Aggregate):
-                preds.update(x.predicate for x in b.body)
-
     for r in program.rules + program.constraints:
         if r.head is not None:
             preds.add(r.head.predicate)
-        atoms(r.body)
+        preds.update(a.predicate for a in body_atoms(r.body))
     for q in program.queries:
-        atoms(q.body)
+        preds.update(a.predicate for a in body_atoms(q.body))
     return preds

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import Diagnostic, Location, RuleAnalysisError
 from ..core.terms import IRI, INTEGER_TYPES, RDF_TYPE, XSD_DECIMAL, XSD_INTEGER, Literal
-from .program import Aggregate, Atom, Const, Negation, PredicateDecl, Program, Query, Rule, Var
+from .program import Aggregate, Atom, Const, Negation, PredicateDecl, Program, Query, Rule, Var, body_atoms
 from .render import Names, render
 from .safety import check_body
 from .stratify import CLASS_SEP, NegativeCycle, stratify
@@ -126,22 +126,10 @@ def _atoms_in_order(module: "Module"):
     for r in module.rules:
         if r.head is not None:
             yield r.head
-        for b in r.body:
-            if isinstance(b, Atom):
-                yield b
-            elif isinstance(b, Negation):
-                yield b.atom
-            elif isinstance(b, Aggregate):
-                yield from b.body
+        yield from body_atoms(r.body)
     yield from module.facts
     for q in module.queries:
-        for b in q.body:
-            if isinstance(b, Atom):
-                yield b
-            elif isinstance(b, Negation):
-                yield b.atom
-            elif isinstance(b, Aggregate):
-                yield from b.body
+        yield from body_atoms(q.body)
 
 
 def _check_atoms(module: "Module", vocab: dict[str, PredicateDecl], known: dict[str, int | None],

@@ -110,6 +110,17 @@ class Aggregate:
 BodyItem = Union[Atom, Negation, Comparison, Assignment, Aggregate]
 
 
+def body_atoms(body: "tuple[BodyItem, ...]"):
+    """The atoms a body reads, in order: positive atoms, negated atoms, and aggregate bodies."""
+    for b in body:
+        if isinstance(b, Atom):
+            yield b
+        elif isinstance(b, Negation):
+            yield b.atom
+        elif isinstance(b, Aggregate):
+            yield from b.body
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """A named rule (``head`` set) or integrity constraint (``head is None``: ``false :- ...``)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Const, Negation, Program, Rule, Var
+from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
 from ..core.limits import Limits
 from .builtins import compare
 from .database import Database, RelKey

@@ -115,12 +115,13 @@ class EncodedDerived(NamedTuple):
 
 
 class LedgerDerived:
-    """The stored-closure half of :class:`~holokb.ledger.Ledger` (needs ``_db``, ``_cache``, ``_transaction``)."""
+    """The stored-closure half of :class:`~holokb.ledger.Ledger` (needs ``_db``, ``_cache``, ``_transaction``, ``_term_filters``)."""
 
     _db: sqlite3.Connection
     _cache: TermCache
     _transaction: Callable[[], AbstractContextManager[sqlite3.Connection]]
     change_marker: Callable[[], int]
+    _term_filters: Callable[..., bool]
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -222,13 +223,8 @@ class LedgerDerived:
         """
         self._check_closure(closure)
         where, args = ["d.closure_id = ?"], [closure.id]
-        for col, term in (("d.s", about), ("d.p", predicate), ("d.o", obj)):
-            if term is not None:
-                tid = self._cache.lookup(self._db, term)
-                if tid is None:
-                    return Page.of(())
-                where.append(f"{col} = ?")
-                args.append(tid)
+        if not self._term_filters((("d.s", about), ("d.p", predicate), ("d.o", obj)), where, args):
+            return Page.of(())
         sql = (f"SELECT {_DERIVED_COLS} FROM derived d JOIN terms tp ON tp.term_id = d.p "
                "LEFT JOIN terms ts ON ts.term_id = d.s LEFT JOIN terms tob ON tob.term_id = d.o "
                f"WHERE {' AND '.join(where)} ORDER BY tp.lexical, d.negated, ts.kind, ts.datatype, ts.lexical, "

@@ -51,6 +51,18 @@ class LedgerReads:
         """The term behind an integer id (the engine's dictionary encoding)."""
         return self._cache.term(self._db, term_id)
 
+    def _term_filters(self, filters, where: list[str], args: list) -> bool:
+        """Add ``col = id`` for each (column, term) given; False when a term was never stored
+        (then nothing can match)."""
+        for col, term in filters:
+            if term is not None:
+                tid = self._cache.lookup(self._db, term)
+                if tid is None:
+                    return False
+                where.append(f"{col} = ?")
+                args.append(tid)
+        return True
+
     def term_ids(self, terms: Iterable[Term]) -> list[int | None]:
         """Integer ids of terms, None for a term the ledger has never stored."""
         return [self._cache.lookup(self._db, t) for t in terms]
@@ -66,13 +78,8 @@ class LedgerReads:
         valid_from descending, fact id, span id.
         """
         where, args = [_VISIBLE], list(_vis(as_of))
-        for col, term in (("f.s", about), ("f.p", predicate), ("f.o", obj)):
-            if term is not None:
-                tid = self._cache.lookup(self._db, term)
-                if tid is None:
-                    return Page.of(())
-                where.append(f"{col} = ?")
-                args.append(tid)
+        if not self._term_filters((("f.s", about), ("f.p", predicate), ("f.o", obj)), where, args):
+            return Page.of(())
         if polarity is not None:
             where.append("f.polarity = ?")
             args.append(1 if polarity == "affirm" else 0)
