@@ -5,6 +5,7 @@ Exit codes: 0 ok, 1 findings (diagnostics, violations, rejected input), 2 usage 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import shutil
@@ -62,6 +63,7 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+@functools.lru_cache(maxsize=1)
 def _prefixes() -> dict[str, str]:
     """Standard prefixes plus those declared in ./kb and ./rules files (so ``ex:Alice`` works)."""
     out = dict(_DEFAULT_PREFIXES)
