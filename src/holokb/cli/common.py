@@ -1,0 +1,197 @@
+"""What every command shares: options, time and IRI parsing, term rendering, opening the KB.
+
+Heavy modules (rdflib, pyshacl, numpy, the engine) are imported inside functions, so that
+``holokb --help`` and light commands start fast.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import typer
+
+from ..core import MAX_TIME, AsOf, HolokbError, IRI, Limits, Literal, Term, parse_instant
+from ..core.terms import OWL, RDF, RDFS, XSD, HK
+
+if TYPE_CHECKING:
+    from ..kb import KnowledgeBase
+    from ..ledger import FactView
+
+DB = typer.Option("holokb.db", "--db", help="The ledger file.")
+
+
+AS_OF = typer.Option(None, "--as-of", help="System time (and valid time unless --valid): 2026-01-01, 2026-01-01T10:00Z, latest.")
+
+
+VALID = typer.Option(None, "--valid", help="Valid time, when it differs from --as-of.")
+
+
+FORMAT = typer.Option("text", "--format", help="text or json.")
+
+
+RULES = typer.Option(None, "--rules", help="Rule files or folders (default ./rules if present).")
+
+
+SHAPES = typer.Option(None, "--shapes", help="SHACL shapes (files or folders) gating writes; default ./shapes if present.")
+
+
+DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
+
+
+class Usage(Exception):
+    """A usage error: exit code 2."""
+
+
+@contextlib.contextmanager
+def working(label: str, format: str = "text"):
+    """A transient progress spinner with elapsed time on stderr, only when it is a terminal (never in
+    --format json, pipes or CI), so stdout stays machine-readable."""
+    if format == "json" or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        bar.add_task(label, total=None)
+        yield
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@functools.lru_cache(maxsize=1)
+def prefixes() -> dict[str, str]:
+    """Standard prefixes plus those declared in ./kb and ./rules files (so ``ex:Alice`` works)."""
+    out = dict(DEFAULT_PREFIXES)
+    for folder in (Path("kb"), Path("rules")):
+        if folder.is_dir():
+            for f in sorted(folder.rglob("*")):
+                if f.suffix in (".ttl", ".trig", ".hkr"):
+                    for p, ns in re.findall(r"@prefix\s+([\w-]*):\s*<([^>]*)>", f.read_text(errors="replace")):
+                        out.setdefault(p, ns)
+    return out
+
+
+def parse_iri(text: str) -> IRI:
+    t = text.strip()
+    if t.startswith("<") and t.endswith(">"):
+        return IRI(t[1:-1])
+    if "://" in t:
+        return IRI(t)
+    prefix, sep, local = t.partition(":")
+    pm = prefixes()
+    if sep and prefix in pm:
+        return IRI(pm[prefix] + local)
+    raise Usage(f"cannot read {text!r} as an IRI: use <http://...> or a known prefix ({', '.join(sorted(pm))})")
+
+
+def short(t: Term) -> str:
+    if isinstance(t, IRI):
+        best = None
+        for p, ns in prefixes().items():
+            if t.value.startswith(ns) and re.fullmatch(r"[\w.-]*", t.value[len(ns):]):
+                if best is None or len(ns) > len(best[1]):
+                    best = (p, ns)
+        return f"{best[0]}:{t.value[len(best[1]):]}" if best else f"<{t.value}>"
+    if isinstance(t, Literal):
+        if t.lang:
+            return f'"{t.lexical}"@{t.lang}'
+        if t.datatype == XSD + "string":
+            return json.dumps(t.lexical, ensure_ascii=False)
+        if t.datatype in (XSD + "integer", XSD + "boolean", XSD + "decimal"):
+            return t.lexical
+        return f'"{t.lexical}"^^{short(IRI(t.datatype))}'
+    return str(t)
+
+
+def as_of_point(as_of: Optional[str], valid: Optional[str]) -> AsOf:
+    try:
+        s = parse_instant(as_of) if as_of else MAX_TIME
+        v = parse_instant(valid) if valid else s
+    except HolokbError as e:
+        raise Usage(f"{e.message}; write times as 2026-01-01, 2026-01-01T10:00Z or latest") from None
+    return AsOf(s, v)
+
+
+def at_time(at: Optional[str]) -> int:
+    if at is None:
+        return now_ms()  # the clock, read once, at the edge
+    try:
+        return parse_instant(at)
+    except HolokbError as e:
+        raise Usage(f"--at: {e.message}") from None
+
+
+def open_kb(db: str, shapes: Optional[list[str]] = None) -> "KnowledgeBase":
+    if shapes is None:
+        shapes = ["shapes"] if Path("shapes").is_dir() else []
+    from ..kb import KnowledgeBase
+
+    return KnowledgeBase.open(db, shapes=shapes)
+
+
+def fact_line(v: "FactView", *, with_subject: bool) -> str:
+    f = v.fact
+    head = f"{short(f.subject)} " if with_subject else ""
+    neg = "not " if f.polarity == "negate" else ""
+    quals = "".join(f" [{k}={short(t)}]" for k, t in f.qualifiers)
+    return f"{neg}{head}{short(f.predicate)} {short(f.object)}{quals}"
+
+
+def evidence_lines(kb: "KnowledgeBase", v: "FactView") -> list[str]:
+    out = []
+    for e in v.evidence:
+        quote = ""
+        if e.chunk is not None and e.char_start is not None:
+            text = kb.ledger.chunk_text(e.document, e.chunk)
+            if text is not None:
+                quote = " " + json.dumps(text[e.char_start:e.char_end], ensure_ascii=False)
+        where = e.document + (f"#{e.chunk}" if e.chunk else "") + (
+            f"[{e.char_start}:{e.char_end}]" if e.char_start is not None else "")
+        out.append(f"      from {where}{quote} ({e.extractor} {e.extractor_version}, confidence {e.confidence:g})")
+    return out
+
+
+def view_json(kb: "KnowledgeBase", v: "FactView") -> dict:
+    def term(t: Term) -> dict:
+        if isinstance(t, IRI):
+            return {"type": "uri", "value": t.value}
+        d = {"type": "literal", "value": t.lexical, "datatype": t.datatype}
+        if t.lang:
+            d["lang"] = t.lang
+        return d
+
+    return {
+        "factId": v.fact_id, "spanId": v.span_id, "subject": term(v.fact.subject),
+        "predicate": term(v.fact.predicate), "object": term(v.fact.object), "polarity": v.fact.polarity,
+        "qualifiers": {k: term(t) for k, t in v.fact.qualifiers},
+        "valid": [v.valid.start, v.valid.end], "system": [v.system.start, v.system.end],
+        "evidence": [{"document": e.document, "chunk": e.chunk, "charStart": e.char_start, "charEnd": e.char_end,
+                      "extractor": e.extractor, "extractorVersion": e.extractor_version,
+                      "confidence": e.confidence, "assertedAt": e.asserted_at} for e in v.evidence],
+    }
+
+
+def interval_text(v: "FactView") -> str:
+    return f"valid {v.valid}, recorded {v.system}"
+
+
+def load_rules(rules: Optional[list[str]]):
+    from ..reasoning import load_program
+
+    if rules is None:
+        rules = ["rules"] if Path("rules").is_dir() else []
+    return load_program(rules)
+
+
+def limits_of(max_depth: Optional[int], max_derived: Optional[int], timeout: Optional[float]) -> Limits:
+    return Limits(max_depth=max_depth, max_derived=max_derived, max_results=None, timeout_s=timeout)

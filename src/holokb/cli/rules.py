@@ -1,0 +1,207 @@
+"""Rule commands: check, derive, ask, explain, prove."""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+
+from ..core import IRI, format_ms
+from .app import app
+from .common import (
+    AS_OF, DB, FORMAT, RULES, SHAPES, VALID, as_of_point, limits_of, load_rules, now_ms, open_kb, short, working,
+)
+
+
+@app.command()
+def check(files: Optional[list[str]] = typer.Argument(None, help="Rule files or folders (default ./rules)."),
+          consistency: bool = typer.Option(False, "--consistency", help="Also check that the KB, rules, constraints and shape cardinalities can all hold."),
+          db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
+          shapes: Optional[list[str]] = SHAPES, solver: str = typer.Option("z3", "--solver", help="z3 or cvc5."),
+          timeout: float = typer.Option(10.0, "--timeout", help="Solver seconds."),
+          format: str = FORMAT) -> None:
+    """Check rule files: every mistake at once, with code, file:line:col, the line, a caret and a hint.
+    With --consistency, also solve: print the smallest set of conflicting facts with their evidence.
+
+    Example: holokb check rules/ --consistency --as-of 2026-01-01T10:00Z
+    """
+    prog = load_rules(files)
+    summary = {"rules": len(prog.rules), "constraints": len(prog.constraints), "queries": len(prog.queries),
+               "strata": len(prog.strata), "ruleSetHash": prog.rule_set_hash}
+    if not consistency:
+        if format == "json":
+            typer.echo(json.dumps(summary, sort_keys=True))
+        else:
+            typer.echo(f"ok: {len(prog.rules)} rules, {len(prog.constraints)} constraints, "
+                       f"{len(prog.queries)} queries in {len(prog.strata)} strata (rule set {prog.rule_set_hash[:12]})")
+        return
+    from ..solver import SolverLimits
+
+    point = as_of_point(as_of, valid)
+    with open_kb(db, shapes) as kb:
+        result, info = kb.check_consistency(prog, as_of=point, backend=solver,
+                                            limits=SolverLimits(timeout_ms=int(timeout * 1000)))
+    if format == "json":
+        summary.update({"status": result.status, "activeFacts": info.facts, "truncated": info.truncated,
+                        "reason": result.reason, "limitHit": result.limit_hit, "constraints": list(result.constraints),
+                        "conflict": [{"factId": f.key, "predicate": f.predicate, "args": [str(a) for a in f.args],
+                                      "valid": [f.valid.start, f.valid.end], "evidence": list(f.evidence)}
+                                     for f in result.facts]})
+        typer.echo(json.dumps(summary, sort_keys=True))
+    else:
+        typer.echo(f"{result.status} at {point} ({info.facts} facts in the active set"
+                   + (", capped" if info.truncated else "") + ")")
+        if result.status == "inconsistent":
+            typer.echo("these cannot all hold" + (f" (at {format_ms(result.at)})" if result.at is not None else "") + ":")
+            for f in result.facts:
+                typer.echo(f"  {short(IRI(f.predicate))}({', '.join(short(a) for a in f.args)})  valid "
+                           f"{f.valid}  fact {f.key[:12]}")
+                for e in f.evidence:
+                    typer.echo(f"      from {e}")
+            for c in result.constraints:
+                typer.echo(f"  with {c}")
+        elif result.reason:
+            typer.echo(f"  {result.reason}" + (f" (limit: {result.limit_hit})" if result.limit_hit else ""))
+    if result.status != "consistent":
+        raise typer.Exit(1)
+
+
+@app.command()
+def derive(rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+           valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
+           max_derived: Optional[int] = typer.Option(None, "--max-derived"),
+           timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds."),
+           show: int = typer.Option(20, "--show", help="How many derived facts to print."),
+           store: bool = typer.Option(True, "--store/--no-store", help="Store the closure (with proofs) in the ledger."),
+           format: str = FORMAT) -> None:
+    """Close the KB under the rules as of a time; store it, marked derived, with its proofs.
+
+    Example: holokb derive --rules rules/ --valid 2026-04-01
+    """
+    prog = load_rules(rules)
+    point = as_of_point(as_of, valid)
+    info = None
+    with open_kb(db, []) as kb, working("deriving", format):
+        if store:
+            model, info = kb.derive_and_store(prog, as_of=point, computed_at=now_ms(),
+                                              limits=limits_of(max_depth, max_derived, timeout))
+        else:
+            model = kb.derive(prog, as_of=point, limits=limits_of(max_depth, max_derived, timeout))
+    derived = model.derived()
+    if format == "json":
+        typer.echo(json.dumps({
+            "asOf": {"system": point.system, "valid": point.valid}, "derived": model.stats.derived,
+            "iterations": model.stats.iterations, "truncated": model.truncated, "limitHit": model.limit_hit,
+            "ruleCounts": dict(model.stats.rule_counts), "ruleSetHash": prog.rule_set_hash,
+            "storedClosure": None if info is None else info.id,
+            "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
+                           for v in model.violations]}, sort_keys=True))
+    else:
+        typer.echo(f"derived {model.stats.derived} facts in {model.stats.iterations} iterations at {point}")
+        for d in derived[:show]:
+            args = ", ".join(short(a) for a in d.args)
+            typer.echo(f"  {short(IRI(d.predicate))}({args})  valid {d.valid}  by {d.rule}"
+                       + (f"  score {d.score:.3f}" if d.score is not None else ""))
+        if len(derived) > show:
+            typer.echo(f"  … {len(derived) - show} more (use --show)")
+        for v in model.violations:
+            binds = " ".join(f"?{k}={short(t)}" for k, t in v.bindings)
+            typer.echo(f"violation of {v.constraint}: {binds}")
+        if model.truncated:
+            typer.echo(f"truncated: the {model.limit_hit} budget was hit; the closure is partial")
+        if info is not None:
+            typer.echo(f"stored as closure #{info.id} (rule set {prog.rule_set_hash[:12]}, {point}) in {db}")
+    if model.violations:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapability(ex:AchillesIDE, ?c).'"),
+        rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+        valid: Optional[str] = VALID, timeout: Optional[float] = typer.Option(None, "--timeout"),
+        format: str = FORMAT) -> None:
+    """Answer a rule query goal-directed (without materialising everything).
+
+    Example: holokb ask '?- ex:hasCapability(ex:AchillesIDE, ?c).'
+    """
+    prog = load_rules(rules)
+    with open_kb(db, []) as kb:
+        ans = kb.ask(prog, query, as_of=as_of_point(as_of, valid), limits=limits_of(None, None, timeout))
+    if format == "json":
+        typer.echo(json.dumps({"head": {"vars": list(ans.variables)},
+                               "results": {"bindings": [{v: str(t) for v, t in zip(ans.variables, row)}
+                                                        for row in ans.rows]},
+                               "truncated": ans.truncated}, sort_keys=True))
+    else:
+        if not ans.rows:
+            typer.echo("no answers")
+        for row in ans.rows:
+            typer.echo("  " + "  ".join(f"?{v} = {short(t)}" for v, t in zip(ans.variables, row)))
+        if ans.truncated:
+            typer.echo(f"truncated: the {ans.limit_hit} budget was hit")
+
+
+@app.command()
+def explain(fact: str = typer.Argument(..., help="A ground fact, e.g. 'ex:hasCapability(ex:AchillesIDE, ex:sandboxing)'."),
+            rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+            valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
+            format: str = typer.Option("text", "--format", help="text, json or dot.")) -> None:
+    """The proof of a fact down to asserted facts and the source text they came from.
+
+    Example: holokb explain 'ex:hasCapability(ex:AchillesIDE, ex:sandboxing)'
+    """
+    from ..answer.proofs import render_text, to_dot, to_json
+
+    prog = load_rules(rules)
+    with open_kb(db, []) as kb:
+        expl = kb.explain(prog, fact, as_of=as_of_point(as_of, valid), max_depth=max_depth)
+
+        def quote(e) -> str | None:
+            if e.chunk is None or e.char_start is None:
+                return None
+            text = kb.ledger.chunk_text(e.document, e.chunk)
+            return None if text is None else text[e.char_start:e.char_end]
+
+        if format == "json":
+            typer.echo(json.dumps(to_json(expl), sort_keys=True, ensure_ascii=False))
+        elif format == "dot":
+            typer.echo(to_dot(expl, short), nl=False)
+        else:
+            for line in render_text(expl, short, quote):
+                typer.echo(line)
+    if expl.proof is None:
+        raise typer.Exit(1)
+
+
+@app.command()
+def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(ex:supportConsoleToken)'."),
+          rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+          valid: Optional[str] = VALID, shapes: Optional[list[str]] = SHAPES,
+          solver: str = typer.Option("z3", "--solver"), timeout: float = typer.Option(10.0, "--timeout"),
+          max_rounds: int = typer.Option(3, "--max-rounds"), format: str = FORMAT) -> None:
+    """Is a fact entailed, refuted, or unknown at a time? With the facts and rules that decide it.
+
+    Example: holokb prove 'ex:expired(ex:supportConsoleToken)' --valid 2026-04-01
+    """
+    from ..solver import SolverLimits
+
+    prog = load_rules(rules)
+    with open_kb(db, shapes) as kb:
+        r = kb.prove(prog, goal, as_of=as_of_point(as_of, valid), backend=solver,
+                     limits=SolverLimits(timeout_ms=int(timeout * 1000), max_rounds=max_rounds))
+    if format == "json":
+        typer.echo(json.dumps({"status": r.status, "reason": r.reason, "limitHit": r.limit_hit, "rounds": r.rounds,
+                               "constraints": list(r.constraints),
+                               "facts": [{"factId": f.key, "predicate": f.predicate, "args": [str(a) for a in f.args],
+                                          "polarity": f.polarity, "evidence": list(f.evidence)} for f in r.facts]},
+                              sort_keys=True))
+        return
+    typer.echo(f"{r.status}: {goal}" + (f"  ({r.reason}" + (f"; limit {r.limit_hit}" if r.limit_hit else "") + ")"
+                                          if r.reason else ""))
+    for f in r.facts:
+        neg = "not " if f.polarity == "negate" else ""
+        typer.echo(f"  {neg}{short(IRI(f.predicate))}({', '.join(short(a) for a in f.args)})  valid {f.valid}")
+        for e in f.evidence:
+            typer.echo(f"      from {e}")
+    for c in r.constraints:
+        typer.echo(f"  using {c}")
