@@ -1,23 +1,31 @@
 """Consistency and entailment over the KB: active sets from the ledger, cardinalities from shapes.
 
-The active set is bounded: ``prove`` starts from the goal's neighbourhood in the ledger and grows it
-one hop per solver round (a deterministic expansion step; no growth ⇒ the solver's stagnation stop);
-``consistency`` takes the facts of the predicates the rules, constraints, functional declarations and
-shape cardinalities talk about, capped by ``max_atoms``.
+One semantics with ``derive``/``ask``: whether a goal holds is the engine's (goal-directed) closure
+over every fact visible at the AsOf; ``not``, aggregates and per-rule depths reach the solver as
+the engine computed them (:mod:`holokb.closed_world`).  The solver finds refutations of open-world
+goals over the goal's neighbourhood, grown one hop per round (no growth ⇒ the stagnation stop), and
+minimal conflicts for ``consistency`` over the facts of the predicates the rules, constraints,
+functional declarations and shape cardinalities talk about, capped by ``max_atoms``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
 from .analysis import Atom, Program
+from .analysis.program import Aggregate, Const, Negation, Rule
+from .closed_world import closed_relations, with_snapshot
 from .core import AsOf, IRI, Limits, RDF_TYPE, Term
+from .engine import ProofNode, closure
 from .ledger import FactView, Ledger
-from .reasoning import mentioned_predicates
-from .solver import ActiveSet, Cardinality, GroundFact
+from .reasoning import database_at, mentioned_predicates
+from .solver import (
+    ActiveSet, Cardinality, ConsistencyResult, EntailmentResult, GroundFact, SolverLimits, check_consistency, entails,
+)
+from .solver.active_set import Absence, relation_key
 
 _ALL = Limits(max_results=None)
 
@@ -123,3 +131,143 @@ def goal_seeds(atoms: Iterable[Atom]) -> list[Term]:
     from .analysis import Const
 
     return [a.term for at in atoms for a in at.args if isinstance(a, Const) and isinstance(a.term, IRI)]
+
+
+# -- prove and consistency: one semantics with derive/ask ---------------------------------------------
+
+
+def horn_part(program: Program) -> ActiveSet:
+    """The rules and constraints the solver may read on a partial set of facts: those without
+    ``not``, aggregates or a per-rule depth (dropping a rule only ever removes conclusions, so a
+    refutation or conflict found without it also holds with it)."""
+    keep = tuple(r for r in tuple(program.rules) + tuple(program.constraints)
+                 if r.depth is None and not any(isinstance(b, (Negation, Aggregate)) for b in r.body))
+    functional = tuple(sorted(p for p, d in program.vocabulary.items() if d.functional))
+    return ActiveSet((), keep, functional)
+
+
+def _cone(program: Program, atom: Atom) -> Program:
+    """The rules the goal's relation depends on, with the goal as a query (so its predicate is loaded)."""
+    from .analysis import Query
+    from .engine.magic import dependency_cone
+
+    keep = dependency_cone(program, {(atom.predicate, atom.negated)})
+    return Program(tuple(program.rules[i] for i in keep), (), (Query((atom,), ()),), program.vocabulary)
+
+
+def _absences(proof: ProofNode, rules: dict[str, Rule]) -> tuple[Absence, ...]:
+    """The negated premises of a proof: each ``not`` of each rule step, under the step's bindings."""
+    out: dict[Absence, None] = {}
+    for n in proof.nodes():
+        rule = rules.get(n.rule) if n.rule else None
+        if rule is None:
+            continue
+        binding = dict(n.bindings)
+        for b in rule.body:
+            if isinstance(b, Negation):
+                args = tuple(x.term if isinstance(x, Const) else binding.get(x.name) for x in b.atom.args)
+                out[Absence(b.atom.predicate, args, b.atom.negated)] = None
+    return tuple(out)
+
+
+def prove(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tuple[Cardinality, ...], *,
+          backend: str, limits: SolverLimits, hops: int = 1) -> EntailmentResult:
+    """``entailed`` exactly when the closure at ``as_of`` derives the goal; ``refuted`` when it does not
+    and the goal's relation is closed-world (read under ``not`` or an aggregate, or feeding one), or
+    when asserting the goal would clash with what holds (a negative fact, a functional predicate, a
+    constraint, a cardinality); ``unknown`` otherwise.
+
+    The closure is goal-directed: only the rules the goal's relation depends on, over every fact
+    visible at ``as_of`` (negation as failure needs them all).  The solver only ever looks for a
+    refutation of an open-world goal, over the goal's neighbourhood and the rules it may read there.
+    """
+    args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
+    budget = Limits(timeout_s=limits.timeout_ms / 1000, max_results=None)
+    model = closure(_cone(program, atom), database_at(ledger, as_of, _cone(program, atom)), limits=budget,
+                    record_proofs=True)
+    if model.contains(atom.predicate, args, negated=atom.negated):
+        return _entailed(ledger, program, atom, args, as_of, model, backend, limits)
+    if model.truncated:
+        return EntailmentResult("unknown", reason="the closure ran out of budget before deriving the goal",
+                                limit_hit=model.limit_hit)
+    if relation_key(atom.predicate, args, atom.negated) in closed_relations(program.rules + program.constraints):
+        return EntailmentResult("refuted", reason="closed world: not derived (negation as failure)",
+                                absent=(Absence(atom.predicate, args, atom.negated),))
+    return _refute_open(ledger, program, atom, as_of, cards, model, backend, limits, hops)
+
+
+def _entailed(ledger: Ledger, program: Program, atom: Atom, args, as_of: AsOf, model, backend: str,
+              limits: SolverLimits) -> EntailmentResult:
+    proof = model.explain(atom.predicate, args, negated=atom.negated)
+    facts: dict[str, GroundFact] = {}
+    for n in proof.inputs():
+        view = input_view(ledger, n, as_of)
+        if view is not None:
+            facts.setdefault(view.fact_id, ground(view))
+    rules = sorted({f"rule {n.rule}" for n in proof.nodes() if n.rule})
+    support = tuple(facts[k] for k in sorted(facts))
+    # Inconsistent premises entail anything: say so instead (the goal's own negative fact, or a
+    # conflict among the facts the proof rests on).
+    if model.contains(atom.predicate, args, negated=not atom.negated):
+        return EntailmentResult("unknown", support, tuple(rules), reason="inconsistent premises: the goal and "
+                                "its negation are both derived")
+    horn = horn_part(program)
+    check = check_consistency(replace(horn, facts=support), backend=backend, limits=limits)
+    if check.status == "inconsistent":
+        return EntailmentResult("unknown", check.facts, check.constraints, reason="inconsistent premises")
+    return EntailmentResult("entailed", support, tuple(rules), reason="derived",
+                            absent=_absences(proof, {r.name: r for r in program.rules}))
+
+
+def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tuple[Cardinality, ...],
+                 model, backend: str, limits: SolverLimits, hops: int) -> EntailmentResult:
+    seeds = goal_seeds([atom])
+    seed_set = set(seeds)
+    derived = [GroundFact(d.predicate, d.args, "negate" if d.negated else "affirm", f"derived:{d.rule}", (), d.valid)
+               for d in model.derived() if seed_set.intersection(d.args)]
+    # A minimum count over a neighbourhood could miss values that exist further out: only upper bounds refute.
+    upper = tuple(replace(c, min_count=0) for c in cards if c.max_count is not None or c.datatype is not None)
+    horn = replace(horn_part(program), cardinalities=upper)
+    start = neighbourhood(ledger, as_of, seeds, hops, limits.max_atoms)
+    active = replace(horn, facts=tuple(start) + tuple(derived))
+
+    def expand(a: ActiveSet, round_no: int) -> ActiveSet | None:
+        more = neighbourhood(ledger, as_of, seeds, hops + round_no, limits.max_atoms)
+        grown = a.with_facts(more)
+        return None if len(grown.facts) == len(a.facts) else grown
+
+    r = entails(active, atom, backend=backend, limits=limits, expand=expand)
+    if r.status == "refuted":
+        return r
+    if r.status == "entailed":  # cannot happen when the closure and the solver agree: never claim it
+        return EntailmentResult("unknown", r.facts, r.constraints, reason="the solver derived what the closure "
+                                "did not (please report)", limit_hit=r.limit_hit, rounds=r.rounds)
+    if r.reason == "inconsistent premises":
+        return r
+    # Stagnation is no budget: the whole neighbourhood was read and nothing refutes the goal.
+    return replace(r, reason="open world: not derived, and nothing known refutes it",
+                   limit_hit=None if r.limit_hit == "stagnation" else r.limit_hit)
+
+
+def input_view(ledger: Ledger, node: ProofNode, as_of: AsOf) -> FactView | None:
+    """The ledger span (with evidence) behind an input fact of a proof, if it came from the ledger."""
+    if len(node.args) != 2 or not isinstance(node.key, str) or not isinstance(node.args[0], IRI):
+        return None
+    page = ledger.facts(as_of, about=node.args[0], predicate=IRI(node.predicate), obj=node.args[1], limits=_ALL)
+    for v in page:
+        if v.fact_id == node.key:
+            return v
+    return None
+
+
+def consistency(ledger: Ledger, program: Program, as_of: AsOf, cards: tuple[Cardinality, ...], *,
+                backend: str, limits: SolverLimits) -> tuple[ConsistencyResult, ActiveSetInfo]:
+    """Can the facts at ``as_of``, the rules, constraints, functional predicates and cardinalities all hold
+    at the instant ``as_of.valid``?  ``not``, aggregates and per-rule depths read the engine's closure of
+    every visible fact, so the answer is the one ``derive`` implies; the conflict is a minimal core."""
+    active, info = consistency_active_set(ledger, program, as_of, cards, max_facts=limits.max_atoms)
+    budget = Limits(timeout_s=limits.timeout_ms / 1000, max_results=None)
+    cw = with_snapshot(active, database_at(ledger, as_of, program), limits=budget)
+    if cw.limit_hit is not None:
+        return ConsistencyResult("unknown", reason="the closure ran out of budget", limit_hit=cw.limit_hit), info
+    return check_consistency(cw.active, backend=backend, limits=limits, at=as_of.valid), info

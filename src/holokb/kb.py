@@ -19,9 +19,9 @@ from .sparql import QueryResult, run_query
 from .syntax import parse_rules
 from .engine import Answers, Model, ProofNode, ask, closure
 from .ingest import chunk_paragraphs
-from .checking import ActiveSetInfo, cardinalities, consistency_active_set, goal_seeds, neighbourhood
+from .checking import ActiveSetInfo, cardinalities, consistency, input_view, prove
 from .reasoning import database_at, parse_ground_atom, parse_query
-from .solver import ActiveSet, ConsistencyResult, EntailmentResult, SolverLimits, check_consistency, entails
+from .solver import ConsistencyResult, EntailmentResult, SolverLimits
 from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
 from .rdf.export import export_ledger, export_snapshot
 from .rdf.load import read_records
@@ -321,21 +321,10 @@ class KnowledgeBase:
         proof = model.explain(atom.predicate, args, negated=atom.negated, max_depth=max_depth)
         evidence: dict[str, FactView] = {}
         for n in proof.inputs():
-            view = self._input_view(n, as_of)
+            view = input_view(self.ledger, n, as_of)
             if view is not None:
                 evidence[n.id] = view
         return Explanation(atom.predicate, args, proof, evidence, model.truncated, model.limit_hit)
-
-    def _input_view(self, node: ProofNode, as_of: AsOf) -> FactView | None:
-        """The ledger span (with evidence) behind an input fact of a proof, if it came from the ledger."""
-        if len(node.args) != 2 or not isinstance(node.key, str) or not isinstance(node.args[0], IRI):
-            return None
-        page = self.ledger.facts(as_of, about=node.args[0], predicate=IRI(node.predicate), obj=node.args[1],
-                                 limits=Limits(max_results=None))
-        for v in page:
-            if v.fact_id == node.key:
-                return v
-        return None
 
     # -- consistency and entailment -------------------------------------------------------------
 
@@ -343,28 +332,17 @@ class KnowledgeBase:
                           backend: str = "z3") -> tuple[ConsistencyResult, ActiveSetInfo]:
         """Can the facts at ``as_of``, the rules, constraints, functional predicates and the shapes'
         cardinalities all hold at once?  An inconsistency comes with its minimal core of facts."""
-        lim = limits or SolverLimits()
         cards = cardinalities(self.gate.shapes_graph if self.gate else None)
-        active, info = consistency_active_set(self.ledger, program, as_of, cards, max_facts=lim.max_atoms)
-        return check_consistency(active, backend=backend, limits=lim), info
+        return consistency(self.ledger, program, as_of, cards, backend=backend, limits=limits or SolverLimits())
 
     def prove(self, program: Program, goal: str, *, as_of: AsOf, limits: SolverLimits | None = None,
               backend: str = "z3", hops: int = 1) -> EntailmentResult:
-        """``entailed`` / ``refuted`` / ``unknown`` for a ground goal, over the goal's neighbourhood
-        (grown one hop per round until the solver answers, a budget ends it, or nothing new is found)."""
-        lim = limits or SolverLimits()
+        """``entailed`` / ``refuted`` / ``unknown`` for a ground goal: entailed exactly when the closure at
+        ``as_of`` derives it (see :func:`holokb.checking.prove`)."""
         atom = parse_ground_atom(goal, program)
-        seeds = goal_seeds([atom])
-        start = neighbourhood(self.ledger, as_of, seeds, hops, lim.max_atoms)
         cards = cardinalities(self.gate.shapes_graph if self.gate else None)
-        active = ActiveSet.from_program(program, start, cards)
-
-        def expand(a: ActiveSet, round_no: int) -> ActiveSet | None:
-            more = neighbourhood(self.ledger, as_of, seeds, hops + round_no, lim.max_atoms)
-            grown = a.with_facts(more)
-            return None if len(grown.facts) == len(a.facts) else grown
-
-        return entails(active, atom, backend=backend, limits=lim, expand=expand)
+        return prove(self.ledger, program, atom, as_of, cards, backend=backend, limits=limits or SolverLimits(),
+                     hops=hops)
 
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""

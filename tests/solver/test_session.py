@@ -4,6 +4,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from holokb.analysis.program import Negation, Rule
+from holokb.closed_world import with_closed_world
 from holokb.solver import ActiveSet, GroundFact, check_consistency
 from holokb.solver.session import ConsistencySession
 
@@ -41,7 +42,7 @@ def test_rules_extend_incrementally_and_closed_predicates_rebuild(backend):
     assert s.reencodes == 0
     orphan = Rule("orphan", None, (atom("Node", "?x"), Negation(atom("partOf", "?x", "?_"))))
     s2 = ConsistencySession(ActiveSet((GroundFact(EX + "partOf", (iri("n"), iri("g")), key="k1"),), (orphan,)),
-                            backend=backend)
+                            backend=backend, prepare=lambda a: with_closed_world(a).active)
     s2.add([GroundFact(EX + "Node", (iri("n"),), key="k2")])
     assert s2.check().status == "consistent" and s2.reencodes == 1
     assert s2.check_with([GroundFact(EX + "Node", (iri("m"),), key="k3")]).status == "inconsistent"

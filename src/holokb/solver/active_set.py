@@ -10,9 +10,21 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from ..analysis.program import Program, Rule
+from ..analysis.stratify import CLASS_SEP
 from ..core.fact import Fact, Polarity
-from ..core.terms import Term
+from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import Interval
+
+#: A relation as the engine and the stratifier key it: (predicate, negated); ``rdf:type`` atoms with
+#: a constant class are keyed per class (``rdf:type`` + CLASS_SEP + class), as analysis.stratify does.
+RelKey = tuple[str, bool]
+
+
+def relation_key(predicate: str, args: tuple, negated: bool = False) -> RelKey:
+    """The relation key of a ground atom (per-class for ``rdf:type``, like ``analysis.stratify.atom_key``)."""
+    if predicate == RDF_TYPE and len(args) == 2 and isinstance(args[1], IRI):
+        return (RDF_TYPE + CLASS_SEP + args[1].value, negated)
+    return (predicate, negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,18 +64,33 @@ class Cardinality:
 
 
 @dataclass(frozen=True, slots=True)
+class Absence:
+    """A negated premise: no fact of ``predicate`` matches ``args`` (None = any value) where it was read."""
+
+    predicate: str
+    args: tuple[Term | None, ...]
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ActiveSet:
     """Facts plus the rules, constraints, functional predicates and cardinalities that bind them.
 
-    ``closed`` predicates are read under the closed-world assumption (true only when asserted or
-    derived); predicates under ``not`` in a rule body are always closed.
+    Rules are read classically (Horn clauses; a negative fact ``not p(a)`` is its own atom that may
+    not hold together with ``p(a)``), except ``not`` in a body, which is negation as failure exactly
+    as the engine evaluates it: it reads ``closed_world``, the complete extension (input and derived,
+    each with where it holds) of every relation read under ``not``, computed by the engine
+    (``holokb.checking.with_closed_world``).  ``closed`` lists relation keys (:func:`relation_key`)
+    read under the closed-world assumption: a ground goal of such a relation that does not follow is
+    refuted.  Aggregates are evaluated by the engine too and reach the solver as closed facts.
     """
 
     facts: tuple[GroundFact, ...]
     rules: tuple[Rule, ...] = ()
     functional: tuple[str, ...] = ()
     cardinalities: tuple[Cardinality, ...] = ()
-    closed: tuple[str, ...] = ()
+    closed: tuple[RelKey, ...] = ()
+    closed_world: tuple[GroundFact, ...] | None = None
 
     @staticmethod
     def from_program(program: Program, facts: Iterable[GroundFact],

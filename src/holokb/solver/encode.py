@@ -1,15 +1,19 @@
 """Encoding an active set as SMT-LIB 2 text (parsed by the solver: ~14x faster than the Python API).
 
 Layout, deterministic for the same active set:
-- ``a_<i>``: one Boolean per ground atom (interned in fact order, then rule heads);
+- ``a_<i>``: one Boolean per ground atom (interned in fact order, then rule heads); a negative
+  fact ``not p(a)`` has its own atom, and ``p(a)`` and ``not p(a)`` may not both hold;
 - ``f_<n>``: one Boolean per fact (``n`` = position in ``ActiveSet.facts``), asserted as
-  ``(=> f_n a_i)`` or ``(=> f_n (not a_i))``; facts are checked as *assumptions*, so the unsat
-  core names exactly the facts involved and re-checks after adding facts need no re-parse;
+  ``(=> f_n a_i)``; facts are checked as *assumptions*, so the unsat core names exactly the facts
+  involved and re-checks after adding facts need no re-parse;
+- ``n_<j>``: one Boolean per ground negation-as-failure pattern; assumed at an instant exactly when
+  the closed world has nothing matching then, so a rule instance reading ``not q(..)`` fires only
+  where the engine's would, and a core names the absences it relied on;
 - ``r_<k>`` / ``p_<k>`` / ``c_<k>``: trackers for rule or constraint ``k``, functional predicate
   ``k``, cardinality ``k``; every ground instance is asserted under its tracker, so cores also
   name the rules and constraints that fired.
-Predicates under ``not`` (and ``ActiveSet.closed``) get Clark completion: an atom holds only if
-a fact asserts it or a rule instance derives it.
+With negation decided by the closed world, the rest is Horn plus at-most constraints, so the
+solver's consequences are the engine's least model.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from ..core.limits import Deadline
 from ..core.terms import RDF_TYPE, Literal, Term
-from .active_set import ActiveSet, GroundFact
+from .active_set import Absence, ActiveSet, GroundFact
 from .ground import Grounder
 
 # Pairwise "not both" up to this group size, a counting constraint above it (n² vs n terms).
@@ -36,11 +40,14 @@ class Encoding:
     grounder: Grounder
     groups: tuple[tuple[str, int, int], ...] = ()
 
-    def fast_assumptions(self, skip: frozenset[str] = frozenset()) -> tuple[str, ...]:
-        """Group literals (each stands for a range of facts), facts outside every group, and the trackers.
+    def fast_assumptions(self, skip: frozenset[str] = frozenset(), *, at: int | None = None,
+                         every_instant: bool = False) -> tuple[str, ...]:
+        """Group literals (each stands for a range of facts), facts outside every group, the trackers,
+        and the absences that hold at ``at`` (with ``every_instant``: at any instant of the facts).
 
         A sat answer under these means every fact holds at once; only an unsat answer needs the
-        per-fact assumptions, whose core names the facts.
+        per-fact assumptions, whose core names the facts.  Absences only ever enable rule instances,
+        so assuming those of every instant at once over-approximates each instant.
         """
         skip_idx = sorted(int(n[2:]) for n in skip if n.startswith("f_"))
         used, ranges = [], []
@@ -56,20 +63,34 @@ class Encoding:
         for lo, hi in ranges + [(len(self.fact_names), len(self.fact_names))]:
             loose.extend(self.fact_names[k] for k in range(pos, lo) if self.fact_names[k] not in skip)
             pos = max(pos, hi)
-        loose = tuple(loose)
-        return tuple(used) + loose + tuple(name for name, _ in self.trackers)
+        absent = self.absences_anywhere() if every_instant else self.absences_at(at)
+        return tuple(used) + tuple(loose) + tuple(name for name, _ in self.trackers) + absent
+
+    def absences_at(self, t: int | None) -> tuple[str, ...]:
+        """``n_j`` for every negation-as-failure pattern with nothing matching at ``t`` (None: ever)."""
+        return tuple(f"n_{j}" for j in self.grounder.absent(t))
+
+    def absences_anywhere(self) -> tuple[str, ...]:
+        """``n_j`` for the patterns absent at some instant of the facts."""
+        if not self.grounder.naf_patterns:
+            return ()
+        seen: set[str] = set()
+        for t in self.time_points():
+            seen.update(self.absences_at(t))
+        return tuple(sorted(seen, key=lambda n: int(n[2:])))
 
     def assumptions_at(self, t: int | None) -> tuple[str, ...]:
-        """Fact names valid at ``t`` (all when None), then every tracker."""
+        """Fact names valid at ``t`` (all when None), every tracker, then the absences at ``t``."""
         facts = self.fact_names if t is None else tuple(
             n for n, f in zip(self.fact_names, self.active.facts) if f.valid.contains(t))
-        return facts + tuple(name for name, _ in self.trackers)
+        return facts + tuple(name for name, _ in self.trackers) + self.absences_at(t)
 
     def time_points(self) -> tuple[int | None, ...]:
-        """One instant per elementary segment of the facts' valid intervals (None when all are 'always')."""
+        """One instant per elementary segment of the facts' (and closed facts') valid intervals
+        (None when all are 'always')."""
         # Sweep over interval boundaries: a boundary is live when some fact is valid there.
         events: dict[int, int] = {}
-        for f in self.active.facts:
+        for f in self.active.facts + (self.active.closed_world or ()):
             events[f.valid.start] = events.get(f.valid.start, 0) + 1
             if f.valid.end is not None:
                 events[f.valid.end] = events.get(f.valid.end, 0) - 1
@@ -83,17 +104,19 @@ class Encoding:
         return tuple(live)
 
     def literal(self, predicate: str, args: tuple[Term, ...], negated: bool = False) -> str:
-        """The SMT literal of a ground atom; an atom that nothing mentions is ``false`` (closed) or fresh."""
-        i = self.grounder.lookup(predicate, args)
-        if i is None:
-            return "true" if negated else "false"
-        return f"(not a_{i})" if negated else f"a_{i}"
+        """The SMT literal of a ground atom (``negated``: the negative fact); ``false`` when nothing mentions it."""
+        i = self.grounder.lookup(predicate, args, negated)
+        return "false" if i is None else f"a_{i}"
 
     def label(self, name: str) -> str:
         """What a solver name stands for: a fact key, or a rule/constraint label."""
         if name.startswith("f_"):
             return self.active.facts[int(name[2:])].key
         return dict(self.trackers).get(name, name)
+
+    def absence(self, name: str) -> Absence:
+        """The negated premise an ``n_j`` name stands for."""
+        return self.grounder.naf_patterns[int(name[2:])].absence()
 
 
 def _conj(lits: list[str]) -> str:
@@ -102,7 +125,35 @@ def _conj(lits: list[str]) -> str:
     return lits[0] if len(lits) == 1 else f"(and {' '.join(lits)})"
 
 
-def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...]], ...] = (),
+def _instance_asserts(g: Grounder, instances) -> list[str]:
+    out = []
+    for inst in instances:
+        cond = _conj([f"a_{i}" for i in inst.pos] + [f"n_{j}" for j in inst.naf])
+        if inst.head is None:
+            out.append(f"(assert (=> r_{inst.rule} (not {cond})))")
+        else:
+            out.append(f"(assert (=> r_{inst.rule} (=> {cond} a_{inst.head})))")
+    return out
+
+
+def _clash_asserts(g: Grounder, atoms) -> list[str]:
+    """``p(a)`` and ``not p(a)`` never hold together (each pair once, from its negative atom)."""
+    out = []
+    atoms = sorted(atoms)
+    given = set(atoms)
+    for i in atoms:
+        if g.atoms[i][2]:
+            j = g.twin(i)
+            if j is not None and j in g.possible:
+                out.append(f"(assert (not (and a_{j} a_{i})))")
+        else:
+            j = g.twin(i)
+            if j is not None and j in g.possible and j not in given:
+                out.append(f"(assert (not (and a_{i} a_{j})))")
+    return out
+
+
+def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...], bool], ...] = (),
            max_atoms: int | None = None, deadline: Deadline | None = None) -> Encoding:
     """Ground ``active`` and emit its SMT-LIB text; raises ground.BudgetHit when a budget runs out."""
     g = Grounder(active, max_atoms=max_atoms, deadline=deadline)
@@ -112,41 +163,18 @@ def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...]], ...]
     trackers: list[tuple[str, str]] = []
     fact_names = tuple(f"f_{n}" for n in range(len(active.facts)))
     for n, f in enumerate(active.facts):
-        i = g.lookup(f.predicate, f.args)
+        i = g.lookup(f.predicate, f.args, f.polarity == "negate")
         decl.append(f"(declare-const f_{n} Bool)")
-        body.append(f"(assert (=> f_{n} {'' if f.polarity == 'affirm' else '(not '}a_{i}{'' if f.polarity == 'affirm' else ')'}))")
-    support: dict[int, list[str]] = {}
-    for n, f in enumerate(active.facts):
-        if f.polarity == "affirm":
-            support.setdefault(g.lookup(f.predicate, f.args), []).append(f"f_{n}")
+        body.append(f"(assert (=> f_{n} a_{i}))")
     for k, r in enumerate(active.rules):
         trackers.append((f"r_{k}", f"{'constraint' if r.head is None else 'rule'} {r.name}"))
-
-    def closed_false(pattern_atoms: tuple[int, ...]) -> list[str]:
-        return [f"(not a_{i})" for i in pattern_atoms]
-
-    for inst in g.instances:
-        lits = [f"a_{i}" for i in inst.pos] + [f"(not a_{i})" for i in inst.neg]
-        for pattern in inst.naf:
-            lits.extend(closed_false(g.naf_atoms(pattern)))
-        cond = _conj(lits)
-        if inst.head is None:
-            body.append(f"(assert (=> r_{inst.rule} (not {cond})))")
-        else:
-            head = f"(not a_{inst.head})" if inst.head_negated else f"a_{inst.head}"
-            body.append(f"(assert (=> r_{inst.rule} (=> {cond} {head})))")
-            if not inst.head_negated:
-                support.setdefault(inst.head, []).append(_conj([f"r_{inst.rule}"] + lits))
-    closed = g.closed
-    for i, (pred, _args) in enumerate(g.atoms):
-        if pred in closed:
-            s = support.get(i, [])
-            body.append(f"(assert (=> a_{i} {'(or ' + ' '.join(s) + ')' if len(s) > 1 else (s[0] if s else 'false')}))")
+    body.extend(_instance_asserts(g, g.instances))
+    body.extend(_clash_asserts(g, g.possible))
     fn_index = {pred: k for k, pred in enumerate(active.functional)}
     all_groups: dict[tuple, list[int]] = {}
-    for i in sorted(g.possible[True]):
-        p, args = g.atoms[i]
-        if p in fn_index and args:
+    for i in sorted(g.possible):
+        p, args, neg = g.atoms[i]
+        if p in fn_index and args and not neg:
             all_groups.setdefault((fn_index[p], _prefix_key(args)), []).append(i)
     g.fn_groups = all_groups  # kept for extend()
     for k, pred in enumerate(active.functional):
@@ -165,6 +193,7 @@ def encode(active: ActiveSet, *, seeds: tuple[tuple[str, tuple[Term, ...]], ...]
         trackers.append((f"c_{k}", card.name))
         body.extend(_cardinality(g, k, card))
     decl.extend(f"(declare-const a_{i} Bool)" for i in range(len(g.atoms)))
+    decl.extend(f"(declare-const n_{j} Bool)" for j in range(len(g.naf_patterns)))
     decl.extend(f"(declare-const {name} Bool)" for name, _ in trackers)
     groups: tuple[tuple[str, int, int], ...] = ()
     if active.facts:
@@ -185,36 +214,32 @@ def extend(enc: Encoding, new_facts: tuple[GroundFact, ...], *, group: bool = Fa
 
     ``group`` also emits one group literal for the new facts (for facts that stay).
 
-    None when the active set has closed predicates or cardinalities (their axioms are not additive);
-    the caller re-encodes then.  The old encoding must not be used afterwards (the grounder is shared).
+    None when the active set reads a closed world or has cardinalities (new facts may change what is
+    absent, and cardinality axioms are not additive); the caller re-encodes then.  The old encoding
+    must not be used afterwards (the grounder is shared).
     """
     g = enc.grounder
-    if g.closed or enc.active.cardinalities:
+    if enc.active.closed_world is not None or enc.active.cardinalities:
         return None
     active = replace(enc.active, facts=enc.active.facts + tuple(new_facts))
     g.active = active
     n0, atoms0, inst0 = len(enc.active.facts), len(g.atoms), len(g.instances)
-    before = set(g.possible[True])
+    before = set(g.possible)
     body: list[str] = []
     decl: list[str] = []
     for n, f in enumerate(new_facts, n0):
-        i = g.atom(f.predicate, f.args)
-        g.mark(i, f.polarity == "affirm")
+        i = g.atom(f.predicate, f.args, f.polarity == "negate")
+        g.mark(i)
         decl.append(f"(declare-const f_{n} Bool)")
-        body.append(f"(assert (=> f_{n} {f'a_{i}' if f.polarity == 'affirm' else f'(not a_{i})'}))")
+        body.append(f"(assert (=> f_{n} a_{i}))")
     g.close()
-    for inst in g.instances[inst0:]:
-        cond = _conj([f"a_{i}" for i in inst.pos] + [f"(not a_{i})" for i in inst.neg])
-        if inst.head is None:
-            body.append(f"(assert (=> r_{inst.rule} (not {cond})))")
-        else:
-            head = f"(not a_{inst.head})" if inst.head_negated else f"a_{inst.head}"
-            body.append(f"(assert (=> r_{inst.rule} (=> {cond} {head})))")
+    body.extend(_instance_asserts(g, g.instances[inst0:]))
+    body.extend(_clash_asserts(g, g.possible - before))
     fn_index = {pred: k for k, pred in enumerate(active.functional)}
     groups = getattr(g, "fn_groups", {})
-    for i in sorted(g.possible[True] - before):
-        p, args = g.atoms[i]
-        if p in fn_index and args:
+    for i in sorted(g.possible - before):
+        p, args, neg = g.atoms[i]
+        if p in fn_index and args and not neg:
             members = groups.setdefault((fn_index[p], _prefix_key(args)), [])
             body.extend(f"(assert (=> p_{fn_index[p]} (not (and a_{j} a_{i}))))" for j in members)
             members.append(i)
@@ -249,9 +274,9 @@ def _cardinality(g: Grounder, k: int, card) -> list[str]:
     by_subject: dict[bytes, list[int]] = {}
     subjects: dict[bytes, Term] = {}
     from ..core.fact import encode_term
-    for i in sorted(g.possible[True]):
-        p, args = g.atoms[i]
-        if p == card.predicate and len(args) == 2:
+    for i in sorted(g.possible):
+        p, args, neg = g.atoms[i]
+        if p == card.predicate and len(args) == 2 and not neg:
             key = encode_term(args[0])
             by_subject.setdefault(key, []).append(i)
             subjects[key] = args[0]
@@ -259,9 +284,9 @@ def _cardinality(g: Grounder, k: int, card) -> list[str]:
                 out.append(f"(assert (=> c_{k} (not a_{i})))")
     focus: list[tuple[bytes, str]] = []
     if card.target_class is not None:
-        for i in sorted(g.possible[True]):
-            p, args = g.atoms[i]
-            if p == RDF_TYPE and len(args) == 2 and getattr(args[1], "value", None) == card.target_class:
+        for i in sorted(g.possible):
+            p, args, neg = g.atoms[i]
+            if p == RDF_TYPE and not neg and len(args) == 2 and getattr(args[1], "value", None) == card.target_class:
                 focus.append((encode_term(args[0]), f"a_{i}"))
     else:
         focus = [(key, "true") for key in by_subject]

@@ -9,13 +9,13 @@ returned None or no new facts).  Results name the limit that ended the loop.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Literal as _Lit
 
 from ..analysis.program import Atom, Negation, Rule, Var
 from ..core.limits import Deadline, Limits
 from ..core.terms import Term, term_sort_key
-from .active_set import ActiveSet, GroundFact
+from .active_set import Absence, ActiveSet, GroundFact, relation_key
 from .backend import Backend, get_backend
 from .encode import Encoding, encode
 from .ground import BudgetHit, Grounder, _plan
@@ -45,7 +45,8 @@ class SolverLimits:
 @dataclass(frozen=True, slots=True)
 class ConsistencyResult:
     """``consistent`` | ``inconsistent`` | ``unknown``; for inconsistent, the minimised conflict:
-    the facts (sorted by key) and the rule/constraint labels (sorted), and the instant it holds at."""
+    the facts (sorted by key), the rule/constraint labels (sorted), the negated premises the
+    conflict relies on (``absent``), and the instant it holds at."""
 
     status: _Lit["consistent", "inconsistent", "unknown"]
     facts: tuple[GroundFact, ...] = ()
@@ -54,6 +55,7 @@ class ConsistencyResult:
     reason: str | None = None
     limit_hit: str | None = None
     rounds: int = 1
+    absent: tuple[Absence, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -62,7 +64,8 @@ class ConsistencyResult:
 
 @dataclass(frozen=True, slots=True)
 class EntailmentResult:
-    """``entailed`` | ``refuted`` | ``unknown``, with the supporting facts/rules (core) or the reason."""
+    """``entailed`` | ``refuted`` | ``unknown``, with the supporting facts/rules (core), the negated
+    premises it relies on (``absent``), or the reason."""
 
     status: _Lit["entailed", "refuted", "unknown"]
     facts: tuple[GroundFact, ...] = ()
@@ -70,6 +73,7 @@ class EntailmentResult:
     reason: str | None = None
     limit_hit: str | None = None
     rounds: int = 1
+    absent: tuple[Absence, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -109,11 +113,14 @@ class _Budget:
         return max(1, int(self.limits.timeout_ms - (time.monotonic() - self.start) * 1000))
 
 
-def _facts_and_labels(enc: Encoding, core: tuple[str, ...]) -> tuple[tuple[GroundFact, ...], tuple[str, ...]]:
+def _core_parts(enc: Encoding, core: tuple[str, ...]
+                ) -> tuple[tuple[GroundFact, ...], tuple[str, ...], tuple[Absence, ...]]:
+    """A core's facts (sorted by key), rule/constraint labels (sorted) and absences (pattern order)."""
     facts = sorted((enc.active.facts[int(n[2:])] for n in core if n.startswith("f_")),
                    key=lambda f: (f.key, f.predicate))
-    labels = sorted(enc.label(n) for n in core if not n.startswith("f_"))
-    return tuple(facts), tuple(labels)
+    labels = sorted(enc.label(n) for n in core if not n.startswith(("f_", "n_")))
+    absent = [enc.absence(n) for n in sorted((n for n in core if n.startswith("n_")), key=lambda n: int(n[2:]))]
+    return tuple(facts), tuple(labels), tuple(absent)
 
 
 def _minimise(ctx, core: tuple[str, ...], extra: tuple[str, ...], limits: SolverLimits) -> tuple[str, ...]:
@@ -166,11 +173,13 @@ def _encode(active: ActiveSet, limits: SolverLimits, budget: _Budget, seeds=()):
 
 def check_consistency(active: ActiveSet, *, backend: Backend | str = "z3",
                       limits: SolverLimits | Limits | None = None,
-                      expand: Expand | None = None) -> ConsistencyResult:
-    """Is there a world where every fact, rule and constraint of ``active`` holds at each instant?
+                      expand: Expand | None = None, at: int | None = None) -> ConsistencyResult:
+    """Is there a world where every fact, rule and constraint of ``active`` holds at each instant
+    (only at instant ``at`` when given)?
 
-    Checks all facts at once first (consistent then, by monotonicity); otherwise checks each
-    elementary time segment in order and reports the first conflict, minimised.
+    Checks all facts at once first (consistent then, by monotonicity; the absences of every
+    instant are assumed together, which only adds constraints); otherwise checks each elementary
+    time segment in order and reports the first conflict, minimised.
     """
     lim = SolverLimits.of(limits)
     be = get_backend(backend) if isinstance(backend, str) else backend
@@ -182,34 +191,35 @@ def check_consistency(active: ActiveSet, *, backend: Backend | str = "z3",
             return ConsistencyResult("unknown", reason=f"budget: {hit}"), hit
         ctx = be.context(timeout_ms=budget.remaining_ms())
         ctx.load(enc.text)
-        return check_encoded(ctx, enc, lim, budget.deadline)
+        return check_encoded(ctx, enc, lim, budget.deadline, at=at)
 
     result, rounds, limit = _loop(active, attempt, expand, lim, budget)
-    return ConsistencyResult(result.status, result.facts, result.constraints, result.at, result.reason,
-                             limit, rounds)
+    return replace(result, limit_hit=limit, rounds=rounds)
 
 
 def check_encoded(ctx, enc: Encoding, lim: SolverLimits, deadline: Deadline,
-                  skip: frozenset[str] = frozenset()) -> tuple[ConsistencyResult, str | None]:
-    """Consistency of an encoding already loaded in ``ctx`` (facts named in ``skip`` are not assumed)."""
+                  skip: frozenset[str] = frozenset(), at: int | None = None) -> tuple[ConsistencyResult, str | None]:
+    """Consistency of an encoding already loaded in ``ctx`` (facts named in ``skip`` are not assumed;
+    only instant ``at`` when given)."""
     def assumptions(t: int | None) -> tuple[str, ...]:
         names = enc.assumptions_at(t)
         return tuple(n for n in names if n not in skip) if skip else names
 
-    # Fast path: a few group literals instead of one assumption per fact.
-    r = ctx.check(enc.fast_assumptions(skip), model_for=())
-    if r.status == "sat":
-        return ConsistencyResult("consistent"), None
-    if r.status == "unknown":
-        return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
-    for t in enc.time_points():
+    if at is None:
+        # Fast path: a few group literals instead of one assumption per fact.
+        r = ctx.check(enc.fast_assumptions(skip, every_instant=True), model_for=())
+        if r.status == "sat":
+            return ConsistencyResult("consistent"), None
+        if r.status == "unknown":
+            return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
+    for t in (enc.time_points() if at is None else (at,)):
         if deadline.expired():
             return ConsistencyResult("unknown", reason="budget: timeout"), "timeout"
         names = assumptions(t)
         r = ctx.check(names, model_for=())
         if r.status == "unsat":
-            facts, labels = _facts_and_labels(enc, _minimise(ctx, r.core, names, lim))
-            return ConsistencyResult("inconsistent", facts, labels, at=t), None
+            facts, labels, absent = _core_parts(enc, _minimise(ctx, r.core, names, lim))
+            return ConsistencyResult("inconsistent", facts, labels, at=t, absent=absent), None
         if r.status == "unknown":
             return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
     return ConsistencyResult("consistent"), None
@@ -240,47 +250,64 @@ def entails(active: ActiveSet, goal: Goal, *, backend: Backend | str = "z3",
     """Does ``active`` entail the ground goal (a conjunction of atoms; ``negated`` atoms are negative facts)?
 
     All facts are assumed together (one snapshot: pass the facts visible at one AsOf).  Entailed
-    when facts ∧ ¬goal is unsat (the core is the support); refuted when facts ∧ goal is
-    unsat; unknown otherwise (the reason says whether the premises are inconsistent or a budget ran out).
+    when facts ∧ ¬goal is unsat (the core is the support, with the absences it relies on); refuted
+    when a conjunct of a closed relation (``ActiveSet.closed``) does not follow (negation as
+    failure), or when facts ∧ goal is unsat; unknown otherwise (the reason says whether the
+    premises are inconsistent, nothing decides an open-world goal, or a budget ran out).
     """
     lim = SolverLimits.of(limits)
     be = get_backend(backend) if isinstance(backend, str) else backend
     budget = _Budget(lim)
     atoms = _goal_atoms(goal)
-    seeds = tuple((a.predicate, tuple(x.term for x in a.args)) for a in atoms)
+    seeds = tuple((a.predicate, tuple(x.term for x in a.args), a.negated) for a in atoms)
 
     def attempt(a: ActiveSet):
         enc, hit = _encode(a, lim, budget, seeds)
         if enc is None:
             return EntailmentResult("unknown", reason=f"budget: {hit}"), hit
-        lits = [enc.literal(p, args, at.negated) for at, (p, args) in zip(atoms, seeds)]
-        goal_text = lits[0] if len(lits) == 1 else f"(and {' '.join(lits)})"
+        lits = [enc.literal(p, args, neg) for p, args, neg in seeds]
+        goal_text = _conj_text(lits)
         ctx = be.context(timeout_ms=budget.remaining_ms())
         ctx.load(enc.text + f"(declare-const goal_ Bool)\n(assert (= goal_ {goal_text}))\n"
-                 "(declare-const neg_goal_ Bool)\n(assert (= neg_goal_ (not goal_)))\n")
+                 "(declare-const neg_goal_ Bool)\n(assert (= neg_goal_ (not goal_)))\n"
+                 + "".join(f"(declare-const neg_{k}_ Bool)\n(assert (= neg_{k}_ (not {lit})))\n"
+                           for k, lit in enumerate(lits)))
         base = enc.assumptions_at(None)
         r = _probe(ctx, enc, ())
         if r.status == "unsat":
-            facts, labels = _facts_and_labels(enc, _minimise(ctx, r.core, base, lim))
-            return EntailmentResult("unknown", facts, labels, reason="inconsistent premises"), None
+            facts, labels, absent = _core_parts(enc, _minimise(ctx, r.core, base, lim))
+            return EntailmentResult("unknown", facts, labels, reason="inconsistent premises", absent=absent), None
         r = _probe(ctx, enc, ("neg_goal_",))
         if r.status == "unsat":
             core = _minimise(ctx, tuple(n for n in r.core if n != "neg_goal_"), base + ("neg_goal_",), lim)
-            facts, labels = _facts_and_labels(enc, tuple(n for n in core if n != "neg_goal_"))
-            return EntailmentResult("entailed", facts, labels, reason="core"), None
+            facts, labels, absent = _core_parts(enc, tuple(n for n in core if n != "neg_goal_"))
+            return EntailmentResult("entailed", facts, labels, reason="core", absent=absent), None
         unknown = r.status == "unknown"
+        for k, (p, args, neg) in enumerate(seeds):
+            if relation_key(p, args, neg) not in a.closed:
+                continue
+            rk = _probe(ctx, enc, (f"neg_{k}_",))
+            if rk.status == "sat":
+                # Closed world: what the facts and rules do not derive does not hold.
+                return EntailmentResult("refuted", reason="closed world: not derived (negation as failure)",
+                                        absent=(Absence(p, args, neg),)), None
+            unknown |= rk.status == "unknown"
         r2 = _probe(ctx, enc, ("goal_",))
         if r2.status == "unsat":
             core = _minimise(ctx, tuple(n for n in r2.core if n != "goal_"), base + ("goal_",), lim)
-            facts, labels = _facts_and_labels(enc, tuple(n for n in core if n != "goal_"))
-            return EntailmentResult("refuted", facts, labels, reason="core"), None
+            facts, labels, absent = _core_parts(enc, tuple(n for n in core if n != "goal_"))
+            return EntailmentResult("refuted", facts, labels, reason="core", absent=absent), None
         if unknown or r2.status == "unknown":
             return EntailmentResult("unknown", reason="solver: " + str(r.reason or r2.reason)), (
                 "timeout" if "timeout" in str(r.reason or r2.reason) else None)
         return EntailmentResult("unknown", reason="neither goal nor its negation follows"), None
 
     result, rounds, limit = _loop(active, attempt, expand, lim, budget)
-    return EntailmentResult(result.status, result.facts, result.constraints, result.reason, limit, rounds)
+    return replace(result, limit_hit=limit, rounds=rounds)
+
+
+def _conj_text(lits: list[str]) -> str:
+    return lits[0] if len(lits) == 1 else f"(and {' '.join(lits)})"
 
 
 def find_model(active: ActiveSet, query_vars: tuple[str, ...] | list[str], constraints: tuple, *,
@@ -306,41 +333,56 @@ def find_model(active: ActiveSet, query_vars: tuple[str, ...] | list[str], const
             pre = Grounder(a, max_atoms=lim.max_atoms, deadline=budget.deadline)
             pre.run()
             pre.open_query = True
-            seeds = sorted({pre.atoms[i] for _b, pos, _n in pre._solve(plan, 0, {}, (), ()) for i in pos
-                            if i not in pre.possible[True]}, key=lambda s: (s[0], [term_sort_key(t) for t in s[1]]))
+            seeds = sorted({pre.atoms[i] for _b, pos in pre._solve(plan, 0, {}, ()) for i in pos
+                            if i not in pre.possible},
+                           key=lambda s: (s[0], s[2], [term_sort_key(t) for t in s[1]]))
         except BudgetHit as e:
             return ModelResult("unknown", reason=f"budget: {e.limit}"), e.limit
         enc, hit = _encode(a, lim, budget, tuple(seeds))
         if enc is None:
             return ModelResult("unknown", reason=f"budget: {hit}"), hit
         g: Grounder = enc.grounder
+        if any(isinstance(item, Negation) for item in plan) and a.closed_world is None:
+            from ..core.errors import SolverError
+            raise SolverError("`not` in a query needs the closed world it reads (ActiveSet.closed_world)")
+        absent = set(g.absent(None)) if a.closed_world is not None else set()
         cands = []
-        for binding, pos, neg in g._solve(plan, 0, {}, (), ()):
-            lits = [f"a_{i}" for i in pos] + [f"(not a_{i})" for i in neg]
-            for item in plan:
-                if isinstance(item, Negation):
-                    pat = (item.atom.predicate, tuple(binding.get(x.name) if isinstance(x, Var) else x.term
-                                                      for x in item.atom.args))
-                    lits.extend(f"(not a_{i})" for i in g.naf_atoms(pat))
+        for binding, pos in g._solve(plan, 0, {}, ()):
+            if not set(g.naf_of(plan, binding)) <= absent:
+                continue  # negation as failure: something matching the negated atom holds
             vals = tuple((v, binding[v]) for v in query_vars)
-            cands.append((tuple(term_sort_key(t) for _, t in vals), vals, lits))
+            cands.append((tuple(term_sort_key(t) for _, t in vals), vals, pos))
         cands.sort(key=lambda c: c[0])
         ctx = be.context(timeout_ms=budget.remaining_ms())
         ctx.load(enc.text)
         base = enc.fast_assumptions()
         seen = set()
         unknown = None
-        for n, (key, vals, lits) in enumerate(cands):
+        derived: dict[int, str] = {}
+
+        def follows(i: int) -> str:
+            # A closed atom holds only where the facts and rules derive it.
+            if i not in derived:
+                ctx.load(f"(declare-const d_{i} Bool)\n(assert (= d_{i} (not a_{i})))\n")
+                derived[i] = ctx.check(base + (f"d_{i}",), model_for=()).status
+            return derived[i]
+
+        for n, (key, vals, pos) in enumerate(cands):
             if key in seen:
                 continue
             if budget.deadline.expired():
                 return ModelResult("unknown", reason="budget: timeout"), "timeout"
-            ctx.load(f"(declare-const q_{n} Bool)\n(assert (= q_{n} {'(and ' + ' '.join(lits) + ')' if len(lits) > 1 else (lits[0] if lits else 'true')}))\n")
+            closed = [follows(i) for i in pos if relation_key(*g.atoms[i]) in a.closed]
+            if "sat" in closed:
+                seen.add(key)
+                continue
+            lits = [f"a_{i}" for i in pos]
+            ctx.load(f"(declare-const q_{n} Bool)\n(assert (= q_{n} {_conj_text(lits) if lits else 'true'}))\n")
             r = ctx.check(base + (f"q_{n}",), model_for=())
-            if r.status == "sat":
+            if r.status == "sat" and "unknown" not in closed:
                 return ModelResult("found", vals), None
-            if r.status == "unknown":
-                unknown = r.reason
+            if r.status == "unknown" or "unknown" in closed:
+                unknown = r.reason or "unknown"
             else:
                 seen.add(key)
         if unknown is not None:

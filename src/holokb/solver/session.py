@@ -17,7 +17,8 @@ hypothetical fact (``check_with``) is checked once and then simply no longer ass
 """
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import replace
+from typing import Callable, Iterable
 
 from ..core.limits import Deadline, Limits
 from .active_set import ActiveSet, GroundFact
@@ -25,42 +26,49 @@ from .backend import Backend, get_backend
 from .encode import Encoding, encode, extend
 from .modes import ConsistencyResult, SolverLimits, check_encoded
 
+Prepare = Callable[[ActiveSet], ActiveSet]
+
 
 class ConsistencySession:
-    """Consistency checks that reuse one solver context as facts are added."""
+    """Consistency checks that reuse one solver context as facts are added.
+
+    ``prepare`` turns the facts and rules into what the solver reads (e.g.
+    ``lambda a: holokb.closed_world.with_closed_world(a).active`` when rules use ``not``); it runs
+    again whenever the facts change what it computed (then the context is rebuilt).
+    """
 
     def __init__(self, active: ActiveSet, *, backend: Backend | str = "z3",
-                 limits: SolverLimits | Limits | None = None):
+                 limits: SolverLimits | Limits | None = None, prepare: Prepare | None = None):
         self._lim = SolverLimits.of(limits)
         self._be = get_backend(backend) if isinstance(backend, str) else backend
+        self._prepare = prepare
         self._skip: set[str] = set()
         self._reset(active)
 
     def _reset(self, active: ActiveSet) -> None:
-        self._enc: Encoding = encode(active, max_atoms=self._lim.max_atoms)
+        self._raw = active
+        self._enc: Encoding = encode(self._prepare(active) if self._prepare else active, max_atoms=self._lim.max_atoms)
         self._ctx = self._be.context(timeout_ms=self._lim.timeout_ms)
         self._ctx.load(self._enc.text)
         self.reencodes = getattr(self, "reencodes", -1) + 1
 
     @property
     def active(self) -> ActiveSet:
-        """The facts currently assumed (hypothetical ones excluded)."""
-        enc = self._enc
-        facts = tuple(f for n, f in zip(enc.fact_names, enc.active.facts) if n not in self._skip)
-        return ActiveSet(facts, enc.active.rules, enc.active.functional, enc.active.cardinalities, enc.active.closed)
+        """The facts currently assumed (hypothetical ones excluded), with the rules as given."""
+        facts = tuple(f for n, f in zip(self._enc.fact_names, self._raw.facts) if n not in self._skip)
+        return replace(self._raw, facts=facts)
 
     def _add(self, facts: tuple[GroundFact, ...], *, keep: bool) -> tuple[str, ...]:
-        n0 = len(self._enc.fact_names)
-        ext = extend(self._enc, facts, group=keep)
+        n0 = len(self._raw.facts)
+        ext = None if len(self._enc.active.facts) != n0 else extend(self._enc, facts, group=keep)
         if ext is None:
-            # Closed predicates or cardinalities: their axioms are not additive, so rebuild.
+            # A closed world, engine-made facts or cardinalities: not additive, so rebuild.
             skipped = set(self._skip)
-            self._reset(ActiveSet(self._enc.active.facts + facts, self._enc.active.rules,
-                                  self._enc.active.functional, self._enc.active.cardinalities,
-                                  self._enc.active.closed))
+            self._reset(replace(self._raw, facts=self._raw.facts + facts))
             self._skip = skipped
         else:
             self._enc, delta = ext
+            self._raw = replace(self._raw, facts=self._raw.facts + facts)
             self._ctx.load(delta)
         return tuple(f"f_{n}" for n in range(n0, n0 + len(facts)))
 
@@ -76,7 +84,13 @@ class ConsistencySession:
 
     def check_with(self, facts: Iterable[GroundFact]) -> ConsistencyResult:
         """Check the active set plus ``facts`` without keeping them."""
-        names = self._add(tuple(facts), keep=False)
+        facts = tuple(facts)
+        if self._prepare is not None:
+            # What ``prepare`` computes (e.g. what is absent) depends on every fact present: check a
+            # fresh set instead of assuming less of this one.
+            return ConsistencySession(replace(self.active, facts=self.active.facts + facts), backend=self._be,
+                                      limits=self._lim, prepare=self._prepare).check()
+        names = self._add(facts, keep=False)
         try:
             return self.check()
         finally:
@@ -84,4 +98,4 @@ class ConsistencySession:
 
 
 def _with_limit(r: ConsistencyResult, limit: str | None) -> ConsistencyResult:
-    return ConsistencyResult(r.status, r.facts, r.constraints, r.at, r.reason, limit, r.rounds)
+    return replace(r, limit_hit=limit)
