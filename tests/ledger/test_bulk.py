@@ -64,13 +64,18 @@ def test_bulk_into_a_non_empty_ledger_dedupes_terms_facts_and_open_spans(ledger)
     with ledger.batch(at=1) as b:
         b.assert_fact(fact("a", "p", "b"), evidence=[Evidence("d1")])
         b.add_entity(iri("c"), aliases=["C"])
+    # (a p b) again without evidence: unchanged; with new evidence d2: the span from 1 is closed at 2
+    # and one holding d1 and d2 opens (a committed span's content never changes, issue 8)
+    assert ledger.bulk_assert([SpanRecord(fact("a", "p", "b"))], at=2) == 0
     n = ledger.bulk_assert([SpanRecord(fact("a", "p", "b"), evidence=(Evidence("d2"),)),
                             SpanRecord(fact("c", "p", "b")), SpanRecord(fact("c", "p", "b"))], at=2)
-    assert n == 1
+    assert n == 2
     st = ledger.stats()
-    assert (st["facts"], st["spans"], st["evidence"], st["terms"]) == (2, 2, 2, 4)
+    assert (st["facts"], st["spans"], st["evidence"], st["terms"]) == (2, 3, 3, 4)
     (v,) = ledger.facts(AsOf.latest(), about=iri("a"))
-    assert [e.document for e in v.evidence] == ["d1", "d2"] and v.system == Interval(1, None)
+    assert [e.document for e in v.evidence] == ["d1", "d2"] and v.system == Interval(2, None)
+    (before,) = ledger.facts(AsOf(1, 0), about=iri("a"))
+    assert [e.document for e in before.evidence] == ["d1"]
 
 
 def test_bulk_rejects_bad_span_ids_and_changes_nothing(ledger, db_path):

@@ -15,10 +15,10 @@ from ledger_support import fact, iri
 
 def test_new_file_has_identity_and_current_version(db_path):
     with Ledger.open(db_path) as led:
-        assert led.schema_version == CURRENT_VERSION == 4
+        assert led.schema_version == CURRENT_VERSION == 5
     db = sqlite3.connect(db_path)
     assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 5
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 

@@ -82,21 +82,29 @@ def test_retract_explicit_time(ledger):
     assert [s.system for s in ledger.history(f)] == [Interval(100, 150)]
 
 
-def test_identical_open_span_is_a_no_op_that_adds_evidence(ledger):
+def test_reasserting_an_open_span_is_unchanged_and_new_evidence_opens_a_new_span(ledger):
+    """A span's content (fact, valid interval, evidence) never changes once committed (issue 8)."""
     f = fact("a", "p", "b")
     with ledger.batch(at=100) as b:
         s1 = b.assert_fact(f, evidence=[Evidence("d1", confidence=0.5)])
+    with ledger.batch(at=150) as b:  # the same content again: nothing written, counted as unchanged
+        assert b.assert_fact(f, evidence=[Evidence("d1", confidence=0.5)]) == s1
+        assert b.assert_fact(f) == s1  # no evidence says nothing new either
+        assert b.counts.unchanged == 1 and b.counts.new == 0
     with ledger.batch(at=200) as b:
         s2 = b.assert_fact(f, evidence=[Evidence("d2", confidence=0.7)])
         s3 = b.assert_fact(f, evidence=[Evidence("d2", confidence=0.7)])  # same evidence again: stored once
-    assert s1 == s2 == s3
+        assert (b.counts.new, b.counts.closed) == (1, 1)
+    assert s2 == s3 != s1
     (v,) = ledger.facts(AsOf.latest(), about=iri("a"))
-    assert v.system == Interval(100, None)
+    assert v.system == Interval(200, None)
     assert [(e.document, e.asserted_at) for e in v.evidence] == [("d1", 100), ("d2", 200)]
+    (old,) = ledger.facts(AsOf(199, 0), about=iri("a"))  # what was known before 200 is kept as it was
+    assert old.span_id == s1 and [e.document for e in old.evidence] == ["d1"]
     # a different valid interval is a different span
     with ledger.batch(at=300) as b:
         s4 = b.assert_fact(f, valid=Interval(0, 10))
-    assert s4 != s1 and len(ledger.history(f)) == 2
+    assert s4 not in (s1, s2) and len(ledger.history(f)) == 3
 
 
 def test_functional_predicate_supersedes(ledger):

@@ -2,7 +2,7 @@
 from .errors import (
     DataSyntaxError, Diagnostic, DiagnosticError, HolokbError, InvalidValueError, LedgerError,
     Location, ProposalRejected, RetractionError, RuleAnalysisError, RuleSyntaxError,
-    SchemaVersionError, ShapeViolationError, SolverError, WriterBusyError,
+    SchemaVersionError, ShapeViolationError, SolverError, SystemTimeError, EvidenceError, WriterBusyError,
 )
 from .fact import Evidence, Fact, Polarity, SpanRecord, alias_key, encode_term, normalize_text
 from .limits import Deadline, Limits, Page
@@ -17,6 +17,6 @@ __all__ = [
     "InvalidValueError", "LedgerError", "Limits", "Literal", "Location", "MAX_TIME", "MIN_TIME",
     "OWL", "Page", "Polarity", "ProposalRejected", "RDF", "RDFS", "RDF_TYPE", "RetractionError",
     "RuleAnalysisError", "RuleSyntaxError", "SchemaVersionError", "ShapeViolationError",
-    "SolverError", "SpanRecord", "Term", "WriterBusyError", "XSD", "alias_key", "encode_term",
+    "SolverError", "SpanRecord", "SystemTimeError", "EvidenceError", "Term", "WriterBusyError", "XSD", "alias_key", "encode_term",
     "format_ms", "normalize_text", "parse_duration", "parse_instant", "term_sort_key",
 ]

@@ -137,6 +137,14 @@ class RetractionError(LedgerError):
     """Retracting at or before a span's ``system_from``, or a fact that is not there."""
 
 
+class SystemTimeError(LedgerError):
+    """A write at a system time before the ledger's latest committed write (history is append-only)."""
+
+
+class EvidenceError(LedgerError):
+    """Evidence that names a chunk its stored document does not have, or a span outside the text."""
+
+
 class SchemaVersionError(LedgerError):
     """The ledger file is newer than this holokb, or not a holokb ledger at all."""
 

@@ -163,6 +163,10 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                         f"span id {rec.span_id[:12]} does not match its content (expected {sh.hex()[:12]})")
                 sid = b._next_sid
                 b._next_sid += 1
+                b._touch(system.start)
+                if system.end is not None:
+                    b._touch(system.end)
+                b._new += 1
                 span_rows.append((sid, sh, fid, vf, vt, system.start, system.end))
                 spans_new.add(sh)
                 if system.end is None:
@@ -178,12 +182,26 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                     "AND system_to IS NULL", key,
                 ).fetchone()
                 if row is not None:
-                    hit = (row[0], row[1])
+                    if not rec.evidence:
+                        b._unchanged.add(row[0])  # an open span already says it
+                        continue
+                    # Evidence for a span that may predate this batch: the content rule decides.
+                    flush()
+                    terms.defer = False
+                    before = b._next_sid
+                    b.assert_fact(fact, valid=valid, evidence=rec.evidence)
+                    terms.defer = True
+                    open_new.clear()
+                    first_unflushed_fact = b._next_fact
+                    written += b._next_sid - before
+                    continue
             if hit is None:
                 end = b"\x00" if vt is None else b"\x01" + pack_q(vt)
                 sh = sha(_SPAN_MAGIC + fhash + pack_q(vf) + end + pack_q(at)).digest()
                 sid = b._next_sid
                 b._next_sid += 1
+                b._touch(at)
+                b._new += 1
                 span_rows.append((sid, sh, fid, vf, vt, at, None))
                 spans_new.add(sh)
                 hit = open_new[key] = (sid, sh)
@@ -237,6 +255,7 @@ def bulk_load_plain(b: "Batch", chunks: Iterator[PlainChunk]) -> int | None:
         return None  # one counter numbers facts and spans below (true for a file without facts)
     if not txn.preload(_PRELOAD_MAX):
         return None
+    b._touch(b.at)  # before anything is written: a load before the ledger's latest write is refused
     for name, _ in BULK_INDEXES:
         db.execute(f"DROP INDEX IF EXISTS {name}")
     terms: list[Term] = []
@@ -313,4 +332,5 @@ def bulk_load_plain(b: "Batch", chunks: Iterator[PlainChunk]) -> int | None:
     except sqlite3.IntegrityError as e:
         raise LedgerError(f"bulk load rejected: {e}") from None
     b._next_fact = b._next_sid = fid
+    b._new += fid - first_fid
     return fid - first_fid

@@ -1,8 +1,10 @@
 """Stored closures: derived facts with their proofs, kept apart from asserted facts.
 
 A closure is stored for one (rule-set hash, AsOf) with the ledger's change marker at the time
-its input was read; any later committed write makes it **stale** (``ClosureInfo.stale``), and
-the caller decides whether to recompute.  Derived rows live in their own tables and never show
+its input was read; a later committed write that its AsOf can see (one that wrote a system time
+at or before ``as_of.system``) makes it **stale** (``ClosureInfo.stale``), and the caller decides
+whether to recompute.  Writes are append-only in system time, so a write at a later system
+time than the closure's AsOf leaves it fresh.  Derived rows live in their own tables and never show
 up in ``facts()``, ``visible()``, ``encoded_visible()``, ``spans()`` or an export.
 
 Premise references (``DerivedRecord.premises``, ``DerivedView.premises``) are strings: an
@@ -88,7 +90,8 @@ class ClosureInfo:
     """A stored closure: for which rules and AsOf, from which ledger state, and whether it is stale.
 
     ``change_marker`` is the ledger's marker when the closure's input was read; ``stale`` is
-    true when the ledger's current marker differs (as of the call that returned this info).
+    true when a write committed after that marker touched a system time at or before
+    ``as_of.system`` (as of the call that returned this info).
     """
 
     id: int
@@ -166,7 +169,7 @@ class LedgerDerived:
                        (writer.n, writer.binary, json.dumps(counts), cid))
         writer.terms.commit_into_cache()
         return ClosureInfo(cid, rule_set_hash, as_of, marker, computed_at, bool(truncated), limit_hit, writer.n,
-                           writer.binary, counts, marker != current)
+                           writer.binary, counts, self._stale_after(marker, as_of.system))
 
     def delete_closure(self, closure: ClosureInfo) -> bool:
         """Delete a stored closure and its derived facts; False when it was already gone."""
@@ -204,14 +207,18 @@ class LedgerDerived:
             f"SELECT {_CLOSURE_COLS} FROM closures WHERE rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?",
             (rule_set_hash, as_of.system, as_of.valid),
         ).fetchone()
-        return None if row is None else _info(row, self.change_marker())
+        return None if row is None else _info(row, self._stale_after(row[4], row[2]))
 
     def closures(self) -> tuple[ClosureInfo, ...]:
         """Every stored closure.  Order: rule-set hash, AsOf system, AsOf valid (the unique key)."""
-        current = self.change_marker()
         rows = self._db.execute(
             f"SELECT {_CLOSURE_COLS} FROM closures ORDER BY rule_set_hash, as_of_system, as_of_valid").fetchall()
-        return tuple(_info(r, current) for r in rows)
+        return tuple(_info(r, self._stale_after(r[4], r[2])) for r in rows)
+
+    def _stale_after(self, marker: int, as_of_system: int) -> bool:
+        """Did a write committed after ``marker`` touch a system time visible at ``as_of_system``?"""
+        return self._db.execute("SELECT 1 FROM write_log WHERE change_marker > ? AND system_min <= ? LIMIT 1",
+                                (marker, as_of_system)).fetchone() is not None
 
     def derived_facts(self, closure: ClosureInfo, *, about: IRI | None = None, predicate: IRI | None = None,
                       obj: Term | None = None, limits: Limits = Limits()) -> Page[DerivedView]:
@@ -498,10 +505,10 @@ class _Indexes:
             self.dropped = False
 
 
-def _info(row: tuple, current: int) -> ClosureInfo:
+def _info(row: tuple, stale: bool) -> ClosureInfo:
     cid, h, sys_, val, marker, at, trunc, hit, n, nb, counts = row
     return ClosureInfo(cid, h, AsOf(sys_, val), marker, at, bool(trunc), hit, n, nb,
-                       tuple((r, c) for r, c in json.loads(counts)), marker != current)
+                       tuple((r, c) for r, c in json.loads(counts)), stale)
 
 
 def _fact_hash(h: str) -> bytes:

@@ -177,6 +177,18 @@ CREATE TABLE rule_sets (
 );
 """
 
+#: v5: the system-time high-water mark (``meta.system_high``: the latest system time a committed
+#: write used; a write before it is refused) and the write log that decides staleness per AsOf:
+#: one row per committed write that touched system time, with the earliest system time it wrote.
+#: A stored closure at AsOf(s, v) is stale iff a later write has ``system_min <= s``.
+_V5 = """
+ALTER TABLE meta ADD COLUMN system_high INTEGER;
+CREATE TABLE write_log (
+  change_marker INTEGER PRIMARY KEY,                         -- meta.change_marker after the write
+  system_min    INTEGER NOT NULL                             -- earliest system time it wrote
+);
+"""
+
 #: Lookups of derived facts by first / second argument.  Dropped while a large closure is
 #: stored or deleted and built once after (random b-tree inserts cost far more than one sort).
 DERIVED_INDEXES = (
@@ -213,9 +225,19 @@ def _step_v3_to_v4(db: sqlite3.Connection) -> None:
     _script(db, _V4)
 
 
+def _step_v4_to_v5(db: sqlite3.Connection) -> None:
+    _script(db, _V5)
+    db.execute("UPDATE meta SET system_high = (SELECT max(t) FROM (SELECT max(system_from) AS t FROM spans "
+               "UNION ALL SELECT max(system_to) FROM spans)) WHERE id = 1")
+    # Writes before v5 left no log: they may have touched any system time, so every closure
+    # stored before them stays stale (one row standing for all of them).
+    db.execute(f"INSERT INTO write_log(change_marker, system_min) SELECT change_marker, {-(2**63)} FROM meta "
+               "WHERE id = 1 AND change_marker > 0")
+
+
 #: MIGRATIONS[i] upgrades a file from version i to version i + 1.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3, _step_v3_to_v4)
+    _step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3, _step_v3_to_v4, _step_v4_to_v5)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

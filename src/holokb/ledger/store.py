@@ -103,7 +103,12 @@ class Ledger(LedgerDerived, LedgerReads):
                 yield b
                 if db.total_changes != before:
                     # In the same transaction: a rolled-back batch leaves the marker as it was.
-                    db.execute("UPDATE meta SET change_marker = change_marker + 1 WHERE id = 1")
+                    db.execute("UPDATE meta SET change_marker = change_marker + 1, system_high = "
+                               "CASE WHEN ?1 IS NULL THEN system_high ELSE max(coalesce(system_high, ?1), ?1) END WHERE id = 1",
+                               (b.system_max,))
+                    if b.system_min is not None:
+                        db.execute("INSERT INTO write_log(change_marker, system_min) "
+                                   "SELECT change_marker, ? FROM meta WHERE id = 1", (b.system_min,))
             finally:
                 if b is not None:
                     b._closed = True

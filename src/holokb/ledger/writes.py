@@ -10,8 +10,11 @@ import sqlite3
 import struct
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
-from ..core.errors import InvalidValueError, LedgerError, RetractionError
+from dataclasses import dataclass
+
+from ..core.errors import Diagnostic, EvidenceError, InvalidValueError, LedgerError, RetractionError, SystemTimeError
 from ..core.fact import Evidence, Fact, SpanRecord, alias_key
+from ..core.time import format_ms
 from ..core.terms import IRI, Term
 from ..core.time import Interval
 from .dictionary import TxnTerms
@@ -42,8 +45,42 @@ def _qual_bytes(enc, fact: Fact) -> bytes:
     return b"".join(out)
 
 
+@dataclass(frozen=True, slots=True)
+class WriteCounts:
+    """What a batch did to spans: opened, closed, and asserted again without any change.
+
+    ``unchanged`` counts distinct open spans that an assertion found already holding the same
+    fact, valid interval and evidence (so reloading an unchanged file reports them all here and
+    writes nothing).
+    """
+
+    new: int = 0
+    closed: int = 0
+    unchanged: int = 0
+
+
+def _same_evidence(stored: Evidence, given: Evidence) -> bool:
+    """``given`` says nothing ``stored`` does not: equal fields, and an unset asserted_at matches any."""
+    if given.asserted_at is None and stored.asserted_at is not None:
+        stored = Evidence(stored.document, stored.chunk, stored.char_start, stored.char_end, stored.extractor,
+                          stored.extractor_version, stored.confidence, None)
+    return stored == given
+
+
+def _covers(stored: Sequence[Evidence], given: Sequence[Evidence]) -> bool:
+    return all(any(_same_evidence(s, g) for s in stored) for g in given)
+
+
 class Batch:
-    """The writer handed out by ``with ledger.batch(at) as b``; ``at`` is the batch's system time."""
+    """The writer handed out by ``with ledger.batch(at) as b``; ``at`` is the batch's system time.
+
+    A span is immutable once committed: its fact, valid interval and evidence are its content.
+    Asserting what an open span already says (same fact and valid interval, evidence it already
+    has) changes nothing and counts as ``unchanged``; asserting it with new evidence closes that
+    span at ``at`` and opens one holding the old and the new evidence, so a read at an earlier
+    system time still shows only what was known then.  Every system time a batch writes must be
+    at or after the latest one already committed (:class:`~holokb.core.SystemTimeError`).
+    """
 
     def __init__(self, ledger: "Ledger", db: sqlite3.Connection, at: int) -> None:
         if not isinstance(at, int) or isinstance(at, bool):
@@ -57,30 +94,91 @@ class Batch:
         self._next_sid = db.execute("SELECT coalesce(max(sid), 0) FROM spans").fetchone()[0] + 1
         self._functional: set[int] | None = None
         self._chunk_len: dict[tuple[str, str | None], int | None] = {}
+        self._doc_chunks: dict[str, bool] = {}
         self._closed = False
+        self._high = _system_high(db)
+        self.system_min: int | None = None  # earliest / latest system time written (None: none)
+        self.system_max: int | None = None
+        self._new = 0
+        self._closed_spans = 0
+        self._unchanged: set[int] = set()
+
+    @property
+    def counts(self) -> WriteCounts:
+        """Spans opened, closed and re-asserted unchanged so far in this batch."""
+        return WriteCounts(self._new, self._closed_spans, len(self._unchanged))
 
     # -- public writes -------------------------------------------------------------------------
 
     def assert_fact(self, fact: Fact, *, valid: Interval = Interval.always(), evidence: Sequence[Evidence] = ()) -> str:
-        """Open a span ``[at, open)`` on the system axis for ``fact``; return its span id (hex)."""
+        """Assert ``fact`` over ``valid`` at the batch time; return the id (hex) of the open span holding it.
+
+        An open span with the same fact and valid interval that already has this evidence is
+        left as it is (``unchanged``); otherwise it is closed at ``at`` and a span with its
+        evidence plus the new one opens (see the class doc).
+        """
         self._check_open()
         evidence = tuple(evidence)
         self._check_evidence(evidence)
         fid, fhash, stmt, p_id, o_id = self._fact_row(fact)
         if p_id in self._functional_ids():
             self._supersede(stmt, o_id, self.at, valid)
-        row = self._db.execute(
-            "SELECT sid, span_id FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
-            "AND system_to IS NULL",
+        return self._open_span(fid, fhash, valid, evidence).hex()
+
+    def _open_span(self, fid: int, fhash: bytes, valid: Interval, evidence: tuple[Evidence, ...]) -> bytes:
+        """The content rule of :meth:`assert_fact` for a stored fact row; returns the span hash."""
+        rows = self._db.execute(
+            "SELECT sid, span_id, system_from FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
+            "AND system_to IS NULL ORDER BY sid",
             (fid, valid.start, valid.end),
-        ).fetchone()
-        if row is not None:
-            sid, sh = row
-        else:
-            sh = span_hash(fhash, valid, self.at)
-            sid = self._insert_span(sh, fid, valid.start, valid.end, self.at, None)
-        self._add_evidence(sid, sh, evidence, default_at=self.at)
-        return sh.hex()
+        ).fetchall()
+        carried: list[Evidence] = []
+        for sid, sh, sf in rows:
+            stored = self._evidence_of(sid)
+            if sf == self.at:
+                # Opened at this very system time (this batch or another at the same instant): the
+                # KB learned both at once, so the evidence joins it without changing any history.
+                fresh = [e for e in evidence if not _covers(stored, (e,))]
+                if fresh:
+                    self._touch(self.at)
+                    self._add_evidence(sid, sh, fresh, default_at=self.at)
+                return sh
+            if _covers(stored, evidence):
+                self._unchanged.add(sid)
+                return sh
+            carried.extend(e for e in stored if e not in carried)
+        if rows:
+            self._close([sid for sid, _, _ in rows], self.at)
+        sh = span_hash(fhash, valid, self.at)
+        sid = self._insert_span(sh, fid, valid.start, valid.end, self.at, None)
+        self._add_evidence(sid, sh, carried, default_at=None)
+        self._add_evidence(sid, sh, [e for e in evidence if not _covers(carried, (e,))], default_at=self.at)
+        return sh
+
+    def _evidence_of(self, sid: int) -> list[Evidence]:
+        return [Evidence(*r) for r in self._db.execute(
+            "SELECT document, chunk, char_start, char_end, extractor, extractor_version, confidence, asserted_at "
+            "FROM evidence WHERE sid = ? ORDER BY evidence_id", (sid,))]
+
+    def _close(self, sids: Sequence[int], when: int) -> None:
+        """Set ``system_to = when`` on open spans (the only way history changes)."""
+        if sids:
+            self._touch(when)
+            self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(when, sid) for sid in sids])
+            self._closed_spans += len(sids)
+
+    def _touch(self, t: int) -> None:
+        """Record that this batch writes system time ``t``; refuse it when it lies before the ledger's
+        latest committed write (what the KB believed then is history and stays as recorded)."""
+        if self._high is not None and t < self._high:
+            msg = (f"system time {format_ms(t)} is before the ledger's latest write at {format_ms(self._high)}; "
+                   "history is append-only")
+            raise SystemTimeError(msg, (Diagnostic(
+                "HK501", msg, hint=f"write at or after {format_ms(self._high)} (e.g. --at {format_ms(self._high)})"),))
+        if self.system_min is None or t < self.system_min:
+            self.system_min = t
+        if self.system_max is None or t > self.system_max:
+            self.system_max = t
 
     def retract(self, fact: Fact, *, at: int | None = None) -> int:
         """Close every open span of ``fact`` at ``at`` (default: the batch time); return how many closed."""
@@ -98,7 +196,7 @@ class Batch:
                 raise RetractionError(
                     f"cannot retract fact {fact.id[:12]} at {when}: its open span starts at {sf} (system time)"
                 )
-        self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(when, sid) for sid, _ in open_spans])
+        self._close([sid for sid, _ in open_spans], when)
         return len(open_spans)
 
     def add_span(self, record: SpanRecord) -> str:
@@ -120,7 +218,11 @@ class Batch:
             if sys_to != record.system.end:
                 if sys_to is not None:
                     raise LedgerError(f"span {sh.hex()[:12]} is already closed at {sys_to}, not {record.system.end}")
-                self._db.execute("UPDATE spans SET system_to = ? WHERE sid = ?", (record.system.end, sid))
+                self._close([sid], record.system.end)
+            if not _covers(self._evidence_of(sid), record.evidence):
+                raise LedgerError(f"span {sh.hex()[:12]} is already stored with other evidence (a span's evidence "
+                                  "is part of its content and never changes)")
+            return sh.hex()
         self._add_evidence(sid, sh, record.evidence, default_at=None)
         return sh.hex()
 
@@ -179,6 +281,7 @@ class Batch:
             elif tuple(old) != (start, end):
                 raise LedgerError(f"chunk {chunk_id!r} of {doc_id!r} is already stored as [{old[0]}, {old[1]})")
         self._chunk_len.clear()
+        self._doc_chunks.clear()
 
     # -- bulk ------------------------------------------------------------------------------------
 
@@ -244,7 +347,7 @@ class Batch:
                 raise LedgerError(
                     f"functional predicate: a different value was asserted at {sf}; cannot supersede it at {at}"
                 )
-        self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(at, r[0]) for r in rows])
+        self._close([r[0] for r in rows], at)
         for sid, _, fid, fhash, vf, vt in rows:
             keep = []
             if vf < valid.start:
@@ -253,15 +356,17 @@ class Batch:
                 keep.append(Interval(valid.end, vt))
             if not keep:
                 continue
-            evidence = [Evidence(*r) for r in self._db.execute(
-                "SELECT document, chunk, char_start, char_end, extractor, extractor_version, confidence, asserted_at "
-                "FROM evidence WHERE sid = ? ORDER BY evidence_id", (sid,))]
+            evidence = self._evidence_of(sid)
             for part in keep:
                 sh = span_hash(fhash, part, at)
                 new_sid = self._insert_span(sh, fid, part.start, part.end, at, None)
                 self._add_evidence(new_sid, sh, evidence, default_at=None)
 
     def _insert_span(self, sh: bytes, fid: int, vf: int, vt: int | None, sf: int, st: int | None) -> int:
+        self._touch(sf)
+        if st is not None:
+            self._touch(st)
+        self._new += 1
         sid = self._next_sid
         try:
             self._db.execute(_INS_SPAN, (sid, sh, fid, vf, vt, sf, st))
@@ -275,11 +380,13 @@ class Batch:
             self._db.executemany(_INS_EV, [_evidence_row(sid, sh, e, default_at) for e in evidence])
 
     def _check_evidence(self, evidence: Sequence[Evidence]) -> None:
-        """Evidence character spans must lie inside the stored chunk (or document) text."""
+        """Evidence naming a stored document must name one of its chunks (when it names a chunk), and
+        character spans must lie inside the chunk (or document) text.  Evidence about a document
+        the ledger does not hold is taken as it is (the source lives elsewhere)."""
         for e in evidence:
             if not isinstance(e, Evidence):
                 raise InvalidValueError(f"evidence must be Evidence, got {type(e).__name__}")
-            if e.char_end is None:
+            if e.chunk is None and e.char_end is None:
                 continue
             key = (e.document, e.chunk)
             if key not in self._chunk_len:
@@ -287,16 +394,46 @@ class Batch:
                     row = self._db.execute(
                         "SELECT length(text) FROM chunks WHERE doc_id = ? AND chunk_id = ?", key
                     ).fetchone()
+                    if row is None and self._document_stored(e.document):
+                        known = [r[0] for r in self._db.execute(
+                            "SELECT chunk_id FROM chunks WHERE doc_id = ? ORDER BY cid", (e.document,))]
+                        msg = f"evidence names chunk {e.chunk!r}, which document {e.document!r} does not have"
+                        raise EvidenceError(msg, (Diagnostic("HK502", msg, hint=_did_you_mean(e.chunk, known)),))
                 else:
                     row = self._db.execute("SELECT length(text) FROM documents WHERE doc_id = ?",
                                            (e.document,)).fetchone()
                 self._chunk_len[key] = None if row is None else row[0]
             n = self._chunk_len[key]
-            if n is not None and e.char_end > n:
+            if n is not None and e.char_end is not None and e.char_end > n:
                 where = f"chunk {e.chunk!r} of {e.document!r}" if e.chunk is not None else f"document {e.document!r}"
-                raise LedgerError(
-                    f"evidence span [{e.char_start}, {e.char_end}) lies outside {where} (length {n})"
-                )
+                msg = f"evidence span [{e.char_start}, {e.char_end}) lies outside {where} (length {n})"
+                raise EvidenceError(msg, (Diagnostic("HK503", msg),))
+
+    def _document_stored(self, doc_id: str) -> bool:
+        hit = self._doc_chunks.get(doc_id)
+        if hit is None:
+            hit = self._doc_chunks[doc_id] = self._db.execute(
+                "SELECT 1 FROM documents WHERE doc_id = ?", (doc_id,)).fetchone() is not None
+        return hit
+
+
+def _system_high(db: sqlite3.Connection) -> int | None:
+    """The latest system time a committed write used (None: none yet, or a file older than v5)."""
+    try:
+        row = db.execute("SELECT system_high FROM meta WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:  # a pre-v5 file being built or migrated
+        return None
+    return None if row is None else row[0]
+
+
+def _did_you_mean(word: str, known: Sequence[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.5)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    shown = ", ".join(repr(k) for k in known[:8]) + (" …" if len(known) > 8 else "")
+    return f"its chunks are {shown}" if known else "the document has no chunks"
 
 
 def _evidence_row(sid: int, sh: bytes, e: Evidence, default_at: int | None) -> tuple:
