@@ -7,29 +7,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from rdflib import Dataset, Graph, URIRef
-
+from .core.inputs import not_found, read_text
 from .core import (
-    RDFS, AsOf, Evidence, Fact, HolokbError, Interval, IRI, Limits, Literal, Page, SpanRecord,
+    RDFS, AsOf, Evidence, Fact, Interval, IRI, Limits, Literal, Page, SpanRecord,
 )
-from .analysis import Program, analyze, render
-from .sparql import QueryResult, run_query
-from .syntax import parse_rules
-from .engine import Answers, Model, ProofNode, ask, closure
-from .ingest import chunk_paragraphs
-from .checking import ActiveSetInfo, cardinalities, consistency, input_view, prove
-from .reasoning import database_at, parse_ground_atom, parse_query
-from .solver import ConsistencyResult, EntailmentResult, SolverLimits
 from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
-from .rdf.export import export_ledger, export_snapshot
-from .rdf.load import read_records
-from .rdf.parse import NotPlain, detect_format, plain_chunks, read_source
-from .rdf.terms import to_rdflib
-from .resources import data_dir
-from .shapes import GateReport, ShapesGate
-from .shapes.ledger_context import LedgerContext
+
+# The stages below import rdflib, pyshacl, numpy, lark, z3 and pyoxigraph: each method imports what it
+# uses, so that opening a KB for a count or a lookup (holokb stats, facts) starts in a blink.
+if TYPE_CHECKING:
+    from rdflib import Graph
+
+    from .analysis import Program
+    from .checking import ActiveSetInfo
+    from .engine import Answers, Model, ProofNode
+    from .shapes import GateReport, ShapesGate
+    from .solver import ConsistencyResult, EntailmentResult, SolverLimits
+    from .sparql import QueryResult
 
 RDF_SUFFIXES = (".ttl", ".trig", ".nt", ".nq", ".owl", ".rdf")
 TEXT_SUFFIXES = (".txt", ".md")
@@ -62,7 +58,7 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
         elif p.exists():
             out.append(p)
         else:
-            raise HolokbError(f"{p}: no such file or folder")
+            raise not_found(p)
     return out
 
 
@@ -121,7 +117,11 @@ class KnowledgeBase:
         """Open (or create) the ledger at ``path``; ``shapes`` are SHACL files or folders gating writes."""
         files = [p for p in expand_paths(shapes or ()) if p.suffix == ".ttl"]
         files = [p for p in files if p.name != "holokb.ttl"]  # annotation shapes check exports, not batches
-        gate = ShapesGate.load(files) if files else None
+        gate = None
+        if files:
+            from .shapes import ShapesGate
+
+            gate = ShapesGate.load(files)
         return cls(Ledger.open(path, timeout_s=timeout_s), gate=gate, shape_paths=files)
 
     def close(self) -> None:
@@ -135,14 +135,20 @@ class KnowledgeBase:
 
     # -- writes -----------------------------------------------------------------------------------
 
-    def load(self, paths: Iterable[str | Path], *, at: int) -> LoadReport:
+    def load(self, paths: Iterable[str | Path], *, at: int, documents: Iterable[str | Path] = ()) -> LoadReport:
         """Parse every file, gate the batch, then store it in one transaction (all or nothing).
 
-        RDF files become facts (system time ``[at, open)``); ``.txt``/``.md`` files become documents
-        with paragraph chunks, stored first so evidence spans can be checked against them.
+        RDF files become facts (system time ``[at, open)``); ``.txt``/``.md`` files, and the files
+        named in ``documents`` whatever their extension, become documents with paragraph chunks,
+        stored first so evidence spans can be checked against them.
         """
+        from .ingest import chunk_paragraphs
+        from .rdf.load import read_records
+        from .rdf.parse import detect_format
+
         files = expand_paths(paths)
-        if self.gate is None and files and all(_is_rdf(f) for f in files):
+        as_text = {Path(d) for d in documents}
+        if self.gate is None and files and not as_text and all(_is_rdf(f) for f in files):
             n = self._load_plain(files, at)
             if n is not None:
                 return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at)
@@ -150,12 +156,12 @@ class KnowledgeBase:
         texts: list[tuple[str, str]] = []
         rdf_files: list[Path] = []
         for f in files:
-            if _is_rdf(f):
+            if _is_rdf(f) and f not in as_text:
                 detect_format(f)
                 records.extend(read_records(f, at=at, source_id=str(f)))
                 rdf_files.append(f)
             else:
-                texts.append((_doc_id(f, files), f.read_text(encoding="utf-8")))
+                texts.append((_doc_id(f, files), read_text(f, what="document")))
         report = self._gate(records, rdf_files)
         chunks = 0
         with self.ledger.batch(at=at) as b:
@@ -176,6 +182,8 @@ class KnowledgeBase:
     def _load_plain(self, files: Sequence[Path], at: int) -> int | None:
         """Plain-triple files with no shapes to gate: one columnar transaction for all of them
         (no per-triple objects); None when some file is not plain (named graphs, hk: annotations)."""
+        from .rdf.parse import NotPlain, plain_chunks, read_source
+
         def chunks():
             offset = 0  # chunk indices count terms from the start of their own file
             for f in files:
@@ -205,6 +213,11 @@ class KnowledgeBase:
     def _gate(self, records: Sequence[SpanRecord], files: Sequence[Path]) -> GateReport | None:
         if self.gate is None or not records:
             return None
+        from rdflib import Graph
+
+        from .rdf.terms import to_rdflib
+        from .shapes.ledger_context import LedgerContext
+
         batch = Graph()
         for r in records:
             f = r.fact
@@ -232,6 +245,8 @@ class KnowledgeBase:
 
     def export(self, *, as_of: AsOf | None = None) -> str:
         """TriG: the full reified ledger, or (with ``as_of``) the plain snapshot visible then."""
+        from .rdf.export import export_ledger, export_snapshot
+
         if as_of is None:
             return export_ledger(self.ledger)
         return export_snapshot(self.ledger, as_of)
@@ -239,6 +254,12 @@ class KnowledgeBase:
     def validate(self, *, as_of: AsOf = AsOf.latest()) -> tuple[GateReport | None, GateReport]:
         """Full validation: the snapshot at ``as_of`` against the domain shapes, and the reified
         export against the annotation shapes (``shapes/holokb.ttl``)."""
+        from rdflib import Dataset, Graph
+
+        from .rdf.terms import to_rdflib
+        from .resources import data_dir
+        from .shapes import ShapesGate
+
         domain = None
         if self.gate is not None:
             snap = Graph()
@@ -258,6 +279,9 @@ class KnowledgeBase:
     def derive(self, program: Program, *, as_of: AsOf, limits: Limits | None = None,
                record_proofs: bool = True) -> Model:
         """Close the facts visible at ``as_of`` under ``program`` (budgeted; never raises on a budget)."""
+        from .engine import closure
+        from .reasoning import database_at
+
         return closure(program, database_at(self.ledger, as_of, program), limits=limits or Limits.unbounded(),
                        record_proofs=record_proofs)
 
@@ -265,6 +289,8 @@ class KnowledgeBase:
                          limits: Limits | None = None) -> tuple[Model, ClosureInfo]:
         """Derive with proofs and store the closure in the ledger, marked derived, with the rule-set hash
         and the AsOf.  A write landing meanwhile makes the stored closure stale at once."""
+        from .analysis import render
+
         marker = self.ledger.change_marker()
         self.ledger.store_rule_set(program.rule_set_hash, render(program, queries=False))
         model = self.derive(program, as_of=as_of, limits=limits, record_proofs=True)
@@ -275,6 +301,9 @@ class KnowledgeBase:
 
     def loaded_rules(self) -> Program | None:
         """The rule set of the most recently stored closure (what ``holokb derive`` last used), or None."""
+        from .analysis import analyze
+        from .syntax import parse_rules
+
         infos = sorted(self.ledger.closures(), key=lambda c: c.id)
         if not infos:
             return None
@@ -282,11 +311,14 @@ class KnowledgeBase:
         return None if text is None else analyze(parse_rules(text, file="<stored rule set>"))
 
     def query(self, text: str, *, as_of: AsOf, rules: Program | None = None, ledger_view: bool = False,
-              limits: Limits | None = None, name: str = "<query>") -> QueryResult:
+              limits: Limits | None = None, name: str = "<query>",
+              prefixes: Mapping[str, str] | None = None) -> QueryResult:
         """SPARQL 1.1 over the as-of snapshot (visible triples + the closure under ``rules`` at the same
-        AsOf), or over the reified ledger with ``ledger_view``."""
+        AsOf), or over the reified ledger with ``ledger_view``; ``prefixes`` are declared for the query."""
+        from .sparql import run_query
+
         return run_query(self, text, as_of=as_of, rules_program=rules, ledger_view=ledger_view,
-                         limits=limits, name=name)
+                         limits=limits, name=name, prefixes=prefixes)
 
     def derived_facts(self, program: Program, *, as_of: AsOf, about: IRI | None = None,
                       predicate: IRI | None = None, limits: Limits = Limits()) -> "DerivedRead":
@@ -307,12 +339,18 @@ class KnowledgeBase:
 
     def ask(self, program: Program, query: str, *, as_of: AsOf, limits: Limits | None = None) -> Answers:
         """Goal-directed answers to ``?- body.`` at ``as_of`` (same answers as full closure)."""
+        from .engine import ask
+        from .reasoning import database_at, parse_query
+
         q = parse_query(query, program)
         return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded())
 
     def explain(self, program: Program, fact: str, *, as_of: AsOf, max_depth: int | None = None,
                 limits: Limits | None = None) -> "Explanation":
         """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence."""
+        from .checking import input_view
+        from .reasoning import parse_ground_atom
+
         atom = parse_ground_atom(fact, program)
         args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
         model = self.derive(program, as_of=as_of, limits=limits)
@@ -332,6 +370,9 @@ class KnowledgeBase:
                           backend: str = "z3") -> tuple[ConsistencyResult, ActiveSetInfo]:
         """Can the facts at ``as_of``, the rules, constraints, functional predicates and the shapes'
         cardinalities all hold at once?  An inconsistency comes with its minimal core of facts."""
+        from .checking import cardinalities, consistency
+        from .solver import SolverLimits
+
         cards = cardinalities(self.gate.shapes_graph if self.gate else None)
         return consistency(self.ledger, program, as_of, cards, backend=backend, limits=limits or SolverLimits())
 
@@ -339,6 +380,10 @@ class KnowledgeBase:
               backend: str = "z3", hops: int = 1) -> EntailmentResult:
         """``entailed`` / ``refuted`` / ``unknown`` for a ground goal: entailed exactly when the closure at
         ``as_of`` derives it (see :func:`holokb.checking.prove`)."""
+        from .checking import cardinalities, prove
+        from .reasoning import parse_ground_atom
+        from .solver import SolverLimits
+
         atom = parse_ground_atom(goal, program)
         cards = cardinalities(self.gate.shapes_graph if self.gate else None)
         return prove(self.ledger, program, atom, as_of, cards, backend=backend, limits=limits or SolverLimits(),
@@ -370,6 +415,8 @@ def _doc_id(f: Path, files: Sequence[Path]) -> str:
 
 def _sources_for(report: GateReport, batch: Graph, files: Sequence[Path]) -> dict:
     """(file, line) of the first statement about each violating focus node, found in the files."""
+    from rdflib import URIRef
+
     focus = {v.focus_node for v in report.violations if isinstance(v.focus_node, URIRef)}
     where: dict = {}
     for node in sorted(focus, key=str):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .analysis import Atom, Program, Query, analyze
 from .core import HK, AsOf, HolokbError, IRI, Term
+from .core.inputs import not_found
 from .engine import Database, TermDictionary
 from .ledger import Ledger
 from .syntax import parse_rules
@@ -31,7 +32,7 @@ def rule_files(paths: Iterable[str | Path]) -> list[Path]:
         elif p.exists():
             out.append(p)
         else:
-            raise HolokbError(f"{p}: no such rule file or folder")
+            raise not_found(p, what="rule file or folder")
     return out
 
 

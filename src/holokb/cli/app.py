@@ -5,6 +5,6 @@ import typer
 
 app = typer.Typer(
     help="holokb: a bitemporal knowledge base with provenance, rules, SHACL, SMT and SPARQL.",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
 )
 

@@ -18,12 +18,16 @@ import typer
 
 from ..core import MAX_TIME, AsOf, HolokbError, IRI, Limits, Literal, Term, parse_instant
 from ..core.terms import OWL, RDF, RDFS, XSD, HK
+from .diagnostics import BAD_NAME, BAD_TIME, LEDGER_FAILED, NO_LEDGER, NOT_A_LEDGER, USAGE, SurfaceError
 
 if TYPE_CHECKING:
     from ..kb import KnowledgeBase
     from ..ledger import FactView
 
-DB = typer.Option("holokb.db", "--db", help="The ledger file.")
+DB = typer.Option("holokb.db", "--db", help="The ledger file; it must exist (holokb load creates one).")
+
+
+DB_NEW = typer.Option("holokb.db", "--db", help="The ledger file; created if missing.")
 
 
 AS_OF = typer.Option(None, "--as-of", help="System time (and valid time unless --valid): 2026-01-01, 2026-01-01T10:00Z, latest.")
@@ -44,8 +48,11 @@ SHAPES = typer.Option(None, "--shapes", help="SHACL shapes (files or folders) ga
 DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
 
 
-class Usage(Exception):
-    """A usage error: exit code 2."""
+class Usage(SurfaceError):
+    """A usage error (exit code 2): ``Usage("message")``, or with a sharper code such as ``BAD_TIME``."""
+
+    def __init__(self, message: str, *, code: str = USAGE, hint: str | None = None):
+        super().__init__(code, message, hint=hint, exit_code=2)
 
 
 @contextlib.contextmanager
@@ -68,15 +75,23 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-@functools.lru_cache(maxsize=1)
 def prefixes() -> dict[str, str]:
     """Standard prefixes plus those declared in ./kb and ./rules files (so ``ex:Alice`` works)."""
+    return _prefixes(str(Path.cwd()))
+
+
+@functools.lru_cache(maxsize=4)
+def _prefixes(cwd: str) -> dict[str, str]:
     out = dict(DEFAULT_PREFIXES)
-    for folder in (Path("kb"), Path("rules")):
+    for folder in (Path(cwd) / "kb", Path(cwd) / "rules"):
         if folder.is_dir():
             for f in sorted(folder.rglob("*")):
                 if f.suffix in (".ttl", ".trig", ".hkr"):
-                    for p, ns in re.findall(r"@prefix\s+([\w-]*):\s*<([^>]*)>", f.read_text(errors="replace")):
+                    try:
+                        text = f.read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue  # an unreadable file is reported by the command that reads it
+                    for p, ns in re.findall(r"@prefix\s+([\w-]*):\s*<([^>]*)>", text):
                         out.setdefault(p, ns)
     return out
 
@@ -91,7 +106,8 @@ def parse_iri(text: str) -> IRI:
     pm = prefixes()
     if sep and prefix in pm:
         return IRI(pm[prefix] + local)
-    raise Usage(f"cannot read {text!r} as an IRI: use <http://...> or a known prefix ({', '.join(sorted(pm))})")
+    raise Usage(f"cannot read {text!r} as an IRI", code=BAD_NAME,
+                hint=f"use <http://...> or a known prefix ({', '.join(sorted(pm))})")
 
 
 def short(t: Term) -> str:
@@ -113,30 +129,51 @@ def short(t: Term) -> str:
     return str(t)
 
 
-def as_of_point(as_of: Optional[str], valid: Optional[str]) -> AsOf:
+def instant(option: str, text: str) -> int:
+    """A time given on the command line; an empty or unreadable one is a usage error (never "latest")."""
+    if not text.strip():
+        raise Usage(f"{option} is empty", code=BAD_TIME)
     try:
-        s = parse_instant(as_of) if as_of else MAX_TIME
-        v = parse_instant(valid) if valid else s
+        return parse_instant(text)
     except HolokbError as e:
-        raise Usage(f"{e.message}; write times as 2026-01-01, 2026-01-01T10:00Z or latest") from None
+        raise Usage(f"{option}: {e.message}", code=BAD_TIME) from None
+
+
+def as_of_point(as_of: Optional[str], valid: Optional[str]) -> AsOf:
+    s = instant("--as-of", as_of) if as_of is not None else MAX_TIME
+    v = instant("--valid", valid) if valid is not None else s
     return AsOf(s, v)
 
 
 def at_time(at: Optional[str]) -> int:
     if at is None:
         return now_ms()  # the clock, read once, at the edge
-    try:
-        return parse_instant(at)
-    except HolokbError as e:
-        raise Usage(f"--at: {e.message}") from None
+    return instant("--at", at)
 
 
-def open_kb(db: str, shapes: Optional[list[str]] = None) -> "KnowledgeBase":
+def open_kb(db: str, shapes: Optional[list] = None, *, create: bool = False) -> "KnowledgeBase":
+    """The KB in ledger file ``db``; only commands that write facts pass ``create=True`` — reading a
+    ledger that does not exist is an error, never a fresh empty ledger."""
+    check_ledger_path(db, create=create)
     if shapes is None:
         shapes = ["shapes"] if Path("shapes").is_dir() else []
     from ..kb import KnowledgeBase
 
     return KnowledgeBase.open(db, shapes=shapes)
+
+
+def check_ledger_path(db: str, *, create: bool) -> None:
+    p = Path(db)
+    if p.is_dir():
+        raise SurfaceError(NOT_A_LEDGER, f"{db} is a folder, not a ledger file", hint="--db names a file, e.g. holokb.db")
+    if p.exists():
+        return
+    if not create:
+        raise SurfaceError(NO_LEDGER, f"no ledger at {db}",
+                           hint="`holokb load` creates one; check --db (default ./holokb.db)")
+    if not p.parent.is_dir():
+        raise SurfaceError(LEDGER_FAILED, f"cannot create {db}: the folder {p.parent}/ does not exist",
+                           hint="create the folder first, or choose another --db")
 
 
 def fact_line(v: "FactView", *, with_subject: bool) -> str:
@@ -185,7 +222,7 @@ def interval_text(v: "FactView") -> str:
     return f"valid {v.valid}, recorded {v.system}"
 
 
-def load_rules(rules: Optional[list[str]]):
+def load_rules(rules: Optional[list] = None):
     from ..reasoning import load_program
 
     if rules is None:

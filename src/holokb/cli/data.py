@@ -13,17 +13,29 @@ from ..core import Limits, format_ms
 from ..resources import data_dir
 from .app import app
 from .common import (
-    AS_OF, DB, FORMAT, RULES, SHAPES, VALID, as_of_point, at_time, evidence_lines, fact_line,
+    AS_OF, DB, DB_NEW, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, evidence_lines, fact_line,
     interval_text, load_rules, open_kb, parse_iri, short, view_json, working,
 )
 
 
+RULE_SETS = ("rdfs", "owl2rl")
+
+
 @app.command()
-def init(folder: Path = typer.Argument(Path("."), help="Where to scaffold kb/, rules/ and shapes/.")) -> None:
-    """Scaffold kb/, rules/ and shapes/ with a working example.
+def init(folder: Path = typer.Argument(Path("."), help="Where to scaffold kb/, rules/, shapes/ and provenance.rq."),
+         with_: Optional[list[str]] = typer.Option(None, "--with", metavar="RULESET",
+                                                   help="Also copy a shipped rule set into rules/: rdfs or owl2rl (repeatable).")) -> None:
+    """Scaffold kb/, rules/, shapes/ and provenance.rq with a working example.
 
     Example: holokb init myproject && cd myproject && holokb load kb/
+    Example: holokb init lubm --with owl2rl
     """
+    extra = list(dict.fromkeys(with_ or ()))
+    unknown = [w for w in extra if w not in RULE_SETS]
+    if unknown:
+        raise Usage(f"--with {unknown[0]}: not a shipped rule set", hint=f"choose from {', '.join(RULE_SETS)}")
+    if folder.exists() and not folder.is_dir():
+        raise Usage(f"{folder} is a file, not a folder", hint="name a new or existing folder")
     folder.mkdir(parents=True, exist_ok=True)
     made = []
     for name in ("kb", "rules", "shapes"):
@@ -31,33 +43,83 @@ def init(folder: Path = typer.Argument(Path("."), help="Where to scaffold kb/, r
         if dst.exists():
             typer.echo(f"kept existing {dst}/")
             continue
-        if name == "rules":  # the example only; rdfs.hkr / owl2rl.hkr ship with holokb, opt in with --rules
+        if name == "rules":  # the example only; rdfs.hkr / owl2rl.hkr are opt-in (--with)
             dst.mkdir()
             shutil.copy(data_dir("rules") / "example.hkr", dst / "example.hkr")
-        else:
-            shutil.copytree(data_dir(name), dst)
+        else:  # kb/queries holds shipped queries, copied to the project's top level below
+            shutil.copytree(data_dir(name), dst, ignore=shutil.ignore_patterns("queries") if name == "kb" else None)
         made.append(f"{dst}/")
+    for name in extra:
+        dst = folder / "rules" / f"{name}.hkr"
+        if dst.exists():
+            typer.echo(f"kept existing {dst}")
+        else:
+            shutil.copy(data_dir("rules") / f"{name}.hkr", dst)
+            made.append(str(dst))
+    for q in sorted((data_dir("kb") / "queries").glob("*.rq")):
+        dst = folder / q.name
+        if dst.exists():
+            typer.echo(f"kept existing {dst}")
+        else:
+            shutil.copy(q, dst)
+            made.append(str(dst))
     typer.echo(f"created {' '.join(made) or 'nothing new'}")
     typer.echo(f"next: cd {folder} && holokb load kb/ && holokb facts ex:Alice --as-of 2026-01-01T10:00Z")
 
 
 @app.command()
-def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt .nq .owl, .gz) and folders; .txt/.md become documents."),
-         db: str = DB, at: Optional[str] = typer.Option(None, "--at", help="System time of the load (default: now)."),
-         shapes: Optional[list[str]] = SHAPES, format: str = FORMAT) -> None:
+def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt .nq .owl .rdf, optionally .gz) and folders; .txt/.md become documents."),
+         db: str = DB_NEW, at: Optional[str] = typer.Option(None, "--at", help="System time of the load (default: now)."),
+         shapes: Optional[list[Path]] = SHAPES,
+         as_text: bool = typer.Option(False, "--as-text", help="Load the named files as text documents, whatever their extension."),
+         format: str = FORMAT) -> None:
     """Load files into the ledger as one all-or-nothing batch, gated by the SHACL shapes.
 
+    Prints what it stored: new facts (distinct statements), new spans (a statement's valid and
+    system time), evidence, documents and chunks.
     Example: holokb load kb/ --at 2026-01-01
     """
     when = at_time(at)
-    with open_kb(db, shapes) as kb, working(f"loading {len(paths)} path(s) into {db}", format):
-        r = kb.load(paths, at=when)
+    skipped = check_load_paths(paths, as_text=as_text)
+    for folder, names in skipped:
+        typer.echo(f"note: skipped {len(names)} file(s) under {folder}/ that are neither RDF nor documents: "
+                   f"{', '.join(names[:5])}{' …' if len(names) > 5 else ''}", err=True)
+    with open_kb(db, shapes, create=True) as kb, working(f"loading {len(paths)} path(s) into {db}", format):
+        before = kb.stats()
+        r = kb.load(paths, at=when, documents=[p for p in paths if p.is_file()] if as_text else ())
+        after = kb.stats()
+    added = {k: after[k] - before.get(k, 0) for k in ("facts", "spans", "evidence", "documents", "chunks")}
     if format == "json":
-        typer.echo(json.dumps({"files": list(r.files), "facts": r.facts, "documents": r.documents,
-                               "chunks": r.chunks, "at": r.at}, sort_keys=True))
+        typer.echo(json.dumps({"files": list(r.files), "statements": r.facts, "at": r.at,
+                               "atText": format_ms(r.at), **added}, sort_keys=True))
     else:
-        typer.echo(f"loaded {r.facts} facts and {r.documents} documents ({r.chunks} chunks) from "
-                   f"{len(r.files)} files at {format_ms(r.at)} into {db}")
+        typer.echo(f"loaded {len(r.files)} file(s) into {db} at {format_ms(r.at)}: {r.facts} statement(s) read; "
+                   f"new: {added['facts']} fact(s), {added['spans']} span(s), {added['evidence']} evidence, "
+                   f"{added['documents']} document(s) ({added['chunks']} chunk(s))")
+
+
+def check_load_paths(paths: list[Path], *, as_text: bool) -> list[tuple[str, list[str]]]:
+    """Refuse named files whose extension says nothing holokb reads; list what folders skip."""
+    from ..core import inputs
+    from ..kb import RDF_SUFFIXES, TEXT_SUFFIXES
+
+    def readable(f: Path) -> bool:
+        name = f.name[:-3] if f.name.endswith(".gz") else f.name
+        return name.endswith(RDF_SUFFIXES) or f.suffix in TEXT_SUFFIXES
+
+    skipped = []
+    known = " ".join(RDF_SUFFIXES) + " (optionally .gz); documents: " + " ".join(TEXT_SUFFIXES)
+    for p in paths:
+        if p.is_dir():
+            names = sorted(str(f.relative_to(p)) for f in p.rglob("*")
+                           if f.is_file() and not f.name.startswith(".") and not readable(f))
+            if names:
+                skipped.append((str(p).rstrip("/"), names))
+        elif p.exists() and not as_text and not readable(p):
+            raise inputs.input_error(inputs.UNKNOWN_EXTENSION, str(p),
+                                     f"unknown file extension {''.join(p.suffixes) or '(none)'!r}",
+                                     hint=f"RDF: {known}; or --as-text to load it as a text document")
+    return skipped
 
 
 @app.command()
@@ -66,7 +128,7 @@ def facts(about: Optional[str] = typer.Argument(None, help="Subject IRI or prefi
           db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
           limit: int = typer.Option(100, "--limit"),
           derived: bool = typer.Option(False, "--derived", help="Derived facts (stored closure when fresh, else computed)."),
-          rules: Optional[list[str]] = RULES, format: str = FORMAT) -> None:
+          rules: Optional[list[Path]] = RULES, format: str = FORMAT) -> None:
     """What the KB believed (system time) about what was true (valid time), with where it came from.
 
     Example: holokb facts ex:Alice --as-of 2026-01-01T10:00Z
@@ -140,7 +202,7 @@ def export(db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VA
     Example: holokb export --out ledger.trig
     """
     with open_kb(db, []) as kb:
-        text = kb.export(as_of=as_of_point(as_of, valid) if (as_of or valid) else None)
+        text = kb.export(as_of=as_of_point(as_of, valid) if (as_of is not None or valid is not None) else None)
     if out:
         out.write_text(text, encoding="utf-8")
     else:
@@ -148,7 +210,7 @@ def export(db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VA
 
 
 @app.command()
-def validate(db: str = DB, shapes: Optional[list[str]] = SHAPES, as_of: Optional[str] = AS_OF,
+def validate(db: str = DB, shapes: Optional[list[Path]] = SHAPES, as_of: Optional[str] = AS_OF,
              valid: Optional[str] = VALID, format: str = FORMAT) -> None:
     """Validate the whole snapshot against the domain shapes and the ledger against shapes/holokb.ttl.
 

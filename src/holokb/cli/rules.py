@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -14,10 +15,10 @@ from .common import (
 
 
 @app.command()
-def check(files: Optional[list[str]] = typer.Argument(None, help="Rule files or folders (default ./rules)."),
+def check(files: Optional[list[Path]] = typer.Argument(None, help="Rule files or folders (default ./rules)."),
           consistency: bool = typer.Option(False, "--consistency", help="Also check that the KB, rules, constraints and shape cardinalities can all hold."),
           db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
-          shapes: Optional[list[str]] = SHAPES, solver: str = typer.Option("z3", "--solver", help="z3 or cvc5."),
+          shapes: Optional[list[Path]] = SHAPES, solver: str = typer.Option("z3", "--solver", help="z3 or cvc5."),
           timeout: float = typer.Option(10.0, "--timeout", help="Solver seconds."),
           format: str = FORMAT) -> None:
     """Check rule files: every mistake at once, with code, file:line:col, the line, a caret and a hint.
@@ -67,7 +68,7 @@ def check(files: Optional[list[str]] = typer.Argument(None, help="Rule files or 
 
 
 @app.command()
-def derive(rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
            valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
            max_derived: Optional[int] = typer.Option(None, "--max-derived"),
            timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds."),
@@ -117,7 +118,7 @@ def derive(rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str
 
 @app.command()
 def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapability(ex:AchillesIDE, ?c).'"),
-        rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+        rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
         valid: Optional[str] = VALID, timeout: Optional[float] = typer.Option(None, "--timeout"),
         format: str = FORMAT) -> None:
     """Answer a rule query goal-directed (without materialising everything).
@@ -143,7 +144,7 @@ def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapa
 
 @app.command()
 def explain(fact: str = typer.Argument(..., help="A ground fact, e.g. 'ex:hasCapability(ex:AchillesIDE, ex:sandboxing)'."),
-            rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+            rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
             valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
             format: str = typer.Option("text", "--format", help="text, json or dot.")) -> None:
     """The proof of a fact down to asserted facts and the source text they came from.
@@ -175,8 +176,8 @@ def explain(fact: str = typer.Argument(..., help="A ground fact, e.g. 'ex:hasCap
 
 @app.command()
 def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(ex:supportConsoleToken)'."),
-          rules: Optional[list[str]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
-          valid: Optional[str] = VALID, shapes: Optional[list[str]] = SHAPES,
+          rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
+          valid: Optional[str] = VALID, shapes: Optional[list[Path]] = SHAPES,
           solver: str = typer.Option("z3", "--solver"), timeout: float = typer.Option(10.0, "--timeout"),
           max_rounds: int = typer.Option(3, "--max-rounds"), format: str = FORMAT) -> None:
     """Is a fact entailed, refuted, or unknown at a time? With the facts and rules that decide it.

@@ -1,6 +1,6 @@
 """Shared types: terms, facts, time, budgets, diagnostics.  Imports nothing else of holokb."""
 from .errors import (
-    DataSyntaxError, Diagnostic, DiagnosticError, HolokbError, InvalidValueError, LedgerError,
+    DataSyntaxError, Diagnostic, DiagnosticError, HolokbError, InvalidValueError, LedgerError, LedgerTooNewError,
     Location, ProposalRejected, RetractionError, RuleAnalysisError, RuleSyntaxError,
     SchemaVersionError, ShapeViolationError, SolverError, SystemTimeError, EvidenceError, WriterBusyError,
 )
@@ -14,7 +14,7 @@ from .time import MAX_TIME, MIN_TIME, AsOf, Duration, Interval, format_ms, parse
 __all__ = [
     "AsOf", "DataSyntaxError", "DateTimeValue", "DateValue", "Deadline", "Diagnostic",
     "DiagnosticError", "Duration", "Evidence", "Fact", "HK", "HolokbError", "IRI", "Interval",
-    "InvalidValueError", "LedgerError", "Limits", "Literal", "Location", "MAX_TIME", "MIN_TIME",
+    "InvalidValueError", "LedgerError", "LedgerTooNewError", "Limits", "Literal", "Location", "MAX_TIME", "MIN_TIME",
     "OWL", "Page", "Polarity", "ProposalRejected", "RDF", "RDFS", "RDF_TYPE", "RetractionError",
     "RuleAnalysisError", "RuleSyntaxError", "SchemaVersionError", "ShapeViolationError",
     "SolverError", "SpanRecord", "SystemTimeError", "EvidenceError", "Term", "WriterBusyError", "XSD", "alias_key", "encode_term",

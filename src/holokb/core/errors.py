@@ -149,6 +149,10 @@ class SchemaVersionError(LedgerError):
     """The ledger file is newer than this holokb, or not a holokb ledger at all."""
 
 
+class LedgerTooNewError(SchemaVersionError):
+    """The ledger file was written by a newer holokb (its schema version is ahead of this one)."""
+
+
 class WriterBusyError(LedgerError):
     """Another writer held the ledger for longer than the timeout."""
 

@@ -30,9 +30,10 @@ import sqlite3
 from collections import Counter
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
+    import numpy as np
 
 from ..core.errors import InvalidValueError, LedgerError
 from ..core.limits import Limits, Page
@@ -278,6 +279,8 @@ class LedgerDerived:
 
         Order: s, p, o, valid_from, valid_to, position — deterministic for a given file.
         """
+        import numpy as np
+
         self._check_closure(closure)
         rows = self._db.execute(
             "SELECT s, p, o, valid_from, coalesce(valid_to, ?), seq FROM derived "
@@ -292,6 +295,8 @@ class LedgerDerived:
 
         An id the ledger does not know has no evidence (1.0).  One query over a temp table.
         """
+        import numpy as np
+
         out = np.ones(len(fact_ids), dtype=np.float64)
         if not len(fact_ids):
             return out

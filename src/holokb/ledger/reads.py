@@ -10,8 +10,6 @@ from __future__ import annotations
 import sqlite3
 from typing import Iterable, Iterator, Literal as _Lit, Sequence
 
-import numpy as np
-
 from ..core.fact import Evidence, Fact, SpanRecord
 from ..core.limits import Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
@@ -222,6 +220,8 @@ class LedgerReads:
             "ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, sp.span_id",
             (MAX_TIME, *_vis(as_of)),
         ).fetchall()
+        import numpy as np  # where arrays are built: a ledger opened for a count stays light
+
         n = len(rows)
         cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(5)]
         return EncodedFacts(*cols, tuple(r[5].hex() for r in rows))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from ..core.errors import SchemaVersionError
+from ..core.errors import LedgerTooNewError, SchemaVersionError
 
 #: "HKB1" as a big-endian int32: the application_id of every holokb ledger file.
 APPLICATION_ID = 0x484B4231
@@ -285,7 +285,7 @@ def check_identity(db: sqlite3.Connection, *, path: str = "") -> tuple[int, int]
             f"{path or 'file'} is not a holokb ledger (application_id {app:#x}, expected {APPLICATION_ID:#x})"
         )
     if ver > CURRENT_VERSION:
-        raise SchemaVersionError(
+        raise LedgerTooNewError(
             f"{path or 'file'} has ledger schema v{ver}, newer than this holokb (v{CURRENT_VERSION}); upgrade holokb"
         )
     return app, ver

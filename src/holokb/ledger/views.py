@@ -4,9 +4,10 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
+    import numpy as np
 
 from ..core.fact import Evidence, Fact
 from ..core.terms import IRI, Literal, Term

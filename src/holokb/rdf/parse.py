@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from ..core import DataSyntaxError, Diagnostic, InvalidValueError, Location
+from ..core.inputs import TOO_LARGE, printable, read_bytes
 from ..core.terms import HK, IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
 
 #: Extension (without .gz) → pyoxigraph RdfFormat attribute name.
@@ -77,28 +78,41 @@ def read_source(path: str | Path, *, format: str | None = None, base_iri: str | 
                 name: str | None = None) -> Source:
     """Read (and gunzip) a file into a :class:`Source`; ``format`` overrides the extension."""
     fmt, gz = detect_format(path) if format is None else (format, str(path).lower().endswith(".gz"))
-    raw = Path(path).read_bytes()
+    raw = read_bytes(path, what="RDF file")
     shown = name or str(path)
     if gz or raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as e:
             raise _error(shown, f"not a readable gzip file: {e}", 1, 1, "HK302") from None
+    if raw.startswith(_BOM):  # editors on some systems write one; no RDF syntax gives it a meaning
+        raw = raw[len(_BOM):]
     return Source(raw, fmt, shown, base_iri)
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def _error(file: str, message: str, line: int, col: int, code: str = "HK300",
-           note: str | None = None) -> DataSyntaxError:
-    diag = Diagnostic(code, message, Location(file, line, col), notes=(note,) if note else ())
+           note: str | None = None, hint: str | None = None) -> DataSyntaxError:
+    diag = Diagnostic(code, message, Location(file, line, col), notes=(note,) if note else (), hint=hint)
     return DataSyntaxError(f"{file}:{line}:{col}: {message}", (diag,))
 
+
+#: pyoxigraph's largest token, in bytes (its "buffer maximal size").
+_TOKEN_LIMIT = 1 << 24
 
 _POS_PREFIX = re.compile(r"^Parser error at line \d+ (?:column \d+|between columns \d+ and \d+): ")
 _POS_SUFFIX = re.compile(r" \(line \d+\)$")
 
 
 def _from_parser_error(src: Source, e: BaseException) -> DataSyntaxError:
-    msg = _POS_SUFFIX.sub("", _POS_PREFIX.sub("", str(e))) or type(e).__name__
+    msg = printable(_POS_SUFFIX.sub("", _POS_PREFIX.sub("", str(e))) or type(e).__name__)
+    if isinstance(e, MemoryError):  # pyoxigraph's token buffer (16 MiB) overflowed
+        line = next((i for i, text in enumerate(src.data.split(b"\n"), 1) if len(text) >= _TOKEN_LIMIT), None)
+        return _error(src.name, f"a token is too large for the parser ({msg})", line or 1, 1, TOO_LARGE,
+                      note=None if line else "position not found in the source",
+                      hint="split the literal or store long text as a document (.txt) and refer to it")
     line = getattr(e, "lineno", None)
     col = getattr(e, "offset", None)
     if not line:
@@ -218,7 +232,7 @@ def parse_quads(src: Source) -> Iterator[Quad]:
                 yield s_t, p_t, o_t, term(g)  # type: ignore[misc]
     except DataSyntaxError:
         raise
-    except (SyntaxError, ValueError, UnicodeError, OSError) as e:
+    except (SyntaxError, ValueError, UnicodeError, OSError, MemoryError) as e:
         raise _from_parser_error(src, e) from None
 
 
@@ -304,7 +318,7 @@ def plain_chunks(src: Source, *, chunk: int = 20_000) -> Iterator[PlainTriples]:
                 add = spo.extend
     except (NotPlain, DataSyntaxError):
         raise
-    except (SyntaxError, ValueError, UnicodeError, OSError) as e:
+    except (SyntaxError, ValueError, UnicodeError, OSError, MemoryError) as e:
         raise _from_parser_error(src, e) from None
     if spo or not shipped:
         yield PlainTriples(tuple(terms[shipped:]), spo)

@@ -16,6 +16,7 @@ from rdflib import XSD, BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from ..core.errors import DataSyntaxError, Diagnostic, DiagnosticError, Location
+from ..core.inputs import read_text
 from .vocab import RDF, SH, TARGET_PREDICATES, spec_link
 
 SHAPE_CODE = "HK-SHACL-shape"
@@ -41,7 +42,7 @@ def parse_files(paths: Sequence[Path]) -> tuple[Graph, tuple[SourceText, ...]]:
     problems: list[Diagnostic] = []
     for path in paths:
         path = Path(path)
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, what="shapes file")
         one = Graph()
         try:
             one.parse(data=text, format="turtle", publicID=path.resolve().as_uri())
@@ -279,6 +280,9 @@ def _shape_problems(graph: Graph, shape: Node) -> Iterator[tuple[str, str]]:
         for v in graph.objects(shape, p):
             if not isinstance(v, Literal) or v.datatype not in (None, XSD.string) or v.language:
                 yield f"the value of {p.n3(nm)} must be an xsd:string literal", "PatternConstraintComponent"
+            elif p == SH.pattern and (problem := _regex_problem(str(v))):
+                yield f"the value of sh:pattern is not a valid regular expression: {problem}", \
+                    "PatternConstraintComponent"
     for p in (SH.closed, SH.deactivated, SH.uniqueLang, SH.qualifiedValueShapesDisjoint):
         for v in graph.objects(shape, p):
             if not (isinstance(v, Literal) and v.datatype == XSD.boolean):
@@ -298,6 +302,17 @@ def _shape_problems(graph: Graph, shape: Node) -> Iterator[tuple[str, str]]:
         if isinstance(v, (URIRef, BNode)) and not list(graph.objects(v, SH.path)):
             yield f"the value of sh:property must be a property shape with sh:path ({v.n3(nm)} has none)", \
                 "PropertyConstraintComponent"
+
+
+def _regex_problem(pattern: str) -> str | None:
+    """Why ``pattern`` does not compile (pySHACL evaluates sh:pattern with Python's re), or None."""
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        return f"{e.msg} at position {e.pos}" if e.pos is not None else e.msg
+    except (RecursionError, OverflowError, ValueError) as e:
+        return str(e) or type(e).__name__
+    return None
 
 
 def _anchor_for(p: URIRef) -> str:

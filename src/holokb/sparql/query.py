@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..analysis import Program
 from ..core.errors import Diagnostic, DiagnosticError, HolokbError, Location
@@ -152,12 +152,14 @@ def _term_converter() -> Callable[[Any], RDFTerm]:
     return convert
 
 
-def check_syntax(text: str, *, name: str = "<query>", base_iri: str | None = None) -> str:
-    """Parse ``text`` (raising :class:`SparqlSyntaxError` with line/column); returns its form."""
+def check_syntax(text: str, *, name: str = "<query>", base_iri: str | None = None,
+                 prefixes: Mapping[str, str] | None = None) -> str:
+    """Parse ``text`` (raising :class:`SparqlSyntaxError` with line/column); returns its form.
+    ``prefixes`` are declared for the query unless it declares them itself."""
     import pyoxigraph as ox
 
     try:
-        ox.Store().query(text, base_iri=base_iri)
+        ox.Store().query(text, base_iri=base_iri, prefixes=dict(prefixes) if prefixes else None)
     except SyntaxError as e:
         raise _syntax_error(text, e, name) from None
     except (RuntimeError, ValueError, OSError) as e:  # parsed, but the engine cannot run it
@@ -166,12 +168,13 @@ def check_syntax(text: str, *, name: str = "<query>", base_iri: str | None = Non
 
 
 def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str, limits: Limits,
-            name: str = "<query>", base_iri: str | None = None) -> QueryResult:
+            name: str = "<query>", base_iri: str | None = None,
+            prefixes: Mapping[str, str] | None = None) -> QueryResult:
     """Run ``text`` on one snapshot store; rows capped by ``limits`` (never raises on a budget)."""
     deadline = limits.deadline()
     cap = limits.max_results
     try:
-        raw = snapshot.store.query(text, base_iri=base_iri)
+        raw = snapshot.store.query(text, base_iri=base_iri, prefixes=dict(prefixes) if prefixes else None)
     except SyntaxError as e:
         raise _syntax_error(text, e, name) from None
     except (OSError, ValueError, RuntimeError) as e:
@@ -215,26 +218,27 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
 def query_ledger(ledger: Any, text: str, *, as_of: AsOf, program: Program | None = None, derive: Any = None,
                  ledger_view: bool = False, limits: Limits | None = None, closure_limits: Limits | None = None,
                  cache: SnapshotCache | None = None, name: str = "<query>",
-                 base_iri: str | None = None) -> QueryResult:
+                 base_iri: str | None = None, prefixes: Mapping[str, str] | None = None) -> QueryResult:
     """SPARQL over a :class:`~holokb.ledger.Ledger`: the snapshot at ``as_of`` (closed under
     ``program`` by ``derive(program, as_of=, limits=)``) or, with ``ledger_view``, the reified ledger."""
-    form = check_syntax(text, name=name, base_iri=base_iri)
+    form = check_syntax(text, name=name, base_iri=base_iri, prefixes=prefixes)
     kind = "ledger" if ledger_view else "snapshot"
     snap = (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
                                         closure_limits, derive)
     return execute(snap, text, form=form, as_of=as_of, view=kind, limits=limits or Limits(), name=name,
-                   base_iri=base_iri)
+                   base_iri=base_iri, prefixes=prefixes)
 
 
 def run_query(kb: Any, query_text: str, *, as_of: AsOf, rules_program: Program | None = None,
               ledger_view: bool = False, limits: Limits | None = None, closure_limits: Limits | None = None,
               cache: SnapshotCache | None = None, name: str = "<query>",
-              base_iri: str | None = None) -> QueryResult:
+              base_iri: str | None = None, prefixes: Mapping[str, str] | None = None) -> QueryResult:
     """SPARQL 1.1 over a KnowledgeBase at ``as_of`` (plain triples + the rules' closure), or over the
     reified ledger with ``ledger_view=True``.  ``limits`` caps result rows (default 1000) and time;
     ``closure_limits`` budgets the closure (default unbounded).  ``base_iri`` resolves relative
-    IRIs in the query; ``name`` is the file name diagnostics show.  Never raises on a budget.
+    IRIs in the query; ``name`` is the file name diagnostics show; ``prefixes`` (name → namespace)
+    are declared for the query unless it declares them itself.  Never raises on a budget.
     """
     return query_ledger(kb.ledger, query_text, as_of=as_of, program=rules_program, derive=kb.derive,
                         ledger_view=ledger_view, limits=limits, closure_limits=closure_limits, cache=cache,
-                        name=name, base_iri=base_iri)
+                        name=name, base_iri=base_iri, prefixes=prefixes)

@@ -6,6 +6,7 @@ reports every broken statement.  All diagnostics are raised once as :class:`Rule
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -14,7 +15,8 @@ from pathlib import Path
 from lark import Lark
 from lark.exceptions import UnexpectedInput, VisitError
 
-from ..core.errors import Diagnostic, Location, RuleSyntaxError
+from ..core.errors import Diagnostic, RuleSyntaxError
+from ..core.inputs import InputError, read_text
 from ..resources import data_dir
 from .diagnostics import diagnose
 from .module import Module
@@ -55,9 +57,10 @@ def parse_file(path: str | os.PathLike[str]) -> Module:
     """Parse a ``.hkr`` file (UTF-8) and everything it includes."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        d = Diagnostic("HK108", f"cannot read rule file {str(p)!r}: {e}", Location(str(p), 1, 1))
+        text = read_text(p, what="rule file")
+    except InputError as e:  # the rule language's own code, with the reader's location and hint
+        d = dataclasses.replace(e.diagnostics[0], code="HK108",
+                                message=f"cannot read rule file {str(p)!r}: {e.diagnostics[0].message}")
         raise RuleSyntaxError(d.message, (d,)) from None
     return parse_rules(text, file=str(p))
 
@@ -97,9 +100,9 @@ def _parse_one(text: str, file: str | None, diags: list[Diagnostic], state: _Inc
         if real in state.seen:
             continue  # a diamond: already included once
         try:
-            inc_text = Path(target).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            diags.append(_with_line(Diagnostic("HK108", f"cannot include {inc.path!r}: {e.__class__.__name__}",
+            inc_text = read_text(target, what="rule file")
+        except InputError as e:
+            diags.append(_with_line(Diagnostic("HK108", f"cannot include {inc.path!r}: {e.diagnostics[0].message}",
                                                inc.origin, f"looked for {target}; paths are relative to the including file"),
                                     text))
             continue
