@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
@@ -26,6 +27,13 @@ if TYPE_CHECKING:
     from .shapes import GateReport, ShapesGate
     from .solver import ConsistencyResult, EntailmentResult, SolverLimits
     from .sparql import QueryResult
+
+if TYPE_CHECKING:
+    from .answer import Answer, Planner, QueryPlan
+    from .answer.answering import AnswerOptions
+    from .answer.retrieve import Retriever
+    from .ingest import Extractor, IngestionReport
+    from .ingest.pipeline import IngestBudget
 
 RDF_SUFFIXES = (".ttl", ".trig", ".nt", ".nq", ".owl", ".rdf")
 TEXT_SUFFIXES = (".txt", ".md")
@@ -108,6 +116,7 @@ class KnowledgeBase:
         self.ledger = ledger
         self.gate = gate
         self.shape_paths = tuple(shape_paths)
+        self._lock = threading.Lock()
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -392,6 +401,56 @@ class KnowledgeBase:
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""
         return self.ledger.stats()
+
+    # -- ingestion and answers (DS005) ------------------------------------------------------------
+
+    def ingest(self, text: "str | bytes", *, doc_id: str, at: int, extractor: "Extractor | None" = None,
+               version: str | None = None, valid: Interval = Interval.always(), source: str | None = None,
+               budget: "IngestBudget | None" = None, replicas: Sequence["Extractor"] = ()) -> "IngestionReport":
+        """Read a text document into facts and rules with evidence (one all-or-nothing batch).
+
+        ``extractor`` defaults to the controlled-English reader; ``version`` is copied into facts'
+        ``version`` qualifier by extractors that take it from metadata; ``valid`` is the default valid
+        time of what the document states.  Returns the :class:`IngestionReport`.
+        """
+        from .ingest.extract import DocumentMeta
+        from .ingest.extractors import default_extractor
+        from .ingest.pipeline import IngestBudget, ingest_document
+
+        return ingest_document(self.ledger, text, doc_id=doc_id, extractor=extractor or default_extractor(), at=at,
+                               meta=DocumentMeta(version, valid, source), budget=budget or IngestBudget(),
+                               gate=lambda records: self._gate(records, []), replicas=replicas)
+
+    def answer(self, question: "str | QueryPlan", *, as_of: AsOf, rules: Program | None = None,
+               planner: "Planner | None" = None, options: "AnswerOptions | None" = None,
+               retriever: "Retriever | None" = None, prefixes: dict[str, str] | None = None) -> "Answer":
+        """Answer a question (planned by ``planner``, default the controlled-English one) or a
+        :class:`QueryPlan` at ``as_of``: a verdict with its evidence chain (DS005 §7)."""
+        from .answer.answering import AnswerOptions, Answerer
+        from .answer.plan import QueryPlan
+        from .ingest.extractors import plan_question
+
+        plan = question if isinstance(question, QueryPlan) else plan_question(question, planner)
+        answerer = Answerer(self.ledger, rules=rules, prefixes=prefixes, retriever=retriever,
+                            options=options or AnswerOptions())
+        return answerer.answer(plan, as_of)
+
+    async def aingest(self, text: "str | bytes", **kwargs) -> "IngestionReport":
+        """:meth:`ingest` for callers that run an event loop (runs in a worker thread, one at a time)."""
+        import asyncio
+
+        return await asyncio.to_thread(self._serialised, self.ingest, text, **kwargs)
+
+    async def aanswer(self, question: "str | QueryPlan", **kwargs) -> "Answer":
+        """:meth:`answer` for callers that run an event loop (runs in a worker thread, one at a time)."""
+        import asyncio
+
+        return await asyncio.to_thread(self._serialised, self.answer, question, **kwargs)
+
+    def _serialised(self, fn, *args, **kwargs):
+        # One SQLite connection: calls from worker threads take turns.
+        with self._lock:
+            return fn(*args, **kwargs)
 
 
 _LABELS = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel",

@@ -98,10 +98,11 @@ class ChainEntry:
 
     @property
     def anchored(self) -> bool:
-        """A premise is anchored by evidence; a derived step or conclusion by its premises."""
+        """A premise is anchored by evidence; a derived step or conclusion by its premises (a
+        closed-world step by the declaration it applies)."""
         if self.role is ChainRole.PREMISE:
             return bool(self.evidence)
-        return bool(self.premises)
+        return bool(self.premises) or (self.role is ChainRole.DERIVED and self.rule == "builtin:closedWorld")
 
 
 class ConflictReason(Enum):
