@@ -197,6 +197,16 @@ class KnowledgeBase:
         with self.ledger.batch(at=at) as b:
             return b.assert_fact(fact, valid=valid, evidence=evidence)
 
+    def apply_changes(self, *, asserts: Sequence[Fact] = (), retracts: Sequence[Fact] = (), at: int) -> tuple[int, int]:
+        """One gated, all-or-nothing batch at ``at``: close the open spans of ``retracts``, then assert
+        ``asserts`` (valid time open, no evidence).  Returns (facts asserted, spans closed)."""
+        self._gate([SpanRecord(f, Interval.always(), Interval(at, None), ()) for f in asserts], [])
+        with self.ledger.batch(at=at) as b:
+            closed = sum(b.retract(f, at=at) for f in retracts)
+            for f in asserts:
+                b.assert_fact(f)
+        return len(asserts), closed
+
     def retract(self, fact: Fact, *, at: int) -> int:
         """Close the fact's open spans at ``at`` (idempotent); returns how many were closed."""
         with self.ledger.batch(at=at) as b:

@@ -50,6 +50,13 @@ class Server:
         self.config = config
         self.pool = WorkerPool(WorkerSpec(config.db, config.rules, config.shapes), size=config.workers,
                                max_pending=config.max_pending)
+        self._last_write = 0
+
+    def write_time(self) -> int:
+        """The clock for a write, strictly after this server's previous write (two writes in one
+        millisecond would otherwise retract at their own start time)."""
+        self._last_write = max(_now_ms(), self._last_write + 1)
+        return self._last_write
 
     async def run(self, request: Request, job: Job) -> Response:
         out = await self.pool.run(job, timeout_s=self.config.timeout_s)
@@ -124,7 +131,7 @@ def create_app(config: ServerConfig) -> Any:
                 raise HttpProblem(Problem(403, "updates-disabled", "SPARQL Update is off on this server",
                                           hint="start it with --allow-update and --write-token"))
             server.authorize_write(request)
-            return await server.run(request, SparqlUpdate(op.text, _now_ms(), op.graphs("using-graph-uri") or (),
+            return await server.run(request, SparqlUpdate(op.text, server.write_time(), op.graphs("using-graph-uri") or (),
                                                           op.graphs("using-named-graph-uri") or (), base))
         as_of_text, valid = single(op.params, "as-of"), single(op.params, "valid")
         if ledger_view and (as_of_text or valid):
@@ -185,7 +192,7 @@ def create_app(config: ServerConfig) -> Any:
         from .uploads import read_upload
 
         files = await read_upload(request, name)
-        when = as_of_of(at, None).system if at else _now_ms()
+        when = as_of_of(at, None).system if at else server.write_time()
         return await server.run(request, LoadFiles(files, when))
 
     @app.get("/healthz", summary="Liveness: 200 with the worker count while the server can take requests")

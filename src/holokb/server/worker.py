@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import IRI, HolokbError, Limits
-from ..core.errors import DiagnosticError, LedgerError, ShapeViolationError, WriterBusyError
+from ..core.errors import DiagnosticError, LedgerError, RetractionError, ShapeViolationError, WriterBusyError
 from ..core.terms import HK, OWL, RDF, RDFS, XSD
 from ..jsonviews import fact_view_json, term_json
 from .errors import Problem
@@ -92,9 +92,7 @@ def run_job(state: WorkerState, job: Job) -> Outcome:
             case SparqlQuery():
                 return _sparql(state, job)
             case SparqlUpdate():
-                from .update import apply_update
-
-                return apply_update(state, job)
+                return _update(state, job)
             case FactsRead():
                 return _facts(state, job)
             case HistoryRead():
@@ -117,6 +115,8 @@ def run_job(state: WorkerState, job: Job) -> Outcome:
         return _diagnostic_problem(422, "shapes-violation", e)
     except DiagnosticError as e:
         return _diagnostic_problem(400, "syntax", e)
+    except RetractionError as e:
+        return Problem(409, "retraction-conflict", e.message)
     except LedgerError as e:
         return Problem(500, "ledger-error", e.message)
     except HolokbError as e:
@@ -156,6 +156,22 @@ def _sparql(state: WorkerState, job: SparqlQuery) -> Outcome:
         headers = (("X-Holokb-Truncated", str(result.limit_hit)),)
     note = f"{result.form.lower()} {len(result)}" + (f" truncated:{result.limit_hit}" if result.truncated else "")
     return Reply(200, job.media_type, body.encode("utf-8"), headers, note=note)
+
+
+def _update(state: WorkerState, job: SparqlUpdate) -> Outcome:
+    from ..core import MAX_TIME, AsOf
+    from ..sparql import SparqlSyntaxError
+    from ..sparql.update import UpdateDatasetConflict, update_delta
+
+    try:
+        delta = update_delta(state.kb.ledger, job.text, as_of=AsOf(MAX_TIME, job.at), base_iri=job.base_iri,
+                             using=job.using_graphs, using_named=job.using_named_graphs, name="update")
+    except SparqlSyntaxError as e:
+        return Problem(400, "update-syntax", e.render(), line=e.lineno, column=e.offset)
+    except UpdateDatasetConflict as e:
+        return Problem(400, "dataset-conflict", e.message)
+    added, closed = state.kb.apply_changes(asserts=delta.added, retracts=delta.removed, at=job.at)
+    return _json({"asserted": added, "retracted": closed, "at": job.at}, note=f"+{added} -{closed}")
 
 
 def _facts(state: WorkerState, job: FactsRead) -> Outcome:
