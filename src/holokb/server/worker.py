@@ -213,6 +213,7 @@ def _explain(state: WorkerState, job: ExplainFact) -> Outcome:
                     chunks[f"{e.document}#{e.chunk}"] = text
     doc["chunks"] = chunks  # the page highlights each evidence span inside its whole chunk
     doc["asOf"] = {"system": job.as_of.system, "valid": job.as_of.valid}
+    doc["prefixes"] = state.prefixes  # the page writes IRIs the way the rules do
     return _json(doc, note="holds" if expl.proof is not None else "does not hold")
 
 
