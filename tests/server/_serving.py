@@ -87,3 +87,35 @@ def live_server(db: Path, **kw):
     finally:
         server.should_exit = True
         thread.join(30)
+
+
+def raw_get(client, path: str, query_string: bytes) -> tuple[int, bytes]:
+    """GET ``path`` with exactly these query-string bytes, straight into the ASGI app (HTTP clients
+    re-encode or refuse what a hostile client could still send)."""
+    app = client.holokb_app
+
+    async def call() -> tuple[int, bytes]:
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+                 "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query_string,
+                 "root_path": "", "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 1),
+                 "server": ("testserver", 80)}
+        sent = False
+        out: dict = {"status": 0, "body": b""}
+
+        async def receive() -> dict:
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                out["status"] = message["status"]
+            elif message["type"] == "http.response.body":
+                out["body"] += message.get("body", b"")
+
+        await app(scope, receive, send)
+        return out["status"], out["body"]
+
+    return client.portal.call(call)
