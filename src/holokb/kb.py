@@ -321,11 +321,13 @@ class KnowledgeBase:
         return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded())
 
     def explain(self, program: Program, fact: str, *, as_of: AsOf, max_depth: int | None = None,
-                limits: Limits | None = None) -> "Explanation":
-        """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence."""
+                limits: Limits | None = None, model: Model | None = None) -> "Explanation":
+        """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence.
+        ``model``: a closure of ``program`` at ``as_of`` with proofs, already computed (else computed now)."""
         atom = parse_ground_atom(fact, program)
         args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
-        model = self.derive(program, as_of=as_of, limits=limits)
+        if model is None:
+            model = self.derive(program, as_of=as_of, limits=limits)
         if not model.contains(atom.predicate, args, negated=atom.negated):
             return Explanation(atom.predicate, args, None, {}, model.truncated, model.limit_hit)
         proof = model.explain(atom.predicate, args, negated=atom.negated, max_depth=max_depth)

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tempfile
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,27 @@ class WorkerState:
         # Memory only: a disk cache shared by several workers would be pruned under a reader.
         self.cache = SnapshotCache(size=4, disk=False)
         self.prefixes = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, **dict(self.program.prefixes)}
+        self._models: OrderedDict[tuple, Any] = OrderedDict()
+
+    def derive(self, program: Any, *, as_of: Any, limits: Limits | None = None, record_proofs: bool = True) -> Any:
+        """``kb.derive`` with a small cache: the snapshot build and /explain at the same AsOf share one
+        closure until the ledger changes.  Keyed by the ledger's markers, the AsOf and the program;
+        budgets other than time are part of the key, and a closure a budget cut short is never kept."""
+        from ..sparql.snapshot import ledger_marker, program_hash
+
+        lim = limits or Limits.unbounded()
+        key = (ledger_marker(self.kb.ledger), as_of, program_hash(program),
+               (lim.max_depth, lim.max_derived, lim.max_edges))
+        model = self._models.get(key)
+        if model is not None:
+            self._models.move_to_end(key)
+            return model
+        model = self.kb.derive(program, as_of=as_of, limits=lim, record_proofs=True)
+        if not model.truncated:
+            self._models[key] = model
+            while len(self._models) > 4:
+                self._models.popitem(last=False)
+        return model
 
     def iri(self, text: str, what: str) -> IRI:
         """An IRI from ``<…>``, an absolute IRI, or a prefixed name the rules declare."""
@@ -138,7 +160,7 @@ def _sparql(state: WorkerState, job: SparqlQuery) -> Outcome:
     limits = Limits(max_results=job.max_rows, timeout_s=job.budget_s)
     try:
         result = query_ledger(state.kb.ledger, job.text, as_of=job.as_of,
-                              program=None if job.ledger_view else state.program, derive=state.kb.derive,
+                              program=None if job.ledger_view else state.program, derive=state.derive,
                               ledger_view=job.ledger_view, limits=limits, cache=state.cache, name="query",
                               base_iri=job.base_iri, default_graph=job.default_graphs, named_graphs=job.named_graphs)
     except SparqlSyntaxError as e:
@@ -201,8 +223,9 @@ def _ask(state: WorkerState, job: AskQuery) -> Outcome:
 def _explain(state: WorkerState, job: ExplainFact) -> Outcome:
     from ..answer.proofs import to_json
 
-    expl = state.kb.explain(state.program, job.fact, as_of=job.as_of, max_depth=job.max_depth,
-                            limits=Limits(max_results=None, timeout_s=job.budget_s))
+    limits = Limits(max_results=None, timeout_s=job.budget_s)
+    model = state.derive(state.program, as_of=job.as_of, limits=limits)
+    expl = state.kb.explain(state.program, job.fact, as_of=job.as_of, max_depth=job.max_depth, model=model)
     doc = to_json(expl)
     chunks: dict[str, str] = {}
     for view in expl.evidence.values():
