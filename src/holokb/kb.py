@@ -214,6 +214,16 @@ class KnowledgeBase:
         with self.ledger.batch(at=at) as b:
             return b.assert_fact(fact, valid=valid, evidence=evidence)
 
+    def apply_changes(self, *, asserts: Sequence[Fact] = (), retracts: Sequence[Fact] = (), at: int) -> tuple[int, int]:
+        """One gated, all-or-nothing batch at ``at``: close the open spans of ``retracts``, then assert
+        ``asserts`` (valid time open, no evidence).  Returns (facts asserted, spans closed)."""
+        self._gate([SpanRecord(f, Interval.always(), Interval(at, None), ()) for f in asserts], [])
+        with self.ledger.batch(at=at) as b:
+            closed = sum(b.retract(f, at=at) for f in retracts)
+            for f in asserts:
+                b.assert_fact(f)
+        return len(asserts), closed
+
     def retract(self, fact: Fact, *, at: int) -> int:
         """Close the fact's open spans at ``at`` (idempotent); returns how many were closed."""
         with self.ledger.batch(at=at) as b:
@@ -355,14 +365,16 @@ class KnowledgeBase:
         return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded())
 
     def explain(self, program: Program, fact: str, *, as_of: AsOf, max_depth: int | None = None,
-                limits: Limits | None = None) -> "Explanation":
-        """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence."""
+                limits: Limits | None = None, model: Model | None = None) -> "Explanation":
+        """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence.
+        ``model``: a closure of ``program`` at ``as_of`` with proofs, already computed (else computed now)."""
         from .checking import input_view
         from .reasoning import parse_ground_atom
 
         atom = parse_ground_atom(fact, program)
         args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
-        model = self.derive(program, as_of=as_of, limits=limits)
+        if model is None:
+            model = self.derive(program, as_of=as_of, limits=limits)
         if not model.contains(atom.predicate, args, negated=atom.negated):
             return Explanation(atom.predicate, args, None, {}, model.truncated, model.limit_hit)
         proof = model.explain(atom.predicate, args, negated=atom.negated, max_depth=max_depth)

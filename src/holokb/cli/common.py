@@ -199,23 +199,9 @@ def evidence_lines(kb: "KnowledgeBase", v: "FactView") -> list[str]:
 
 
 def view_json(kb: "KnowledgeBase", v: "FactView") -> dict:
-    def term(t: Term) -> dict:
-        if isinstance(t, IRI):
-            return {"type": "uri", "value": t.value}
-        d = {"type": "literal", "value": t.lexical, "datatype": t.datatype}
-        if t.lang:
-            d["lang"] = t.lang
-        return d
+    from ..jsonviews import fact_view_json
 
-    return {
-        "factId": v.fact_id, "spanId": v.span_id, "subject": term(v.fact.subject),
-        "predicate": term(v.fact.predicate), "object": term(v.fact.object), "polarity": v.fact.polarity,
-        "qualifiers": {k: term(t) for k, t in v.fact.qualifiers},
-        "valid": [v.valid.start, v.valid.end], "system": [v.system.start, v.system.end],
-        "evidence": [{"document": e.document, "chunk": e.chunk, "charStart": e.char_start, "charEnd": e.char_end,
-                      "extractor": e.extractor, "extractorVersion": e.extractor_version,
-                      "confidence": e.confidence, "assertedAt": e.asserted_at} for e in v.evidence],
-    }
+    return fact_view_json(v)
 
 
 def interval_text(v: "FactView") -> str:

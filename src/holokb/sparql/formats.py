@@ -6,6 +6,8 @@
   CRLF line ends, RFC 4180 quoting).
 * ``tsv``  — SPARQL 1.1 Query Results TSV (``?var`` header, terms in N-Triples syntax, LF).
 * ``turtle``/``ntriples`` — CONSTRUCT/DESCRIBE graphs (no prefixes; subjects grouped).
+* ``jsonld``/``rdfxml`` — the same graphs as expanded JSON-LD and RDF/XML (pyoxigraph's writers, fed the
+  triples in canonical order).
 * ``table`` — a fixed-width table for people, with a row count footer.
 
 ASK results in csv/tsv/table are the single word ``true`` or ``false`` (the CSV/TSV
@@ -24,7 +26,7 @@ from ..core.terms import XSD_STRING
 from .results import QueryResult, RDFTerm
 
 TABULAR = ("json", "xml", "csv", "tsv", "table")
-GRAPH = ("turtle", "ntriples", "table")
+GRAPH = ("turtle", "ntriples", "jsonld", "rdfxml", "table")
 
 
 def serialize(result: QueryResult, format: str | None = None) -> str:
@@ -36,7 +38,8 @@ def serialize(result: QueryResult, format: str | None = None) -> str:
     if fmt not in allowed:
         raise HolokbError(f"format {fmt!r} does not fit a {result.form} result; use one of {', '.join(allowed)}")
     if graph:
-        return {"turtle": _turtle, "ntriples": _ntriples, "table": _graph_table}[fmt](result)
+        return {"turtle": _turtle, "ntriples": _ntriples, "jsonld": _jsonld, "rdfxml": _rdfxml,
+                "table": _graph_table}[fmt](result)
     return {"json": _json, "xml": _xml, "csv": _csv, "tsv": _tsv, "table": _table}[fmt](result)
 
 
@@ -173,6 +176,30 @@ def _turtle(r: QueryResult) -> str:
         out.append(f"{s.n3()} " + " ;\n    ".join(preds) + " .\n")
         i = j
     return "".join(out)
+
+
+def _oxigraph_writer(r: QueryResult, name: str) -> str:
+    import pyoxigraph as ox  # the SPARQL adapter's engine; its writers are the fast, maintained ones
+
+    def term(t: RDFTerm):
+        if t.kind == "iri":
+            return ox.NamedNode(t.value)
+        if t.kind == "bnode":
+            return ox.BlankNode(t.value)
+        if t.lang:
+            return ox.Literal(t.value, language=t.lang)
+        return ox.Literal(t.value, datatype=ox.NamedNode(t.datatype or XSD_STRING))
+
+    triples = [ox.Triple(term(s), term(p), term(o)) for s, p, o in r.triples]
+    return ox.serialize(triples, format=getattr(ox.RdfFormat, name)).decode("utf-8")
+
+
+def _jsonld(r: QueryResult) -> str:
+    return _oxigraph_writer(r, "JSON_LD") + "\n"
+
+
+def _rdfxml(r: QueryResult) -> str:
+    return _oxigraph_writer(r, "RDF_XML")
 
 
 def _graph_table(r: QueryResult) -> str:

@@ -167,14 +167,28 @@ def check_syntax(text: str, *, name: str = "<query>", base_iri: str | None = Non
     return query_form(text)
 
 
+def _dataset(default_graph: tuple[str, ...] | None, named_graphs: tuple[str, ...] | None) -> dict:
+    """pyoxigraph keywords for a protocol-given dataset (SPARQL 1.1 Protocol §2.1.4): when either list
+    is given, it replaces the query's FROM / FROM NAMED and the other list defaults to empty."""
+    if default_graph is None and named_graphs is None:
+        return {}
+    import pyoxigraph as ox
+
+    return {"default_graph": [ox.NamedNode(g) for g in default_graph or ()],
+            "named_graphs": [ox.NamedNode(g) for g in named_graphs or ()]}
+
+
 def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str, limits: Limits,
             name: str = "<query>", base_iri: str | None = None,
-            prefixes: Mapping[str, str] | None = None) -> QueryResult:
-    """Run ``text`` on one snapshot store; rows capped by ``limits`` (never raises on a budget)."""
+            prefixes: Mapping[str, str] | None = None, default_graph: tuple[str, ...] | None = None,
+            named_graphs: tuple[str, ...] | None = None) -> QueryResult:
+    """Run ``text`` on one snapshot store; rows capped by ``limits`` (never raises on a budget).
+    ``default_graph``/``named_graphs`` (graph IRIs) give the dataset instead of the query's FROM clauses."""
     deadline = limits.deadline()
     cap = limits.max_results
     try:
-        raw = snapshot.store.query(text, base_iri=base_iri, prefixes=dict(prefixes) if prefixes else None)
+        raw = snapshot.store.query(text, base_iri=base_iri, prefixes=dict(prefixes) if prefixes else None,
+                                   **_dataset(default_graph, named_graphs))
     except SyntaxError as e:
         raise _syntax_error(text, e, name) from None
     except (OSError, ValueError, RuntimeError) as e:
@@ -218,15 +232,18 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
 def query_ledger(ledger: Any, text: str, *, as_of: AsOf, program: Program | None = None, derive: Any = None,
                  ledger_view: bool = False, limits: Limits | None = None, closure_limits: Limits | None = None,
                  cache: SnapshotCache | None = None, name: str = "<query>",
-                 base_iri: str | None = None, prefixes: Mapping[str, str] | None = None) -> QueryResult:
+                 base_iri: str | None = None, prefixes: Mapping[str, str] | None = None,
+                 default_graph: tuple[str, ...] | None = None,
+                 named_graphs: tuple[str, ...] | None = None) -> QueryResult:
     """SPARQL over a :class:`~holokb.ledger.Ledger`: the snapshot at ``as_of`` (closed under
-    ``program`` by ``derive(program, as_of=, limits=)``) or, with ``ledger_view``, the reified ledger."""
+    ``program`` by ``derive(program, as_of=, limits=)``) or, with ``ledger_view``, the reified ledger;
+    ``default_graph``/``named_graphs`` give a protocol dataset (see :func:`execute`)."""
     form = check_syntax(text, name=name, base_iri=base_iri, prefixes=prefixes)
     kind = "ledger" if ledger_view else "snapshot"
     snap = (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
                                         closure_limits, derive)
     return execute(snap, text, form=form, as_of=as_of, view=kind, limits=limits or Limits(), name=name,
-                   base_iri=base_iri, prefixes=prefixes)
+                   base_iri=base_iri, prefixes=prefixes, default_graph=default_graph, named_graphs=named_graphs)
 
 
 def run_query(kb: Any, query_text: str, *, as_of: AsOf, rules_program: Program | None = None,
