@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from rdflib import Dataset, Graph, URIRef
 
@@ -30,6 +30,11 @@ from .rdf.terms import to_rdflib
 from .resources import data_dir
 from .shapes import GateReport, ShapesGate
 from .shapes.ledger_context import LedgerContext
+
+if TYPE_CHECKING:
+    from .ledger_search import Similar
+    from .retrieval import RetrievalProfile, SearchResult
+    from .vsa import VSAConfig
 
 RDF_SUFFIXES = (".ttl", ".trig", ".nt", ".nq", ".owl", ".rdf")
 TEXT_SUFFIXES = (".txt", ".md")
@@ -365,6 +370,33 @@ class KnowledgeBase:
             return None if len(grown.facts) == len(a.facts) else grown
 
         return entails(active, atom, backend=backend, limits=lim, expand=expand)
+
+    # -- intuition and retrieval ------------------------------------------------------------------
+
+    def similar(self, entity: IRI, *, as_of: AsOf, k: int = 10, facts: bool = False,
+                config: "VSAConfig | None" = None) -> "Similar":
+        """The ``k`` entities (or, with ``facts``, facts) whose structure is closest to ``entity``'s
+        at ``as_of``, by the vector index (HDC by default); ties by key.  Proposes, never proves."""
+        from .ledger_search import LedgerSource, similar
+        from .vsa import VSAConfig
+
+        cfg = config or VSAConfig.default("hdc")
+        return similar(LedgerSource(self.ledger, cfg), entity, as_of=as_of, k=k, facts=facts)
+
+    def search(self, query: str, *, as_of: AsOf, profile: "str | RetrievalProfile" = "default",
+               profile_file: str | Path | None = None, max_results: int | None = None) -> "SearchResult":
+        """Chunks and facts for a text query, fused from the profile's lanes (BM25, structured, VSA)
+        by weighted RRF; every hit says which lanes found it and at what rank."""
+        from dataclasses import replace
+        from .ledger_search import LedgerSource
+        from .retrieval import load_profile, search
+        from .vsa import VSAConfig
+
+        prof = profile if not isinstance(profile, str) else load_profile(profile, profile_file)
+        if max_results is not None:
+            prof = replace(prof, max_results=max_results)
+        cfg = VSAConfig.default(prof.vsa.representation, dim=prof.vsa.dim, seed=prof.vsa.seed)
+        return search(LedgerSource(self.ledger, cfg), query, as_of=as_of, profile=prof)
 
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""

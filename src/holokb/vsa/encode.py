@@ -102,3 +102,9 @@ class FactEncoder:
         if self.hdc:
             return 1.0 - hdc.hamming(matrix, query).astype(np.float64) / self.config.dim
         return hrr.cosine(matrix, query).astype(np.float64)
+
+    def noise_floor(self) -> float:
+        """Six standard deviations above the similarity of unrelated vectors (0.5 for HDC, 0 for HRR):
+        a score below it is noise, not a signal."""
+        sd = 0.5 / np.sqrt(self.config.dim) if self.hdc else 1.0 / np.sqrt(self.config.dim)
+        return float((0.5 if self.hdc else 0.0) + 6 * sd)
