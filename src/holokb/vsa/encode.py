@@ -66,10 +66,16 @@ class FactEncoder:
             ov = words[ids[2]] ^ self.roles[2]
             return hdc.majority3(sv, pv, ov)
         spectra = hrr.spectrum(bipolar(words, self.config.dim))
-        ps = spectra[ids[1]] * self.role_spectra[1]
+        total = spectra[ids[0]]
+        total *= self.role_spectra[0]
+        part = spectra[ids[1]]
+        part *= self.role_spectra[1]
         if neg.any():
-            ps[neg] *= self.negate_spectrum
-        total = spectra[ids[0]] * self.role_spectra[0] + ps + spectra[ids[2]] * self.role_spectra[2]
+            part[neg] *= self.negate_spectrum
+        total += part
+        np.take(spectra, ids[2], axis=0, out=part)
+        part *= self.role_spectra[2]
+        total += part
         return hrr.normalize(hrr.from_spectrum(total, self.config.dim))
 
     def bundle(self, vectors: np.ndarray, tiebreak: Term | None = None) -> np.ndarray:

@@ -40,9 +40,11 @@ def bundle(vectors: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
 
 def hamming(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Hamming distance of each row of ``matrix`` to ``query`` (uint32)."""
-    out = np.zeros(matrix.shape[0], dtype=np.uint32)
-    for j in range(matrix.shape[1]):  # column at a time: no n x words temporaries
-        out += np.bitwise_count(matrix[:, j] ^ query[j])
+    out = np.empty(matrix.shape[0], dtype=np.uint32)
+    step = max(1, (1 << 21) // max(1, matrix.shape[1]))  # rows per block: ~2M words of temporaries
+    for lo in range(0, matrix.shape[0], step):
+        block = np.bitwise_count(matrix[lo:lo + step] ^ query)
+        out[lo:lo + step] = block.sum(axis=1, dtype=np.uint32)
     return out
 
 

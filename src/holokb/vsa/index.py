@@ -128,16 +128,21 @@ class VectorIndex:
         n = len(self._keys)
         if k <= 0 or not self._row:
             return ()
-        skip = [self._row[x] for x in exclude if x in self._row]
+        skip = np.asarray([self._row[x] for x in exclude if x in self._row], dtype=np.int64)
         if len(self._row) <= self.config.exact_below:
-            rows = np.flatnonzero(self._alive[:n])
+            # Every row, scored in place (no gather of the matrix); dead and skipped rows drop out.
+            scores = self._scores(slice(0, n), query)
+            live = self._alive[:n].copy()
+            live[skip] = False
+            rows = np.flatnonzero(live)
+            scores = scores[rows]
         else:
             rows = self._candidates(query, n, k + len(skip))
-        if skip:
-            rows = np.setdiff1d(rows, np.asarray(skip, dtype=rows.dtype), assume_unique=True)
+            if skip.size:
+                rows = np.setdiff1d(rows, skip, assume_unique=True)
+            scores = self._scores(rows, query)
         if rows.size == 0:
             return ()
-        scores = self._scores(rows, query)
         if rows.size > k:
             kth = np.partition(scores, rows.size - k)[rows.size - k]
             keep = scores >= kth  # ties at the cut-off all stay; the key decides among them below
@@ -146,7 +151,7 @@ class VectorIndex:
         order = sorted(range(len(keys)), key=lambda i: (-scores[i], keys[i]))[:k]
         return tuple(Neighbour(keys[i], float(scores[i])) for i in order)  # type: ignore[arg-type]
 
-    def _scores(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    def _scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
         if self.config.representation is Representation.HDC:
             d = hdc.hamming(self._vec[rows], query).astype(np.float64)
             return 1.0 - d / self.config.dim
@@ -160,7 +165,8 @@ class VectorIndex:
         c = min(n, max(self.config.candidates, k))
         if c >= n:
             return np.flatnonzero(self._alive[:n])
-        cut = np.partition(dist, c - 1)[c - 1]
+        # The c-th smallest distance from a histogram (one pass; distances are small integers).
+        cut = int(np.searchsorted(np.cumsum(np.bincount(dist)), c))
         rows = np.flatnonzero(dist <= cut)
         return rows[self._alive[rows]]
 
