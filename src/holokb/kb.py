@@ -32,6 +32,7 @@ from .shapes import GateReport, ShapesGate
 from .shapes.ledger_context import LedgerContext
 
 if TYPE_CHECKING:
+    from .intuition import IntuitionResult, LoopSettings
     from .ledger_search import Similar
     from .retrieval import RetrievalProfile, SearchResult
     from .vsa import VSAConfig
@@ -397,6 +398,20 @@ class KnowledgeBase:
             prof = replace(prof, max_results=max_results)
         cfg = VSAConfig.default(prof.vsa.representation, dim=prof.vsa.dim, seed=prof.vsa.seed)
         return search(LedgerSource(self.ledger, cfg), query, as_of=as_of, profile=prof)
+
+    def prove_with_intuition(self, program: Program, goal: str, *, as_of: AsOf,
+                             settings: "LoopSettings | None" = None) -> "IntuitionResult":
+        """``entailed`` / ``refuted`` / ``unknown`` for a ground goal, decided by local closure and the
+        solver on a candidate set the vector index proposes (grown in fixed steps while unknown);
+        the result says how many rounds it took and how large the set was."""
+        from .intuition import IntuitionLoop, LoopSettings
+
+        loops = self.__dict__.setdefault("_intuition_loops", {})
+        loop = loops.get(program.rule_set_hash)
+        if loop is None:
+            cards = cardinalities(self.gate.shapes_graph if self.gate else None)
+            loop = loops[program.rule_set_hash] = IntuitionLoop(self.ledger, program, cardinalities=cards)
+        return loop.prove(parse_ground_atom(goal, program), as_of=as_of, settings=settings or LoopSettings())
 
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""

@@ -129,3 +129,40 @@ def _term(t) -> dict:
     if t.lang:
         d["lang"] = t.lang
     return d
+
+
+def prove_with_intuition(prog, goal: str, *, db: str, shapes, point, strategy: str, solver: str, timeout: float,
+                         max_rounds: int, format: str) -> None:
+    """``holokb prove --intuition``: the intuition-to-reasoning loop, printed with its rounds."""
+    from ..core import HolokbError
+    from ..intuition import LoopSettings, Strategy
+
+    try:
+        settings = LoopSettings(Strategy.parse(strategy), solver, max_rounds=max(1, max_rounds), timeout_s=timeout)
+    except HolokbError as e:
+        raise Usage(e.message) from None
+    with open_kb(db, shapes) as kb:
+        r = kb.prove_with_intuition(prog, goal, as_of=point, settings=settings)
+    if format == "json":
+        typer.echo(json.dumps({
+            "status": r.status, "strategy": r.strategy.value, "solver": r.solver, "stop": r.stop.value,
+            "rounds": [{"round": x.round, "candidates": x.candidates, "status": x.status,
+                        "closureHolds": x.closure_holds} for x in r.rounds],
+            "candidates": r.candidates, "kbFacts": r.kb_facts, "pathScore": r.score,
+            "facts": [{"factId": f.key, "predicate": f.predicate, "args": [str(a) for a in f.args],
+                       "polarity": f.polarity, "evidence": list(f.evidence)} for f in r.solver_result.facts]},
+            sort_keys=True))
+        return
+    typer.echo(f"{r.status}: {goal}  ({r.strategy.value} + {r.solver}: {len(r.rounds)} round(s), candidate set "
+               f"{r.candidates} of {r.kb_facts} facts, stopped: {r.stop.value})")
+    for x in r.rounds:
+        typer.echo(f"  round {x.round}: {x.candidates} candidates -> {x.status}"
+                   + ("; local closure derives it" if x.closure_holds else ""))
+    if r.score is not None:
+        typer.echo(f"  path score {r.score:.4f}")
+    for f in r.solver_result.facts:
+        neg = "not " if f.polarity == "negate" else ""
+        from ..core import IRI
+        typer.echo(f"  {neg}{short(IRI(f.predicate))}({', '.join(short(a) for a in f.args)})  valid {f.valid}")
+        for e in f.evidence:
+            typer.echo(f"      from {e}")

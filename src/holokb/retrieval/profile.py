@@ -166,7 +166,8 @@ def _profile(name: str, raw: Any, bad) -> RetrievalProfile | None:
             lane = _lane(sname, where, bad)
             if lane is not None and lane not in lanes:
                 lanes[lane] = LaneSettings(lane, weight)
-    if not lanes:
+    named = bool(raw.get("lanes")) or bool(raw.get("primaryStrategies")) or bool(raw.get("secondaryStrategies"))
+    if not named:  # (named but all invalid: those lanes were reported already)
         bad("HK705", f"{where}: no lanes", hint='give "lanes" or "primaryStrategies"')
     max_results = _integer(raw.get("maxResults", 10), f"{where}: maxResults", bad, low=1)
     min_score = _number(raw.get("minScore", 0.0), f"{where}: minScore", bad, low=0.0, high=1.0)
