@@ -35,6 +35,12 @@ if TYPE_CHECKING:
     from .ingest import Extractor, IngestionReport
     from .ingest.pipeline import IngestBudget
 
+if TYPE_CHECKING:
+    from .intuition import IntuitionResult, LoopSettings
+    from .ledger_search import Similar
+    from .retrieval import RetrievalProfile, SearchResult
+    from .vsa import VSAConfig
+
 RDF_SUFFIXES = (".ttl", ".trig", ".nt", ".nq", ".owl", ".rdf")
 TEXT_SUFFIXES = (".txt", ".md")
 
@@ -409,6 +415,49 @@ class KnowledgeBase:
         cards = cardinalities(self.gate.shapes_graph if self.gate else None)
         return prove(self.ledger, program, atom, as_of, cards, backend=backend, limits=limits or SolverLimits(),
                      hops=hops)
+
+    # -- intuition and retrieval ------------------------------------------------------------------
+
+    def similar(self, entity: IRI, *, as_of: AsOf, k: int = 10, facts: bool = False,
+                config: "VSAConfig | None" = None) -> "Similar":
+        """The ``k`` entities (or, with ``facts``, facts) whose structure is closest to ``entity``'s
+        at ``as_of``, by the vector index (HDC by default); ties by key.  Proposes, never proves."""
+        from .ledger_search import LedgerSource, similar
+        from .vsa import VSAConfig
+
+        cfg = config or VSAConfig.default("hdc")
+        return similar(LedgerSource(self.ledger, cfg), entity, as_of=as_of, k=k, facts=facts)
+
+    def search(self, query: str, *, as_of: AsOf, profile: "str | RetrievalProfile" = "default",
+               profile_file: str | Path | None = None, max_results: int | None = None) -> "SearchResult":
+        """Chunks and facts for a text query, fused from the profile's lanes (BM25, structured, VSA)
+        by weighted RRF; every hit says which lanes found it and at what rank."""
+        from dataclasses import replace
+        from .ledger_search import LedgerSource
+        from .retrieval import load_profile, search
+        from .vsa import VSAConfig
+
+        prof = profile if not isinstance(profile, str) else load_profile(profile, profile_file)
+        if max_results is not None:
+            prof = replace(prof, max_results=max_results)
+        cfg = VSAConfig.default(prof.vsa.representation, dim=prof.vsa.dim, seed=prof.vsa.seed)
+        return search(LedgerSource(self.ledger, cfg), query, as_of=as_of, profile=prof)
+
+    def prove_with_intuition(self, program: Program, goal: str, *, as_of: AsOf,
+                             settings: "LoopSettings | None" = None) -> "IntuitionResult":
+        """``entailed`` / ``refuted`` / ``unknown`` for a ground goal, decided by local closure and the
+        solver on a candidate set the vector index proposes (grown in fixed steps while unknown);
+        the result says how many rounds it took and how large the set was."""
+        from .checking import cardinalities
+        from .intuition import IntuitionLoop, LoopSettings
+        from .reasoning import parse_ground_atom
+
+        loops = self.__dict__.setdefault("_intuition_loops", {})
+        loop = loops.get(program.rule_set_hash)
+        if loop is None:
+            cards = cardinalities(self.gate.shapes_graph if self.gate else None)
+            loop = loops[program.rule_set_hash] = IntuitionLoop(self.ledger, program, cardinalities=cards)
+        return loop.prove(parse_ground_atom(goal, program), as_of=as_of, settings=settings or LoopSettings())
 
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""

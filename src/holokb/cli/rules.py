@@ -179,7 +179,8 @@ def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(
           rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
           valid: Optional[str] = VALID, shapes: Optional[list[Path]] = SHAPES,
           solver: str = typer.Option("z3", "--solver"), timeout: float = typer.Option(10.0, "--timeout"),
-          max_rounds: int = typer.Option(3, "--max-rounds"), format: str = FORMAT) -> None:
+          max_rounds: int = typer.Option(3, "--max-rounds"), format: str = FORMAT,
+          intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: decide on a candidate set the vector index proposes.")) -> None:
     """Is a fact entailed, refuted, or unknown at a time? With the facts and rules that decide it.
 
     Example: holokb prove 'ex:expired(ex:supportConsoleToken)' --valid 2026-04-01
@@ -187,6 +188,12 @@ def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(
     from ..solver import SolverLimits
 
     prog = load_rules(rules)
+    if intuition is not None:
+        from .intuition import prove_with_intuition
+
+        prove_with_intuition(prog, goal, db=db, shapes=shapes, point=as_of_point(as_of, valid), strategy=intuition,
+                             solver=solver, timeout=timeout, max_rounds=max_rounds, format=format)
+        return
     with open_kb(db, shapes) as kb:
         r = kb.prove(prog, goal, as_of=as_of_point(as_of, valid), backend=solver,
                      limits=SolverLimits(timeout_ms=int(timeout * 1000), max_rounds=max_rounds))

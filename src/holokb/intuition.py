@@ -1,0 +1,274 @@
+"""The intuition-to-reasoning loop (DS004): the vector index proposes a compact candidate set, local
+closure and the solver decide on it, and the set grows in fixed steps while the answer is unknown.
+
+Round 0 takes the ``initial`` facts nearest to the goal's terms (its constants, and its predicate
+unless that is ``rdf:type``).  Each later round re-queries with the goal's terms plus the entities
+the candidate set mentions (spreading to the next hop) and adds the ``step`` nearest facts not yet
+in the set.  The loop stops when the solver decides (``entailed`` / ``refuted``), when a round adds
+nothing (stagnation), after ``max_rounds`` rounds, or at the deadline.  With strategy ``none`` the
+candidate set is every visible fact (one round): the baseline.
+
+Intuition never proves anything, and a subset must never prove what the whole KB would not:
+entailment and refutation are monotone in the facts for positive rules, explicit negative facts,
+functional predicates and constraints, so a decision on a subset stands for the whole KB.  The
+exceptions are predicates read under negation as failure or inside aggregates, and SHACL minimum
+counts; every visible fact of such a predicate is always in the candidate set, and minimum counts
+are left to ``kb.prove`` over the whole neighbourhood (only maximum counts and datatypes are used).
+"""
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass, field, replace
+from typing import Literal as _Lit, Sequence
+
+from .analysis import Atom, Const, Program
+from .analysis.program import Aggregate, Negation
+from .core import AsOf, IRI, InvalidValueError, Limits, RDF_TYPE, Term
+from .engine import Database, ProofNode, closure
+from .ledger import FactView, Ledger
+from .checking import ground
+from .reasoning import _add_program_facts
+from .solver import ActiveSet, Cardinality, EntailmentResult, SolverLimits, entails
+from .vectors import DEFAULT_VECTORS, VectorCache
+from .vsa import VSAConfig, VectorSpace
+
+_ALL = Limits(max_results=None)
+
+
+class Strategy(enum.Enum):
+    """Which index proposes the candidate set: none (every visible fact), HRR or binary HDC."""
+
+    NONE = "none"
+    HRR = "hrr"
+    HDC = "hdc"
+
+    @staticmethod
+    def parse(text: str) -> "Strategy":
+        try:
+            return Strategy(text.strip().lower())
+        except ValueError:
+            raise InvalidValueError(f"unknown intuition strategy {text!r}; expected none, hrr or hdc") from None
+
+
+class LoopStop(enum.Enum):
+    """Why the loop stopped."""
+
+    DECIDED = "decided"          # the solver said entailed or refuted
+    WHOLE_KB = "whole_kb"        # the candidate set was every visible fact (strategy none, or it grew to that)
+    STAGNATION = "stagnation"    # a round found no new fact
+    MAX_ROUNDS = "max_rounds"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSettings:
+    """Strategy, solver and the loop's budget: candidate set size, fixed step, rounds, deadline."""
+
+    strategy: Strategy = Strategy.HDC
+    solver: str = "z3"
+    initial: int = 32
+    step: int = 32
+    max_rounds: int = 5
+    dim: int | None = None
+    seed: int = 0
+    timeout_s: float = 30.0
+    solver_limits: SolverLimits = field(default_factory=lambda: SolverLimits(timeout_ms=10_000))
+
+    def __post_init__(self) -> None:
+        if self.initial < 1 or self.step < 1 or self.max_rounds < 1:
+            raise InvalidValueError("initial, step and max_rounds must be at least 1")
+        if self.solver not in ("z3", "cvc5"):
+            raise InvalidValueError(f"unknown solver {self.solver!r}; expected z3 or cvc5")
+        if not self.timeout_s > 0:
+            raise InvalidValueError("timeout_s must be positive")
+
+    def vsa_config(self) -> VSAConfig:
+        return VSAConfig.default(self.strategy.value, dim=self.dim, seed=self.seed)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundReport:
+    """One round: candidate-set size, the solver's status, whether local closure derived the goal."""
+
+    round: int
+    candidates: int
+    status: str
+    closure_holds: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IntuitionResult:
+    """The loop's outcome.  ``status`` is the solver's verdict on the last candidate set; ``score`` and
+    ``proof`` come from local closure over it (ThinkingDB path score) when it derived the goal."""
+
+    status: _Lit["entailed", "refuted", "unknown"]
+    strategy: Strategy
+    solver: str
+    rounds: tuple[RoundReport, ...]
+    candidates: int
+    kb_facts: int
+    stop: LoopStop
+    solver_result: EntailmentResult
+    score: float | None = None
+    proof: ProofNode | None = None
+    candidate_ids: tuple[str, ...] = ()
+
+    @property
+    def truncated(self) -> bool:
+        """The loop gave up undecided because a budget ran out (rounds or time)."""
+        return self.status == "unknown" and self.stop in (LoopStop.MAX_ROUNDS, LoopStop.TIMEOUT)
+
+
+class IntuitionLoop:
+    """Proves ground goals over one ledger with an intuition strategy (reuse it across questions:
+    the visible facts and vector spaces are cached per ledger state and AsOf)."""
+
+    def __init__(self, ledger: Ledger, program: Program, *, cardinalities: Sequence[Cardinality] = (),
+                 vectors: VectorCache | None = None):
+        self.ledger = ledger
+        self.program = program
+        # Minimum counts are not monotone in the facts (see the module doc); maximum counts are.
+        self.cards = tuple(replace(c, min_count=0) for c in cardinalities if c.max_count is not None or c.datatype)
+        self.vectors = vectors or DEFAULT_VECTORS
+        self._views: tuple[tuple, AsOf, dict[str, FactView]] | None = None
+        self._closed = _closed_patterns(program)
+
+    def visible(self, as_of: AsOf) -> dict[str, FactView]:
+        """Visible facts by fact id (cached while the ledger is unchanged)."""
+        marker = (self.ledger.change_marker(), self.ledger.content_marker())
+        if self._views is not None and self._views[0] == marker and self._views[1] == as_of:
+            return self._views[2]
+        views: dict[str, FactView] = {}
+        for v in self.ledger.facts(as_of, limits=_ALL):
+            if not v.fact.qualifiers:
+                views.setdefault(v.fact_id, v)
+        self._views = (marker, as_of, views)
+        return views
+
+    def prove(self, goal: Atom, *, as_of: AsOf, settings: LoopSettings = LoopSettings()) -> IntuitionResult:
+        """Entailed / refuted / unknown for a ground goal, deciding on a candidate set the index proposes."""
+        deadline = time.monotonic() + settings.timeout_s
+        views = self.visible(as_of)
+        if settings.strategy is Strategy.NONE:
+            res, holds, score, proof = self._decide(goal, sorted(views), views, settings, deadline)
+            return IntuitionResult(res.status, settings.strategy, settings.solver,
+                                   (RoundReport(0, len(views), res.status, holds),), len(views), len(views),
+                                   LoopStop.WHOLE_KB, res, score, proof, tuple(sorted(views)))
+        space, _ = self.vectors.space(self.ledger, settings.vsa_config(), as_of)
+        base = self._closed_facts(views)
+        goal_terms = _goal_terms(goal)
+        chosen: list[str] = []
+        in_set: set[str] = set(base)
+        rounds: list[RoundReport] = []
+        terms = list(goal_terms)
+        stop = LoopStop.MAX_ROUNDS
+        res = EntailmentResult("unknown", reason="no round ran")
+        holds, score, proof = False, None, None
+        for rnd in range(settings.max_rounds):
+            want = settings.initial if rnd == 0 else settings.step
+            added = _nearest(space, terms, want, in_set, views)
+            if rnd > 0 and not added:
+                stop = LoopStop.STAGNATION
+                break
+            chosen.extend(added)
+            in_set.update(added)
+            ids = sorted(in_set)
+            res, holds, score, proof = self._decide(goal, ids, views, settings, deadline)
+            rounds.append(RoundReport(rnd, len(ids), res.status, holds))
+            if res.status != "unknown":
+                stop = LoopStop.DECIDED
+                break
+            if len(in_set) >= len(views):
+                stop = LoopStop.WHOLE_KB
+                break
+            if time.monotonic() >= deadline:
+                stop = LoopStop.TIMEOUT
+                break
+            terms = list(goal_terms) + _entities(chosen, views, exclude=set(goal_terms))
+        ids = tuple(sorted(in_set))
+        return IntuitionResult(res.status, settings.strategy, settings.solver, tuple(rounds), len(ids), len(views),
+                               stop, res, score, proof, ids)
+
+    def _closed_facts(self, views: dict[str, FactView]) -> list[str]:
+        if not self._closed:
+            return []
+        out = []
+        for fid, v in views.items():
+            f = v.fact
+            if (f.predicate.value, None) in self._closed or (
+                    f.predicate.value == RDF_TYPE and (RDF_TYPE, getattr(f.object, "value", None)) in self._closed):
+                out.append(fid)
+        return sorted(out)
+
+    def _decide(self, goal: Atom, ids: Sequence[str], views: dict[str, FactView], settings: LoopSettings,
+                deadline: float):
+        facts = [views[i] for i in ids]
+        db = Database()
+        for v in facts:
+            f = v.fact
+            conf = max((e.confidence for e in v.evidence), default=1.0)
+            db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id, confidence=conf,
+                   negated=f.polarity == "negate")
+        _add_program_facts(db, self.program)
+        remaining = max(0.001, deadline - time.monotonic())
+        model = closure(self.program, db, limits=Limits(max_results=None, timeout_s=remaining), record_proofs=True)
+        args = tuple(a.term for a in goal.args if isinstance(a, Const))
+        holds = model.contains(goal.predicate, args, negated=goal.negated)
+        score = model.score(goal.predicate, args, negated=goal.negated) if holds else None
+        proof = model.explain(goal.predicate, args, negated=goal.negated) if holds else None
+        active = ActiveSet.from_program(self.program, [ground(v) for v in facts], self.cards)
+        lim = replace(settings.solver_limits,
+                      timeout_ms=max(1, min(settings.solver_limits.timeout_ms, int(remaining * 1000))), max_rounds=1)
+        return entails(active, goal, backend=settings.solver, limits=lim), holds, score, proof
+
+
+def _closed_patterns(program: Program) -> set[tuple[str, str | None]]:
+    """(predicate, class) patterns read under negation as failure or inside aggregates."""
+    out: set[tuple[str, str | None]] = set()
+    for r in program.rules + program.constraints:
+        for b in r.body:
+            atoms = [b.atom] if isinstance(b, Negation) else list(b.body) if isinstance(b, Aggregate) else []
+            for a in atoms:
+                cls = None
+                if a.predicate == RDF_TYPE and len(a.args) == 2 and isinstance(a.args[1], Const):
+                    cls = getattr(a.args[1].term, "value", None)
+                out.add((a.predicate, cls))
+    return out
+
+
+def _goal_terms(goal: Atom) -> list[Term]:
+    out: list[Term] = [a.term for a in goal.args if isinstance(a, Const)]
+    if goal.predicate != RDF_TYPE:
+        out.append(IRI(goal.predicate))
+    return list(dict.fromkeys(out))
+
+
+def _entities(ids: Sequence[str], views: dict[str, FactView], *, exclude: set) -> list[Term]:
+    seen: dict[Term, None] = {}
+    for i in ids:
+        f = views[i].fact
+        for t in (f.subject, f.object):
+            if isinstance(t, IRI) and t not in exclude:
+                seen.setdefault(t, None)
+    return sorted(seen, key=lambda t: t.value)
+
+
+def _nearest(space: VectorSpace, terms: Sequence[Term], want: int, taken: set[str],
+             views: dict[str, FactView]) -> list[str]:
+    """The ``want`` facts nearest to ``terms`` that are not taken yet and are visible unqualified facts,
+    above the noise floor (fewer when fewer are related)."""
+    if not terms:
+        return []
+    q = space.term_query(list(terms))
+    floor = space.encoder.noise_floor()
+    hits = space.similar_facts(q, want + len(taken), exclude=())
+    out = []
+    for h in hits:
+        if h.score <= floor:
+            break
+        if h.key not in taken and h.key in views:
+            out.append(h.key)
+            if len(out) == want:
+                break
+    return out

@@ -1,0 +1,94 @@
+"""Deterministic codebooks: one random-looking vector per term, derived from a hash of the term.
+
+A term's vector is SHAKE-256 of (magic, seed, the term's canonical encoding), read as bits, so
+the same term and seed give the same vector on any machine and in any order of insertion (no
+random generator state, no float arithmetic).  HDC uses the bits packed into little-endian
+64-bit words; HRR maps bit ``b`` to ``(1 - 2b) / sqrt(dim)`` (a random bipolar vector of unit length).
+Roles (subject, predicate, object) and markers (self, negation) are hashed from their own
+tagged names, which cannot collide with a term's encoding (different magic).
+"""
+from __future__ import annotations
+
+import enum
+import hashlib
+import struct
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..core.fact import encode_term
+from ..core.terms import Term
+from .config import Representation, VSAConfig
+
+_TERM_MAGIC = b"HKV1"
+_SYMBOL_MAGIC = b"HKV1S"
+
+
+class Symbol(enum.Enum):
+    """The codebook's reserved vectors: the three roles, the entity placeholder and negation."""
+
+    SUBJECT = "subject"
+    PREDICATE = "predicate"
+    OBJECT = "object"
+    SELF = "self"
+    NEGATE = "negate"
+
+
+class Codebook:
+    """Term → vector for one :class:`VSAConfig` (cached per term).
+
+    >>> from holokb.core import IRI
+    >>> cb = Codebook(VSAConfig.default("hdc", dim=128))
+    >>> bool((cb.words([IRI("http://ex.org/a")]) == cb.words([IRI("http://ex.org/a")])).all())
+    True
+    """
+
+    def __init__(self, config: VSAConfig):
+        self.config = config
+        self._words = config.dim // 64
+        self._salt = struct.pack("<q", config.seed)
+        self._cache: dict[Term, np.ndarray] = {}
+
+    def _digest(self, magic: bytes, payload: bytes) -> np.ndarray:
+        raw = hashlib.shake_256(magic + self._salt + payload).digest(self._words * 8)
+        return np.frombuffer(raw, dtype="<u8").astype(np.uint64)
+
+    def words(self, terms: Sequence[Term]) -> np.ndarray:
+        """Packed bits of each term's vector: ``uint64[len(terms), dim // 64]``."""
+        out = np.empty((len(terms), self._words), dtype=np.uint64)
+        cache = self._cache
+        for i, t in enumerate(terms):
+            v = cache.get(t)
+            if v is None:
+                v = self._digest(_TERM_MAGIC, encode_term(t))
+                if len(cache) < 200_000:  # bounded: large builds stream terms once anyway
+                    cache[t] = v
+            out[i] = v
+        return out
+
+    def symbol_words(self, symbol: Symbol) -> np.ndarray:
+        """Packed bits of a reserved vector: ``uint64[dim // 64]``."""
+        return self._digest(_SYMBOL_MAGIC, symbol.value.encode("ascii"))
+
+    def vectors(self, terms: Sequence[Term]) -> np.ndarray:
+        """The representation's vectors of ``terms``: packed bits (HDC) or bipolar float32 (HRR)."""
+        return self.as_representation(self.words(terms))
+
+    def symbol(self, symbol: Symbol) -> np.ndarray:
+        return self.as_representation(self.symbol_words(symbol)[None, :])[0]
+
+    def as_representation(self, words: np.ndarray) -> np.ndarray:
+        if self.config.representation is Representation.HDC:
+            return words
+        return bipolar(words, self.config.dim)
+
+
+def bipolar(words: np.ndarray, dim: int) -> np.ndarray:
+    """Bits (packed little-endian words) → ``(1 - 2b) / sqrt(dim)`` as float32, one row per row."""
+    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
+    return ((1.0 - 2.0 * bits[..., :dim].astype(np.float32)) / np.float32(np.sqrt(dim))).astype(np.float32)
+
+
+def unique_terms(rows: Iterable[Sequence[Term]]) -> list[Term]:
+    """The distinct terms of ``rows`` in first-seen order."""
+    return list(dict.fromkeys(t for r in rows for t in r))

@@ -1,0 +1,68 @@
+"""What a vector index is made of: representation, dimension, seed, and the search kernel's knobs."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ..core.errors import InvalidValueError
+
+
+class Representation(enum.Enum):
+    """HRR: real vectors, circular-convolution binding, cosine.  HDC: bits, XOR binding, Hamming."""
+
+    HRR = "hrr"
+    HDC = "hdc"
+
+    @staticmethod
+    def parse(text: str) -> "Representation":
+        try:
+            return Representation(text.strip().lower())
+        except ValueError:
+            raise InvalidValueError(f"unknown vector representation {text!r}; expected hrr or hdc") from None
+
+
+@dataclass(frozen=True, slots=True)
+class VSAConfig:
+    """Configuration of a vector index.
+
+    ``dim`` is the vector length (bits for HDC, a multiple of 64); ``seed`` salts every codebook
+    vector, so the same terms and seed give the same vectors on any machine.  Search is exact below
+    ``exact_below`` items; above it a ``sketch_bits``-bit sketch (the first bits of an HDC vector,
+    the signs of the first coordinates of an HRR vector) picks ``candidates`` items by Hamming
+    distance and those are ranked exactly (recall measured in ``bench/vsa.py``).
+
+    >>> VSAConfig.default(Representation.HDC).dim
+    10048
+    """
+
+    representation: Representation = Representation.HDC
+    dim: int = 10048
+    seed: int = 0
+    sketch_bits: int = 512
+    candidates: int = 2048
+    exact_below: int = 50_000
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.representation, Representation):
+            raise InvalidValueError(f"representation must be a Representation, got {self.representation!r}")
+        if self.dim < 64 or self.dim % 64 or self.dim > 1 << 20:
+            raise InvalidValueError(f"vector dimension must be a multiple of 64 in [64, 2^20], got {self.dim}")
+        if not -(2**63) <= self.seed < 2**63:
+            raise InvalidValueError(f"seed must fit in 64 bits, got {self.seed}")
+        if self.sketch_bits < 64 or self.sketch_bits % 64 or self.sketch_bits > min(self.dim, 4096):
+            raise InvalidValueError(f"sketch_bits must be a multiple of 64 in [64, min(dim, 4096)], "
+                                    f"got {self.sketch_bits}")
+        if self.candidates < 1 or self.exact_below < 0:
+            raise InvalidValueError("candidates must be >= 1 and exact_below >= 0")
+
+    @staticmethod
+    def default(representation: Representation | str, *, dim: int | None = None, seed: int = 0) -> "VSAConfig":
+        """The defaults per representation: 10,048-bit HDC (157 words), 1,024-d HRR."""
+        rep = Representation.parse(representation) if isinstance(representation, str) else representation
+        if dim is None:
+            dim = 10048 if rep is Representation.HDC else 1024
+        return VSAConfig(rep, dim, seed, sketch_bits=min(512, dim))
+
+    def tag(self) -> str:
+        """A short name for files: ``hdc-10048-s0``."""
+        return f"{self.representation.value}-{self.dim}-s{self.seed}"

@@ -1,0 +1,178 @@
+"""A top-k index over keyed vectors: add, replace, remove, and deterministic search.
+
+Order of results: score descending, then key ascending (keys are content-derived: fact ids,
+IRIs), so the answer never depends on insertion order.  HRR cosines are rounded to 1e-6 before
+ordering so that last-bit differences of float sums cannot reorder near-ties.
+
+Search is exact while the index holds at most ``exact_below`` items.  Above that it is two-stage:
+the sketch (``sketch_bits`` bits per item, stored column-major so one query streams
+``sketch_bits / 8`` bytes per item) ranks every item by Hamming distance, every item within the
+``candidates``-th smallest sketch distance is kept (ties included, so the set depends on content
+only), and those are ranked exactly.  ``bench/vsa.py`` reports its recall@10 against exact search.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .config import Representation
+from .encode import FactEncoder
+from . import hdc
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """One search hit: the item's key and its similarity (1 - Hamming/dim for HDC, cosine for HRR)."""
+
+    key: str
+    score: float
+
+
+class VectorIndex:
+    """Keyed vectors of one encoder's representation, searchable by similarity."""
+
+    def __init__(self, encoder: FactEncoder, capacity: int = 1024):
+        self.encoder = encoder
+        self.config = encoder.config
+        cap = max(16, capacity)
+        self._vec = np.zeros((cap, encoder.width), dtype=encoder.dtype)
+        self._sketch = np.zeros((self.config.sketch_bits // 64, cap), dtype=np.uint64)
+        self._keys: list[str | None] = []
+        self._row: dict[str, int] = {}
+        self._alive = np.zeros(cap, dtype=bool)
+
+    def __len__(self) -> int:
+        return len(self._row)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._row
+
+    def keys(self) -> list[str]:
+        """Every key, sorted."""
+        return sorted(self._row)
+
+    def vector(self, key: str) -> np.ndarray:
+        return self._vec[self._row[key]].copy()
+
+    def vectors(self, keys: Sequence[str]) -> np.ndarray:
+        return self._vec[[self._row[k] for k in keys]]
+
+    # -- changes ------------------------------------------------------------------------------------
+
+    def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Add items (an existing key's vector is replaced)."""
+        if len(keys) != len(vectors):
+            raise ValueError("one vector per key")
+        sketch = self.encoder.sketch(vectors)
+        fresh = [i for i, k in enumerate(keys) if k not in self._row]
+        for i, k in enumerate(keys):
+            r = self._row.get(k)
+            if r is not None:
+                self._vec[r] = vectors[i]
+                self._sketch[:, r] = sketch[i]
+        if not fresh:
+            return
+        start = len(self._keys)
+        self._reserve(start + len(fresh))
+        rows = np.arange(start, start + len(fresh))
+        self._vec[rows] = vectors[fresh]
+        self._sketch[:, rows] = sketch[fresh].T
+        self._alive[rows] = True
+        for r, i in zip(rows.tolist(), fresh):
+            self._keys.append(keys[i])
+            self._row[keys[i]] = r
+
+    def remove(self, keys: Iterable[str]) -> int:
+        """Remove items by key (unknown keys are ignored); returns how many were removed."""
+        n = 0
+        for k in keys:
+            r = self._row.pop(k, None)
+            if r is not None:
+                self._keys[r] = None
+                self._alive[r] = False
+                n += 1
+        if len(self._keys) > 1024 and len(self._row) < len(self._keys) // 2:
+            self._compact()
+        return n
+
+    def _reserve(self, need: int) -> None:
+        cap = self._vec.shape[0]
+        if need <= cap:
+            return
+        new = max(need, cap * 2)
+        vec = np.zeros((new, self._vec.shape[1]), dtype=self._vec.dtype)
+        vec[:cap] = self._vec
+        sk = np.zeros((self._sketch.shape[0], new), dtype=np.uint64)
+        sk[:, :cap] = self._sketch
+        alive = np.zeros(new, dtype=bool)
+        alive[:cap] = self._alive
+        self._vec, self._sketch, self._alive = vec, sk, alive
+
+    def _compact(self) -> None:
+        rows = np.flatnonzero(self._alive[: len(self._keys)])
+        keys = [self._keys[r] for r in rows.tolist()]
+        n = len(rows)
+        self._vec[:n] = self._vec[rows]
+        self._sketch[:, :n] = self._sketch[:, rows]
+        self._alive[:] = False
+        self._alive[:n] = True
+        self._keys = keys  # type: ignore[assignment]
+        self._row = {k: i for i, k in enumerate(keys)}  # type: ignore[misc]
+
+    # -- search -------------------------------------------------------------------------------------
+
+    def search(self, query: np.ndarray, k: int, *, exclude: Iterable[str] = ()) -> tuple[Neighbour, ...]:
+        """The ``k`` items most similar to ``query`` (score desc, key asc), skipping ``exclude``."""
+        n = len(self._keys)
+        if k <= 0 or not self._row:
+            return ()
+        skip = np.asarray([self._row[x] for x in exclude if x in self._row], dtype=np.int64)
+        if len(self._row) <= self.config.exact_below:
+            # Every row, scored in place (no gather of the matrix); dead and skipped rows drop out.
+            scores = self._scores(slice(0, n), query)
+            live = self._alive[:n].copy()
+            live[skip] = False
+            rows = np.flatnonzero(live)
+            scores = scores[rows]
+        else:
+            rows = self._candidates(query, n, k + len(skip))
+            if skip.size:
+                rows = np.setdiff1d(rows, skip, assume_unique=True)
+            scores = self._scores(rows, query)
+        if rows.size == 0:
+            return ()
+        if rows.size > k:
+            kth = np.partition(scores, rows.size - k)[rows.size - k]
+            keep = scores >= kth  # ties at the cut-off all stay; the key decides among them below
+            rows, scores = rows[keep], scores[keep]
+        keys = [self._keys[r] for r in rows.tolist()]
+        order = sorted(range(len(keys)), key=lambda i: (-scores[i], keys[i]))[:k]
+        return tuple(Neighbour(keys[i], float(scores[i])) for i in order)  # type: ignore[arg-type]
+
+    def _scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
+        if self.config.representation is Representation.HDC:
+            d = hdc.hamming(self._vec[rows], query).astype(np.float64)
+            return 1.0 - d / self.config.dim
+        return np.round(self.encoder.similarity(self._vec[rows], query), 6)
+
+    def _candidates(self, query: np.ndarray, n: int, k: int) -> np.ndarray:
+        """Rows whose sketch distance is within the ``candidates``-th smallest (ties kept)."""
+        q = self.encoder.sketch(query[None, :])[0]
+        dist = hdc.hamming_columns(self._sketch, q, n)
+        dist[~self._alive[:n]] = np.iinfo(dist.dtype).max
+        c = min(n, max(self.config.candidates, k))
+        if c >= n:
+            return np.flatnonzero(self._alive[:n])
+        # The c-th smallest distance from a histogram (one pass; distances are small integers).
+        cut = int(np.searchsorted(np.cumsum(np.bincount(dist)), c))
+        rows = np.flatnonzero(dist <= cut)
+        return rows[self._alive[rows]]
+
+    # -- persistence support ------------------------------------------------------------------------
+
+    def arrays(self) -> tuple[list[str], np.ndarray]:
+        """(keys, vectors) of the live items, sorted by key (what a cache file stores)."""
+        keys = sorted(self._row)
+        return keys, self._vec[[self._row[k] for k in keys]] if keys else self._vec[:0]
