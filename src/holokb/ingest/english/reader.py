@@ -1,0 +1,153 @@
+"""The controlled-English reader: text → facts, rules and skips, each with its exact source span.
+
+>>> r = EnglishReader().read("AchillesIDE uses Ploinky. Blorp the zibble!")
+>>> [(f.fact.predicate.value.rsplit('/', 1)[-1], f.span.start, f.span.end) for f in r.facts]
+[('uses', 0, 25)]
+>>> [(s.code.value, s.text) for s in r.skips]
+[('unparsed', 'Blorp the zibble!')]
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark
+from lark.exceptions import LarkError, UnexpectedInput
+
+from ...core import Fact, Interval, Literal
+from ...resources import data_dir
+from .lexicon import LexError, Lexicon, TokenFeed, Word
+from .meaning import Context, Frame, Interpreter, Meaning, Prop, Unresolved, Unsupported
+from .reading import ReadFact, Reading, ReadRule, ReadSkip, SkipCode, SourceSpan
+
+#: Sentences end at . ! ? followed by white space (or the end), or at a line break.
+_SENTENCE = re.compile(r"[^\s](?:[^\n]*?)(?:[.!?](?=\s|$)|(?=\s*\n)|$)")
+
+MAX_SENTENCE_CHARS = 2000
+
+EXTRACTOR_ID = "holokb.english"
+EXTRACTOR_VERSION = "1"
+
+
+@lru_cache(maxsize=4)
+def _parser(grammar: str) -> Lark:
+    return Lark(grammar, parser="earley", lexer=TokenFeed, ambiguity="resolve", propagate_positions=False)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of every sentence of ``text`` in order."""
+    return [(m.start(), m.end()) for m in _SENTENCE.finditer(text)]
+
+
+class EnglishReader:
+    """Reads controlled English (grammar/english.lark, lexicon grammar/english.toml + ``lexicons``)."""
+
+    extractor_id = EXTRACTOR_ID
+    extractor_version = EXTRACTOR_VERSION
+
+    def __init__(self, *, lexicons: tuple[str | Path, ...] = ()):
+        self.lexicon = Lexicon.load(tuple(Path(p) for p in lexicons))
+        self.parser = _parser((data_dir("grammar") / "english.lark").read_text(encoding="utf-8"))
+        self.interpreter = Interpreter(self.lexicon)
+        self.functional = {self.lexicon.expand(k): v for k, v in self.lexicon.table("functional").items()}
+
+    def tokens(self, text: str, offset: int = 0) -> list[Word]:
+        return self.lexicon.tokens(text, offset)
+
+    def parse(self, words: list[Word]):
+        """The parse tree of one sentence's tokens (raises lark's UnexpectedInput)."""
+        return self.parser.parse(words)
+
+    def read(self, text: str) -> Reading:
+        """Read every sentence of ``text``; what cannot be read is a :class:`ReadSkip`."""
+        ctx = Context()
+        facts: list[ReadFact] = []
+        rules: list[ReadRule] = []
+        skips: list[ReadSkip] = []
+        spans: list[SourceSpan] = []
+        for i, (a, b) in enumerate(sentences(text)):
+            span = SourceSpan(a, b, i)
+            spans.append(span)
+            result = self.read_sentence(text[a:b], a, ctx)
+            if isinstance(result, ReadSkip):
+                skips.append(replace(result, span=span))
+                continue
+            if result.heading:
+                skips.append(ReadSkip(SkipCode.NO_STATEMENT, span, text[a:b], "a heading states no fact"))
+            for prop, frame in result.props:
+                facts.append(ReadFact(_fact(prop, frame), _interval(frame), span))
+            rules.extend(ReadRule(r, span) for r in result.rules)
+            if not result.heading and not result.props and not result.rules:
+                skips.append(ReadSkip(SkipCode.UNSUPPORTED, span, text[a:b], "no statement in the sentence"))
+        return Reading(tuple(self._supersede(facts)), tuple(rules), tuple(skips), tuple(spans))
+
+    def read_sentence(self, sentence: str, offset: int, ctx: Context) -> Meaning | ReadSkip:
+        """One sentence's meaning, or the skip that says why there is none (span filled by caller)."""
+        dummy = SourceSpan(offset, offset + len(sentence), -1)
+        if len(sentence) > MAX_SENTENCE_CHARS:
+            return ReadSkip(SkipCode.TOO_LONG, dummy, sentence[:200], f"longer than {MAX_SENTENCE_CHARS} characters")
+        try:
+            words = self.tokens(sentence, offset)
+        except LexError as e:
+            return ReadSkip(SkipCode.BAD_CHARACTER, dummy, sentence, str(e))
+        if not words:
+            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, "empty sentence")
+        try:
+            tree = self.parse(words)
+        except UnexpectedInput as e:
+            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, _where(e, words, offset))
+        except LarkError as e:  # an Earley failure that is not about one token
+            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, type(e).__name__)
+        try:
+            return self.interpreter.sentence(tree, ctx, words[0].start)
+        except Unsupported as e:
+            return ReadSkip(SkipCode.UNSUPPORTED, dummy, sentence, str(e))
+        except Unresolved as e:
+            return ReadSkip(SkipCode.UNRESOLVED, dummy, sentence, str(e))
+
+    def _supersede(self, facts: list[ReadFact]) -> list[ReadFact]:
+        """Functional predicates (lexicon ``[functional]``): a statement with a start time and no end
+        ends where the next statement of the same key starts (document order among equal starts)."""
+        out = list(facts)
+        by_key: dict[tuple, list[int]] = {}
+        for i, f in enumerate(facts):
+            which = self.functional.get(f.fact.predicate.value)
+            if which is None or f.valid.start == Interval.always().start:
+                continue
+            key = (f.fact.predicate, f.fact.subject if which == "subject" else f.fact.object, f.fact.qualifiers)
+            by_key.setdefault(key, []).append(i)
+        for idx in by_key.values():
+            order = sorted(idx, key=lambda i: (facts[i].valid.start, i))
+            for cur, nxt in zip(order, order[1:]):
+                f, g = facts[cur], facts[nxt]
+                if f.valid.end is None and g.valid.start > f.valid.start:
+                    out[cur] = replace(f, valid=Interval(f.valid.start, g.valid.start))
+        return out
+
+
+def _fact(p: Prop, frame: Frame) -> Fact:
+    quals = (("version", Literal(frame.version)),) if frame.version else ()
+    return Fact(p.subject, p.predicate if not isinstance(p.predicate, str) else _iri(p.predicate), p.object,
+                quals, "negate" if p.negated else "affirm")
+
+
+def _iri(s: str):
+    from ...core import IRI
+
+    return IRI(s)
+
+
+def _interval(frame: Frame) -> Interval:
+    if frame.valid_from is None and frame.valid_to is None:
+        return Interval.always()
+    start = frame.valid_from if frame.valid_from is not None else Interval.always().start
+    return Interval(start, frame.valid_to)
+
+
+def _where(e: UnexpectedInput, words: list[Word], offset: int) -> str:
+    tok = getattr(e, "token", None)
+    if tok is not None and getattr(tok, "type", "") != "$END":
+        return f"unexpected '{tok}' at offset {tok.start_pos}"
+    return "the sentence ends too early"
