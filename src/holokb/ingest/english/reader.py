@@ -60,9 +60,12 @@ class EnglishReader:
         """The parse tree of one sentence's tokens (raises lark's UnexpectedInput)."""
         return self.parser.parse(words)
 
-    def read(self, text: str) -> Reading:
-        """Read every sentence of ``text``; what cannot be read is a :class:`ReadSkip`."""
-        ctx = Context()
+    def read(self, text: str, context: Context | None = None) -> Reading:
+        """Read every sentence of ``text``; what cannot be read is a :class:`ReadSkip`.
+
+        ``context`` carries what later text may refer to (the dated heading, the last subjects,
+        rule numbering) across the chunks of one document."""
+        ctx = context if context is not None else Context()
         facts: list[ReadFact] = []
         rules: list[ReadRule] = []
         skips: list[ReadSkip] = []
