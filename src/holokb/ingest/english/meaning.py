@@ -356,11 +356,13 @@ class Interpreter:
         return frame
 
     # -- sentences ------------------------------------------------------------------------------
-    def sentence(self, tree: Tree, ctx: Context, sentence_start: int) -> Meaning:
+    def sentence(self, tree: Tree, ctx: Context, sentence_start: int, *, questions: bool = False) -> Meaning:
         stmt = tree.children[0]
-        if stmt.data != "statement":
-            raise Unsupported("a question is not a statement")
         scope = Scope(ctx, sentence_start)
+        if stmt.data != "statement":
+            if not questions:
+                raise Unsupported("a question is not a statement")
+            return self.yes_no_question(stmt, scope)
         frame = self.frames(stmt, scope)
         body = [c for c in stmt.children if isinstance(c, Tree) and c.data == "body"][0].children[0]
         out = Meaning()
@@ -382,6 +384,21 @@ class Interpreter:
             out.props.append((p, Frame(version=frame.version)))
         if scope.last:
             ctx.last_subjects = tuple(scope.last)
+        return out
+
+    def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
+        """"Is Bob big?" / "Does the cat chase the dog?" mean the statement they ask about."""
+        out = Meaning()
+        subs = self.subjects(_kids(q, "subjects")[0], scope)
+        # The question's predicate is its own children minus the subjects: re-read it as a predicate.
+        rest = [c for c in q.children if not (isinstance(c, Tree) and c.data == "subjects")]
+        label = {"q_be_adj": "be_adj", "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
+        if label is None:
+            raise Unsupported(f"question form {q.data}")
+        frame = Frame()
+        for s in subs:
+            for p in self.predicate(Tree(label, rest), s, scope, frame):
+                out.props.append((p, frame))
         return out
 
     def clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:

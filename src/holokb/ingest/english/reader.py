@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark
+from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
 from ...core import Fact, Interval, Literal
@@ -26,6 +26,7 @@ from .reading import ReadFact, Reading, ReadRule, ReadSkip, SkipCode, SourceSpan
 _SENTENCE = re.compile(r"[^\s](?:[^\n]*?)(?:[.!?](?=\s|$)|(?=\s*\n)|$)")
 
 MAX_SENTENCE_CHARS = 2000
+MAX_SHAPES = 50_000  # cached parse trees by token-type sequence
 
 EXTRACTOR_ID = "holokb.english"
 EXTRACTOR_VERSION = "1"
@@ -51,14 +52,31 @@ class EnglishReader:
         self.lexicon = Lexicon.load(tuple(Path(p) for p in lexicons))
         self.parser = _parser((data_dir("grammar") / "english.lark").read_text(encoding="utf-8"))
         self.interpreter = Interpreter(self.lexicon)
+        self._shapes: dict[tuple[str, ...], object] = {}
         self.functional = {self.lexicon.expand(k): v for k, v in self.lexicon.table("functional").items()}
 
     def tokens(self, text: str, offset: int = 0) -> list[Word]:
         return self.lexicon.tokens(text, offset)
 
     def parse(self, words: list[Word]):
-        """The parse tree of one sentence's tokens (raises lark's UnexpectedInput)."""
-        return self.parser.parse(words)
+        """The parse tree of one sentence's tokens (raises lark's UnexpectedInput).
+
+        The grammar sees only token types, so a tree is parsed once per sequence of types and
+        reused with the sentence's own tokens put in (Earley costs milliseconds per sentence;
+        texts repeat a few shapes many times)."""
+        key = tuple(w.type for w in words)
+        hit = self._shapes.get(key)
+        if hit is None:
+            try:
+                hit = self.parser.parse(words)
+            except (UnexpectedInput, LarkError) as e:
+                hit = e
+            if len(self._shapes) >= MAX_SHAPES:
+                self._shapes.clear()
+            self._shapes[key] = hit
+        if isinstance(hit, Exception):
+            raise _rebind_error(hit, words)
+        return _rebind(hit, words)
 
     def read(self, text: str, context: Context | None = None) -> Reading:
         """Read every sentence of ``text``; what cannot be read is a :class:`ReadSkip`.
@@ -86,8 +104,10 @@ class EnglishReader:
                 skips.append(ReadSkip(SkipCode.UNSUPPORTED, span, text[a:b], "no statement in the sentence"))
         return Reading(tuple(self._supersede(facts)), tuple(rules), tuple(skips), tuple(spans))
 
-    def read_sentence(self, sentence: str, offset: int, ctx: Context) -> Meaning | ReadSkip:
-        """One sentence's meaning, or the skip that says why there is none (span filled by caller)."""
+    def read_sentence(self, sentence: str, offset: int, ctx: Context, *, questions: bool = False) -> Meaning | ReadSkip:
+        """One sentence's meaning, or the skip that says why there is none (span filled by caller).
+
+        With ``questions`` a yes/no question ("Is Bob big?") means the statement it asks about."""
         dummy = SourceSpan(offset, offset + len(sentence), -1)
         if len(sentence) > MAX_SENTENCE_CHARS:
             return ReadSkip(SkipCode.TOO_LONG, dummy, sentence[:200], f"longer than {MAX_SENTENCE_CHARS} characters")
@@ -99,12 +119,10 @@ class EnglishReader:
             return ReadSkip(SkipCode.UNPARSED, dummy, sentence, "empty sentence")
         try:
             tree = self.parse(words)
-        except UnexpectedInput as e:
-            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, _where(e, words, offset))
-        except LarkError as e:  # an Earley failure that is not about one token
-            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, type(e).__name__)
+        except _ParseFailure as e:
+            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, str(e))
         try:
-            return self.interpreter.sentence(tree, ctx, words[0].start)
+            return self.interpreter.sentence(tree, ctx, words[0].start, questions=questions)
         except Unsupported as e:
             return ReadSkip(SkipCode.UNSUPPORTED, dummy, sentence, str(e))
         except Unresolved as e:
@@ -130,6 +148,30 @@ class EnglishReader:
         return out
 
 
+def _rebind(tree: Tree, words: list[Word]) -> Tree:
+    """The cached tree with this sentence's tokens (leaves know their token index by column)."""
+    kids = []
+    for c in tree.children:
+        if isinstance(c, Token):
+            w = words[c.column - 1]
+            kids.append(Token(w.type, w.text, start_pos=w.start, end_pos=w.end, line=1, column=c.column))
+        else:
+            kids.append(_rebind(c, words))
+    return Tree(tree.data, kids)
+
+
+def _rebind_error(e: Exception, words: list[Word]) -> Exception:
+    tok = getattr(e, "token", None)
+    if isinstance(tok, Token) and tok.type != "$END" and tok.column and 0 < tok.column <= len(words):
+        w = words[tok.column - 1]
+        return _ParseFailure(f"unexpected '{w.text}' at offset {w.start}")
+    return _ParseFailure("the sentence ends too early" if isinstance(e, UnexpectedInput) else type(e).__name__)
+
+
+class _ParseFailure(Exception):
+    pass
+
+
 def _fact(p: Prop, frame: Frame) -> Fact:
     quals = (("version", Literal(frame.version)),) if frame.version else ()
     return Fact(p.subject, p.predicate if not isinstance(p.predicate, str) else _iri(p.predicate), p.object,
@@ -149,8 +191,3 @@ def _interval(frame: Frame) -> Interval:
     return Interval(start, frame.valid_to)
 
 
-def _where(e: UnexpectedInput, words: list[Word], offset: int) -> str:
-    tok = getattr(e, "token", None)
-    if tok is not None and getattr(tok, "type", "") != "$END":
-        return f"unexpected '{tok}' at offset {tok.start_pos}"
-    return "the sentence ends too early"

@@ -1,0 +1,61 @@
+"""Questions in controlled English → :class:`QueryPlan` (DS005 §5.2: templates, no LLM).
+
+The question forms are alternatives of ``question`` in grammar/english.lark; a claim ("Bob is
+green.", the form ProofWriter asks about) is planned as "is this statement true?".
+
+>>> p = EnglishPlanner().plan_claim("The bald eagle does not chase the dog.")
+>>> p.goal.polarity, p.answer_form.value
+('negate', 'yesNo')
+"""
+from __future__ import annotations
+
+from ..analysis.program import Const, Var
+from ..ingest.english.meaning import Context, Meaning, Prop
+from ..ingest.english.reader import EnglishReader
+from ..ingest.english.reading import ReadSkip
+from .plan import AnswerForm, Pattern, QueryPlan, Unplannable, UnplannableReason, World
+
+MAX_QUESTION_CHARS = 2000
+
+
+class EnglishPlanner:
+    """Plans questions with the controlled-English grammar and lexicon of an :class:`EnglishReader`."""
+
+    def __init__(self, reader: EnglishReader | None = None):
+        self.reader = reader or EnglishReader()
+
+    def plan(self, question: str) -> QueryPlan | Unplannable:
+        """A plan for a question ("Is Bob green?") or a claim to check ("Bob is green.")."""
+        text = question.strip()
+        if not text:
+            return Unplannable(UnplannableReason.EMPTY, "the question is empty")
+        if len(text) > MAX_QUESTION_CHARS:
+            return Unplannable(UnplannableReason.TOO_LONG, f"longer than {MAX_QUESTION_CHARS} characters")
+        return self.plan_claim(text)
+
+    def plan_claim(self, statement: str) -> QueryPlan | Unplannable:
+        """"Is this statement true?" for one statement (open world: unprovable is unknown)."""
+        meaning = self.reader.read_sentence(statement, 0, Context(), questions=True)
+        if isinstance(meaning, ReadSkip):
+            return Unplannable(UnplannableReason.NOT_UNDERSTOOD, f"{meaning.code.value}: {meaning.detail}",
+                               0, len(statement))
+        return _yes_no(meaning, statement)
+
+
+def _term(t) -> Const | Var:
+    return t if isinstance(t, Var) else Const(t)
+
+
+def _yes_no(meaning: Meaning, text: str) -> QueryPlan | Unplannable:
+    if meaning.rules or len(meaning.props) != 1:
+        return Unplannable(UnplannableReason.UNKNOWN_FORM,
+                           "a yes/no question must state exactly one fact", 0, len(text))
+    p: Prop = meaning.props[0][0]
+    if isinstance(p.subject, Var) or isinstance(p.object, Var):
+        return Unplannable(UnplannableReason.UNKNOWN_FORM, "a claim about someone unnamed", 0, len(text))
+    from ..core import IRI
+
+    goal = Pattern(Const(IRI(p.predicate)), _term(p.subject), _term(p.object),
+                   polarity="negate" if p.negated else "affirm")
+    return QueryPlan(subjects=(Const(p.subject),), predicates=(Const(IRI(p.predicate)),), goal=goal,
+                     form=AnswerForm.YES_NO, world=World.OPEN, question=text)
