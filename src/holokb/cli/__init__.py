@@ -13,7 +13,7 @@ import typer
 from ..core import HolokbError
 from .app import app
 from .common import Usage
-from . import data, rules, query, evaluate, demo  # noqa: F401  (register the commands, in help order)
+from . import data, rules, query, evaluate, evaluate_text, demo  # noqa: F401  (register the commands, in help order)
 from .evaluate import eval_app
 
 __all__ = ["app", "eval_app", "main"]
