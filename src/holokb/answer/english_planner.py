@@ -13,7 +13,10 @@ from ..analysis.program import Const, Var
 from ..ingest.english.meaning import Context, Meaning, Prop
 from ..ingest.english.reader import EnglishReader
 from ..ingest.english.reading import ReadSkip
-from .plan import AnswerForm, Pattern, QueryPlan, Unplannable, UnplannableReason, World
+from ..core import Literal
+from .plan import (
+    AnswerForm, Check, Compare, Param, Pattern, QueryPlan, Unplannable, UnplannableReason, World, YesWhen,
+)
 
 MAX_QUESTION_CHARS = 2000
 
@@ -39,7 +42,34 @@ class EnglishPlanner:
         if isinstance(meaning, ReadSkip):
             return Unplannable(UnplannableReason.NOT_UNDERSTOOD, f"{meaning.code.value}: {meaning.detail}",
                                0, len(statement))
+        if meaning.judgement is not None:
+            return self._judgement(meaning, statement)
         return _yes_no(meaning, statement)
+
+    def _judgement(self, meaning: Meaning, text: str) -> QueryPlan | Unplannable:
+        """A judgement (lexicon ``[judgements]``): compare the condition's value with a stored one."""
+        from ..core import IRI
+
+        lex = self.reader.lexicon
+        spec = lex.table("judgements").get(meaning.judgement or "")
+        if spec is None:
+            return Unplannable(UnplannableReason.UNKNOWN_WORD, f"no judgement '{meaning.judgement}' in the lexicon",
+                               0, len(text))
+        param = lex.expand(spec["param"])
+        given = [p for p, _ in meaning.props if p.predicate == param]
+        if len(given) != 1 or not isinstance(given[0].object, Literal):
+            return Unplannable(UnplannableReason.UNKNOWN_FORM,
+                               f"the condition must give one value for {spec['param']}", 0, len(text))
+        name = param.rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+        subject = Const(IRI(lex.expand("ex:" + spec["subject"])))
+        predicate = Const(IRI(lex.expand(spec["predicate"])))
+        limit = Var("limit")
+        check = Check((Compare(Param(name), spec.get("op", ">"), limit),),
+                      derives=Pattern(Const(IRI(lex.expand(spec["derives"]))), subject) if "derives" in spec else None,
+                      yes_when=YesWhen(spec.get("yes_when", "holds")))
+        return QueryPlan(version=meaning.version, subjects=(subject,), predicates=(predicate,),
+                         goal=Pattern(predicate, subject, limit), params=((name, given[0].object),),
+                         form=AnswerForm.YES_NO, check=check, question=text)
 
 
 def _term(t) -> Const | Var:

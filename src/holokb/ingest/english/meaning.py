@@ -82,6 +82,8 @@ class Meaning:
     props: list[tuple[Prop, Frame]] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     heading: bool = False
+    judgement: str | None = None   # a judgement question's key ("session valid"); props = its condition
+    version: str | None = None
 
 
 def _tokens(t: Tree | Token) -> list[Token]:
@@ -389,6 +391,8 @@ class Interpreter:
     def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
         """"Is Bob big?" / "Does the cat chase the dog?" mean the statement they ask about."""
         out = Meaning()
+        if q.data == "q_if_judgement":
+            return self.judgement_question(q, scope)
         subs = self.subjects(_kids(q, "subjects")[0], scope)
         # The question's predicate is its own children minus the subjects: re-read it as a predicate.
         rest = [c for c in q.children if not (isinstance(c, Tree) and c.data == "subjects")]
@@ -399,6 +403,25 @@ class Interpreter:
         for s in subs:
             for p in self.predicate(Tree(label, rest), s, scope, frame):
                 out.props.append((p, frame))
+        return out
+
+    def judgement_question(self, q: Tree, scope: "Scope") -> Meaning:
+        """"If a user is inactive for 20 minutes in v2.0, is their session valid?"."""
+        out = Meaning()
+        subs = self.subjects(_kids(q, "subjects")[0], scope)
+        pred = [c for c in q.children if isinstance(c, Tree) and c.data not in ("subjects", "nominal", "adjectives")][0]
+        frame = Frame()
+        for s in subs:
+            out.props.extend((p, frame) for p in self.predicate(pred, s, scope, frame))
+        version = [c for c in q.children if isinstance(c, Token) and c.type == "VERSION"]
+        out.version = version[0].value.lstrip("vV") if version else None
+        noun = " ".join(t.value.lower() for t in _tokens(_kids(q, "nominal")[0]))
+        adjs = [_tokens(i)[-1].value.lower() for i in _kids(_kids(q, "adjectives")[0], "adj_item")]
+        if len(adjs) != 1:
+            raise Unsupported("a judgement question asks about one adjective")
+        out.judgement = f"{noun} {adjs[0]}"
+        if _has(q, "NOT"):
+            raise Unsupported("a negated judgement question")
         return out
 
     def clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
