@@ -15,7 +15,8 @@ from ..ingest.english.reader import EnglishReader
 from ..ingest.english.reading import ReadSkip
 from ..core import Literal
 from .plan import (
-    AnswerForm, Check, Compare, Param, Pattern, QueryPlan, Unplannable, UnplannableReason, World, YesWhen,
+    AnswerForm, Check, Compare, Param, Pattern, QueryPlan, TimeKind, TimeRef, Unplannable, UnplannableReason, World,
+    YesWhen,
 )
 
 MAX_QUESTION_CHARS = 2000
@@ -44,7 +45,28 @@ class EnglishPlanner:
                                0, len(statement))
         if meaning.judgement is not None:
             return self._judgement(meaning, statement)
+        if meaning.ask:
+            return self._wh(meaning, statement)
         return _yes_no(meaning, statement)
+
+    def _wh(self, meaning: Meaning, text: str) -> QueryPlan | Unplannable:
+        """Where / where-before / what questions: a value of the goal's object at a valid time."""
+        from ..core import IRI
+
+        kind, subject = meaning.ask[0], meaning.ask[1]
+        if kind.startswith("where"):
+            entry = self.reader.interpreter._verb_entry("be in")
+            pred = Const(IRI(self.reader.lexicon.expand(entry.get("predicate", "ex:isIn"))))
+            goal = Pattern(pred, Const(subject), Var("where"))
+            time = None
+            if kind != "where":
+                anchor = Pattern(pred, Const(subject), Const(meaning.ask[2]))
+                time = TimeRef(TimeKind.BEFORE if kind == "where_before" else TimeKind.AFTER, anchor=anchor)
+            return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=goal, form=AnswerForm.VALUE,
+                             time=time, question=text)
+        pred = Const(IRI(meaning.ask[2]))
+        return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=Pattern(pred, Const(subject), Var("what")),
+                         form=AnswerForm.VALUE, question=text)
 
     def _judgement(self, meaning: Meaning, text: str) -> QueryPlan | Unplannable:
         """A judgement (lexicon ``[judgements]``): compare the condition's value with a stored one."""

@@ -21,6 +21,7 @@ from ...core.terms import XSD_DATE
 from .lexicon import Lexicon, is_plural, lemma, pos_flags, third_person
 
 DAY_MS = 86_400_000
+STORY_RANK = 1_000_000  # story time = rank of its time word × this + the sentence's line number
 _UNIT_MS = {"ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": DAY_MS, "w": 7 * DAY_MS}
 
 
@@ -64,6 +65,7 @@ class Frame:
     valid_from: int | None = None
     valid_to: int | None = None
     version: str | None = None
+    time_rank: int = 0          # story time words ("yesterday" < "this morning"), 0 when none
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Context:
     """What one sentence may use from the sentences before it (per document)."""
 
     date: int | None = None                       # ms of the day a dated heading names
+    story_time: int | None = None                 # the sentence's story time (bAbI line number), if any
     last_subjects: tuple[Ref, ...] = ()           # for pronouns outside rules
     rule_count: int = 0
 
@@ -84,6 +87,8 @@ class Meaning:
     heading: bool = False
     judgement: str | None = None   # a judgement question's key ("session valid"); props = its condition
     version: str | None = None
+    ask: tuple = ()                # a wh-question: ("where", subject) / ("where_before", subject, anchor) /
+                                   # ("what", subject, predicate)
 
 
 def _tokens(t: Tree | Token) -> list[Token]:
@@ -188,7 +193,15 @@ class Interpreter:
         raise Unsupported(f"noun phrase form {t.data}")
 
     def subjects(self, t: Tree, scope: "Scope") -> list[Ref]:
-        refs = [self.np(c, scope) for c in t.children if isinstance(c, Tree)]
+        refs: list[Ref] = []
+        for c in t.children:
+            if not isinstance(c, Tree):
+                continue
+            if c.data == "pronoun" and not scope.vars and not scope.in_rule and not scope.last \
+                    and _tokens(c)[0].value.lower() in ("they", "them") and len(scope.ctx.last_subjects) > 1:
+                refs.extend(scope.ctx.last_subjects)
+            else:
+                refs.append(self.np(c, scope))
         scope.last = refs
         return refs
 
@@ -255,6 +268,20 @@ class Interpreter:
                 entry = self._verb_entry(f"be {prep.value.lower()}")
                 pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["is", prep.value.lower()], False)))
                 return [Prop(s, pred, self.np(obj, scope).term, neg, entry.get("kind", ""))]
+            case "be_prep_no_longer":
+                obj = [c for c in t.children if isinstance(c, Tree)][0]
+                prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
+                entry = self._verb_entry(f"be {prep.value.lower()}")
+                pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["is", prep.value.lower()], False)))
+                return [Prop(s, pred, self.np(obj, scope).term, True, entry.get("kind", ""))]
+            case "be_prep_either":
+                objs = [c for c in t.children if isinstance(c, Tree)]
+                prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
+                entry = self._verb_entry(f"be either {prep.value.lower()}")
+                if "predicate" not in entry:
+                    raise Unsupported(f"no predicate for 'either {prep.value.lower()}' in the lexicon")
+                pred = self.lex.expand(entry["predicate"])
+                return [Prop(s, pred, self.np(o, scope).term, neg, entry.get("kind", "")) for o in objs]
             case "verb" | "do_verb":
                 return self.verb_phrase(t, s, scope, frame, neg)
         raise Unsupported(f"predicate form {t.data}")
@@ -290,7 +317,9 @@ class Interpreter:
         used_prep = False
         used_obj_words = False
         for key, up, uo in ((" ".join([head] + obj_words + [first_prep or ""]).strip(), True, True),
-                            (f"{head} {first_prep}" if first_prep else "", True, False), (head, False, False)):
+                            (f"{head} {first_prep}" if first_prep else "", True, False),
+                            (f"{lem} {first_prep}" if first_prep and particle == ["back"] else "", True, False),
+                            (head, False, False)):
             if key and self._verb_entry(key):
                 entry, used_prep, used_obj_words = self._verb_entry(key), up and first_prep is not None, uo and bool(obj_words)
                 break
@@ -334,6 +363,8 @@ class Interpreter:
             pred = self.lex.expand("ex:" + _camel(words, False))
         if kind == "effect" and isinstance(objects[0], Literal):
             frame.valid_from = _date_ms(objects[0].lexical)
+        if kind == "drop":
+            neg = not neg
         return [Prop(s, pred, o, neg, kind) for o in objects]
 
     # -- time -----------------------------------------------------------------------------------
@@ -351,6 +382,12 @@ class Interpreter:
                 frame.valid_from = self.clock(toks[1].value, scope)
             elif c.data == "under_version":
                 frame.version = [x for x in toks if x.type == "VERSION"][0].value.lstrip("vV")
+            elif c.data == "time_word":
+                words = " ".join(t.value.lower() for t in toks if t.type != "COMMA")
+                rank = self.lex.table("times").get(words)
+                if rank is None:
+                    raise Unsupported(f"unknown time word '{words}'")
+                frame.time_rank = int(rank)
             elif c.data == "all_day":
                 if scope.ctx.date is None:
                     raise Unsupported("'all day' without a dated heading")
@@ -393,16 +430,40 @@ class Interpreter:
         out = Meaning()
         if q.data == "q_if_judgement":
             return self.judgement_question(q, scope)
+        if q.data in ("q_where", "q_where_before", "q_what_adj_rel"):
+            return self.wh_question(q, scope)
         subs = self.subjects(_kids(q, "subjects")[0], scope)
         # The question's predicate is its own children minus the subjects: re-read it as a predicate.
         rest = [c for c in q.children if not (isinstance(c, Tree) and c.data == "subjects")]
-        label = {"q_be_adj": "be_adj", "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
+        label = {"q_be_adj": "be_adj", "q_be_prep": "be_prep", "q_be_adj_rel": "be_adj_rel",
+                 "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
         if label is None:
             raise Unsupported(f"question form {q.data}")
         frame = Frame()
         for s in subs:
             for p in self.predicate(Tree(label, rest), s, scope, frame):
                 out.props.append((p, frame))
+        return out
+
+    def wh_question(self, q: Tree, scope: "Scope") -> Meaning:
+        """"Where is Mary?", "Where was the football before the kitchen?", "What is Gertrude afraid of?"."""
+        out = Meaning()
+        subs = self.subjects(_kids(q, "subjects")[0], scope)
+        if len(subs) != 1 or isinstance(subs[0].term, Var):
+            raise Unsupported("a question about one named thing")
+        s = subs[0].term
+        if q.data == "q_where":
+            out.ask = ("where", s)
+        elif q.data == "q_where_before":
+            prep = [c for c in q.children if isinstance(c, Token) and c.type == "PREP"][0].value.lower()
+            if prep not in ("before", "after"):
+                raise Unsupported(f"'where ... {prep}'")
+            anchor = self.np([c for c in q.children if isinstance(c, Tree) and c.data != "subjects"][0], scope)
+            out.ask = ("where_" + prep, s, anchor.term)
+        else:
+            words = [c.value.lower() for c in q.children if isinstance(c, Token) and c.type not in ("WHAT", "BE", "HAVE", "BEEN")]
+            pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + _camel(words, False)))
+            out.ask = ("what", s, pred)
         return out
 
     def judgement_question(self, q: Tree, scope: "Scope") -> Meaning:
@@ -442,7 +503,15 @@ class Interpreter:
                 out.props.append((Prop(s.term, RDF_TYPE, ty), Frame(version=frame.version)))
             for p in preds:
                 for q in self.predicate(p, s, scope, frame):
-                    out.props.append((q, frame))
+                    out.props.append((q, self._story_frame(q, frame, scope)))
+
+    def _story_frame(self, p: Prop, frame: Frame, scope: "Scope") -> Frame:
+        """In a story, a state change (move, acquire, drop) holds from the sentence's story time
+        (ordered first by its time word: "yesterday" before "this morning")."""
+        t = scope.ctx.story_time
+        if t is None or not p.kind or frame.valid_from is not None:
+            return frame
+        return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)
 
     def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame) -> list[Prop]:
         props: list[Prop] = []

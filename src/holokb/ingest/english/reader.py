@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Sequence
 
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedInput
@@ -54,6 +55,8 @@ class EnglishReader:
         self.interpreter = Interpreter(self.lexicon)
         self._shapes: dict[tuple[str, ...], object] = {}
         self.functional = {self.lexicon.expand(k): v for k, v in self.lexicon.table("functional").items()}
+        self.groups = {self.lexicon.expand(k): self.lexicon.expand(v)
+                       for k, v in self.lexicon.table("functional_groups").items()}
 
     def tokens(self, text: str, offset: int = 0) -> list[Word]:
         return self.lexicon.tokens(text, offset)
@@ -78,11 +81,12 @@ class EnglishReader:
             raise _rebind_error(hit, words)
         return _rebind(hit, words)
 
-    def read(self, text: str, context: Context | None = None) -> Reading:
+    def read(self, text: str, context: Context | None = None, *, story_times: "Sequence[int] | None" = None) -> Reading:
         """Read every sentence of ``text``; what cannot be read is a :class:`ReadSkip`.
 
         ``context`` carries what later text may refer to (the dated heading, the last subjects,
-        rule numbering) across the chunks of one document."""
+        rule numbering) across the chunks of one document.  ``story_times`` (one per sentence) makes
+        the text a story: a state change holds from its sentence's story time until the next one."""
         ctx = context if context is not None else Context()
         facts: list[ReadFact] = []
         rules: list[ReadRule] = []
@@ -91,6 +95,8 @@ class EnglishReader:
         for i, (a, b) in enumerate(sentences(text)):
             span = SourceSpan(a, b, i)
             spans.append(span)
+            if story_times is not None:
+                ctx.story_time = story_times[i] if i < len(story_times) else None
             result = self.read_sentence(text[a:b], a, ctx)
             if isinstance(result, ReadSkip):
                 skips.append(replace(result, span=span))
@@ -137,7 +143,8 @@ class EnglishReader:
             which = self.functional.get(f.fact.predicate.value)
             if which is None or f.valid.start == Interval.always().start:
                 continue
-            key = (f.fact.predicate, f.fact.subject if which == "subject" else f.fact.object, f.fact.qualifiers)
+            group = self.groups.get(f.fact.predicate.value, f.fact.predicate.value)
+            key = (group, f.fact.subject if which == "subject" else f.fact.object, f.fact.qualifiers)
             by_key.setdefault(key, []).append(i)
         for idx in by_key.values():
             order = sorted(idx, key=lambda i: (facts[i].valid.start, i))
