@@ -48,7 +48,8 @@ def close_reading(reading: Reading, text: str, *, document: str = "doc", extra: 
     program = analyze(Module(file=None, prefixes=prefixes, declarations=decls, rules=rules,
                              facts=tuple(a for m in extra for a in m.facts)),
                       known_predicates=_predicates(reading))
-    model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True)
+    # all_valid: a fact that holds over two separate intervals (Mary back in the hallway) keeps both.
+    model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True, all_valid=True)
     return StoryModel(reading, text, document, model)
 
 
