@@ -1,0 +1,129 @@
+"""The shared evaluation loop: items → results in file order, a process pool, JSON lines, a summary."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from ..contract import Answer, ChainRole, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class ItemResult:
+    """One scored item.  ``bad_input`` marks records the run could not read (missing fields,
+    non-UTF-8 text); they count as wrong and are also counted on their own."""
+
+    id: str
+    gold: str
+    predicted: str | None
+    verdict: str
+    correct: bool
+    group: str = ""
+    chain: tuple[dict, ...] = ()
+    reason: str | None = None
+    skips: tuple[dict, ...] = ()
+    bad_input: bool = False
+    cited: bool | None = None       # a correct supported answer cites at least one sentence
+    spans_ok: bool | None = None    # every cited span's text is the sentence it claims
+
+    def to_json(self) -> dict:
+        d: dict = {"id": self.id, "gold": self.gold, "predicted": self.predicted, "verdict": self.verdict,
+                   "correct": self.correct}
+        if self.group:
+            d["group"] = self.group
+        d["factChain"] = list(self.chain)
+        if self.reason is not None:
+            d["reason"] = self.reason
+        if self.skips:
+            d["skips"] = list(self.skips)
+        if self.bad_input:
+            d["badInput"] = True
+        if self.cited is not None:
+            d["cited"] = self.cited
+            d["spansOk"] = self.spans_ok
+        return d
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """All results of one file, in file order."""
+
+    file: str
+    results: tuple[ItemResult, ...] = field(default=())
+
+    @property
+    def n(self) -> int:
+        return len(self.results)
+
+    @property
+    def accuracy(self) -> float:
+        return sum(r.correct for r in self.results) / self.n if self.n else 0.0
+
+    def line(self) -> str:
+        """``accuracy=0.9950 n=600 bad_input=0 uncited=0 bad_spans=0``."""
+        bad = sum(r.bad_input for r in self.results)
+        uncited = sum(1 for r in self.results if r.cited is False)
+        spans = sum(1 for r in self.results if r.spans_ok is False)
+        return f"accuracy={self.accuracy:.4f} n={self.n} bad_input={bad} uncited={uncited} bad_spans={spans}"
+
+    def by_group(self) -> dict[str, tuple[int, int]]:
+        """group → (correct, n), groups sorted."""
+        out: dict[str, list[int]] = {}
+        for r in self.results:
+            c = out.setdefault(r.group, [0, 0])
+            c[0] += r.correct
+            c[1] += 1
+        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
+
+
+def run_items(items: Sequence, score: Callable, *, jobs: int = 1, init: Callable | None = None,
+              chunksize: int = 4) -> list[ItemResult]:
+    """``score(item)`` for every item, in order; with ``jobs > 1`` in a process pool (``init`` runs
+    once per worker process, e.g. to build the reader)."""
+    if jobs <= 1 or len(items) < 2:
+        if init is not None:
+            init()
+        return [score(it) for it in items]
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    with ctx.Pool(jobs, initializer=init) as pool:
+        return list(pool.imap(score, items, chunksize=chunksize))
+
+
+def write_jsonl(path: Path | None, results: Iterable[ItemResult]) -> None:
+    if path is None:
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        for r in results:
+            f.write(json.dumps(r.to_json(), ensure_ascii=False, sort_keys=False) + "\n")
+
+
+def chain_json(answer: Answer) -> tuple[dict, ...]:
+    """The answer's fact chain as JSON: role, the fact, the rule and the cited source spans."""
+    from ...ingest.english.reading import describe_atom
+
+    out = []
+    for e in answer.fact_chain:
+        f = e.fact
+        d: dict = {"factId": e.fact_id[:16], "role": e.role.value,
+                   "fact": describe_atom(f.predicate.value, (f.subject, f.object), f.polarity == "negate")}
+        if e.rule:
+            d["rule"] = e.rule
+        spans = [{"start": s.char_start, "end": s.char_end, "text": s.text} for s in e.evidence + e.rule_evidence]
+        if spans:
+            d["sources"] = spans
+        out.append(d)
+    return tuple(out)
+
+
+def check_citations(answer: Answer, text: str, sentence_spans: set[tuple[int, int]]) -> tuple[bool | None, bool | None]:
+    """(cited, spans_ok) for a supported answer: at least one source sentence is cited, and every
+    cited span is exactly one of the text's sentences with the text it claims."""
+    if answer.verdict is not Verdict.SUPPORTED or not answer.fact_chain:
+        return None, None
+    spans = [s for e in answer.fact_chain for s in e.evidence + e.rule_evidence]
+    ok = all((s.char_start, s.char_end) in sentence_spans and text[s.char_start:s.char_end] == s.text for s in spans)
+    cited = any(e.role is ChainRole.PREMISE and e.evidence for e in answer.fact_chain)
+    return cited, ok

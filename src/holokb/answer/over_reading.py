@@ -1,0 +1,162 @@
+"""Answer a plan over one document's reading, in memory, with the engine (no ledger).
+
+The evaluation commands use this for one isolated story per item until ``kb.answer`` lands; it
+returns the same :class:`Answer` contract.  Open world (ProofWriter): a goal is ``Yes`` when it is
+derived, ``No`` when its negation is, ``unsupported`` when neither is, ``conflicting`` when both are.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis import analyze
+from ..core import IRI, Fact, Limits
+from ..engine import Database, Model, ProofNode, closure
+from ..ingest.english.reader import EXTRACTOR_ID, EXTRACTOR_VERSION
+from ..ingest.english.reading import Reading
+from ..syntax import Module
+from .contract import (
+    Answer, AnswerLimit, ChainEntry, ChainFact, ChainRole, Conflict, ConflictReason, Missing, MissingKind,
+    SourceSpan, Verdict,
+)
+from .plan import AnswerForm, Pattern, QueryPlan, World
+
+#: One story's closure: small texts, so a generous derived-fact cap and a deadline keep bad input bounded.
+DEFAULT_LIMITS = Limits(max_derived=200_000, max_results=None, timeout_s=20.0)
+
+
+@dataclass(frozen=True, slots=True)
+class StoryModel:
+    """A reading closed under its own rules (and extra rule modules): the model and where each
+    input fact and rule came from."""
+
+    reading: Reading
+    text: str
+    document: str
+    model: Model
+
+
+def close_reading(reading: Reading, text: str, *, document: str = "doc", extra: tuple[Module, ...] = (),
+                  limits: Limits | None = None) -> StoryModel:
+    """The closure of the reading's facts under its rules (plus ``extra`` rule modules)."""
+    db = Database()
+    for i, f in enumerate(reading.facts):
+        db.add(f.fact.predicate.value, (f.fact.subject, f.fact.object), valid=f.valid, key=i,
+               negated=f.fact.polarity == "negate")
+    rules = tuple(r.rule for r in reading.rules) + tuple(r for m in extra for r in m.rules)
+    decls = tuple(d for m in extra for d in m.declarations)
+    prefixes = tuple(p for m in extra for p in m.prefixes)
+    program = analyze(Module(file=None, prefixes=prefixes, declarations=decls, rules=rules,
+                             facts=tuple(a for m in extra for a in m.facts)),
+                      known_predicates=_predicates(reading))
+    # all_valid: a fact that holds over two separate intervals (Mary back in the hallway) keeps both.
+    model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True, all_valid=True)
+    return StoryModel(reading, text, document, model)
+
+
+def _predicates(reading: Reading) -> set[str]:
+    out = {f.fact.predicate.value for f in reading.facts}
+    for r in reading.rules:
+        out.update(a.predicate for a in r.rule.body if hasattr(a, "predicate"))
+        if r.rule.head is not None:
+            out.add(r.rule.head.predicate)
+    return out
+
+
+def answer_plan(story: StoryModel, plan: QueryPlan) -> Answer:
+    """Answer a ground yes/no plan (constant goal terms) over a closed story."""
+    goal = plan.goal
+    if goal is None or plan.answer_form is not AnswerForm.YES_NO or not goal.ground:
+        return Answer(None, Verdict.UNSUPPORTED, plan=plan,
+                      missing=Missing(MissingKind.UNPLANNABLE, "only ground yes/no goals are answered over a reading"))
+    pred, args = _ground(goal)
+    negated = goal.polarity == "negate"
+    m = story.model
+    same = m.contains(pred, args, negated=negated)
+    opposite = m.contains(pred, args, negated=not negated)
+    truncated = m.truncated
+    if same and opposite:
+        a = _chain(story, pred, args, negated, ChainRole.CONCLUSION)
+        b = _chain(story, pred, args, not negated, ChainRole.CONCLUSION)
+        conflict = Conflict(a[-1], b[-1], ConflictReason.POLARITY, (_show(args[0]), pred),
+                            "the statement and its negation are both derived")
+        return Answer(None, Verdict.CONFLICTING, fact_chain=a + b, conflicts=(conflict,), plan=plan, truncated=truncated)
+    if same or opposite:
+        chain = _chain(story, pred, args, negated if same else not negated, ChainRole.CONCLUSION)
+        return Answer("Yes" if same else "No", Verdict.SUPPORTED, fact_chain=chain,
+                      support_scores=tuple((e.fact_id, e.score) for e in chain if e.score is not None),
+                      plan=plan, truncated=truncated)
+    world = plan.world or World.OPEN
+    if world is World.CLOSED and not truncated:
+        return Answer("No", Verdict.SUPPORTED, plan=plan)
+    if truncated:
+        return Answer(None, Verdict.UNSUPPORTED, plan=plan, truncated=True, limit_hit=_limit(m.limit_hit),
+                      missing=Missing(MissingKind.BUDGET, f"the closure stopped at a budget ({m.limit_hit})"))
+    return Answer(None, Verdict.UNSUPPORTED, plan=plan,
+                  missing=Missing(MissingKind.NOT_PROVED, "neither the statement nor its negation follows from the text"))
+
+
+def _limit(hit) -> AnswerLimit:
+    """The engine's limit name as the contract's enum (the engine's names are free strings today)."""
+    text = str(hit).lower()
+    if "depth" in text:
+        return AnswerLimit.MAX_DEPTH
+    if "derived" in text:
+        return AnswerLimit.MAX_DERIVED
+    return AnswerLimit.DEADLINE
+
+
+def _show(t) -> str:
+    return t.value if isinstance(t, IRI) else str(t)
+
+
+def _ground(goal: Pattern) -> tuple[str, tuple]:
+    def term(t):
+        return t.term
+
+    pred = term(goal.predicate)
+    return (pred.value if isinstance(pred, IRI) else str(pred)), (term(goal.subject), term(goal.object))
+
+
+def _span(story: StoryModel, start: int, end: int) -> SourceSpan:
+    return SourceSpan(story.document, None, start, end, story.text[start:end], EXTRACTOR_ID, EXTRACTOR_VERSION, 1.0)
+
+
+def _chain(story: StoryModel, pred: str, args: tuple, negated: bool, role: ChainRole) -> tuple[ChainEntry, ...]:
+    """The proof of one fact as chain entries, premises first, the fact itself last with ``role``."""
+    root = story.model.explain(pred, args, negated=negated)
+    assert root is not None
+    rule_spans = {r.rule.name: r.span for r in story.reading.rules}
+    entries: dict[str, ChainEntry] = {}
+
+    def fact_id(n: ProofNode) -> str:
+        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm").id
+
+    def visit(n: ProofNode) -> str:
+        fid = fact_id(n)
+        if n.id in entries:
+            return fid
+        premises = tuple(visit(p) for p in n.premises)
+        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm", n.valid)
+        if n.rule is None:
+            f = story.reading.facts[n.key] if isinstance(n.key, int) else None
+            ev = (_span(story, f.span.start, f.span.end),) if f is not None else ()
+            entries[n.id] = ChainEntry(fid, ChainRole.PREMISE, cf, ev, score=n.score)
+        else:
+            rs = rule_spans.get(n.rule)
+            rev = (_span(story, rs.start, rs.end),) if rs is not None else ()
+            entries[n.id] = ChainEntry(fid, ChainRole.DERIVED, cf, (), n.rule, rev, premises, n.score)
+        return fid
+
+    visit(root)
+    out = list(entries.values())
+    last = out.pop(list(entries).index(root.id))
+    if last.role is ChainRole.PREMISE:
+        out.append(last)  # an asserted fact answers directly: it is the premise and the conclusion
+        out.append(ChainEntry(last.fact_id, role, last.fact, (), None, (), (last.fact_id,), last.score))
+    else:
+        out.append(ChainEntry(last.fact_id, role, last.fact, (), last.rule, last.rule_evidence, last.premises,
+                              last.score))
+    return tuple(out)
+
+
+__all__ = ["StoryModel", "answer_plan", "close_reading"]

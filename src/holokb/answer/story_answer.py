@@ -1,0 +1,144 @@
+"""Answer value and yes/no plans over a closed story at a valid time (bAbI: story time is valid time).
+
+- ``AT t``: what holds at instant ``t``; ``BEFORE anchor``: what held just before the latest
+  interval in which the anchor holds ("Where was the football before the kitchen?").
+- Functional predicates (the lexicon's ``[functional]``) are closed per subject: another value
+  holding at ``t`` answers "No" (with that fact's proof); a group member such as ``maybeIn``
+  ("either … or") makes the goal's own place a "maybe" (``unsupported``) and others "No".
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import IRI, Fact, Interval, MAX_TIME
+from ..engine import ProofNode
+from ..engine.model import Model
+from .contract import Answer, ChainEntry, ChainFact, ChainRole, Missing, MissingKind, Verdict
+from .over_reading import StoryModel, _span
+from .plan import AnswerForm, QueryPlan, TimeKind
+
+
+def rows_at(model: Model, predicate: str, subject, t: int, *, negated: bool = False) -> list[tuple]:
+    """Args of the facts of ``predicate`` about ``subject`` whose validity contains ``t``."""
+    return [args for args, valid in model.rows(predicate, negated=negated)
+            if args[0] == subject and valid.contains(t)]
+
+
+def instant(story: StoryModel, plan: QueryPlan) -> int | None:
+    """The valid-time instant a plan asks about (None: the anchor never held)."""
+    tr = plan.time
+    if tr is None or tr.kind is TimeKind.END:
+        return MAX_TIME - 1
+    if tr.kind is TimeKind.AT:
+        return tr.instant
+    a = tr.anchor
+    pred, subj, obj = a.predicate.term.value, a.subject.term, a.object.term
+    starts = [v for args, v in story.model.rows(pred) if args == (subj, obj)]
+    if not starts:
+        return None
+    latest = max(starts, key=lambda v: v.start)
+    return latest.start - 1 if tr.kind is TimeKind.BEFORE else (latest.end if latest.end is not None else None)
+
+
+def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str]) -> Answer:
+    """Answer a VALUE or YES_NO plan (constant subject; for YES_NO a constant object) at its time."""
+    g = plan.goal
+    t = instant(story, plan)
+    if g is None or t is None:
+        return _unsupported(plan, MissingKind.NO_FACTS, "the time the question refers to never occurs in the story")
+    pred = g.predicate.term.value
+    subj = g.subject.term
+    m = story.model
+    if plan.answer_form is AnswerForm.VALUE:
+        values = sorted({args[1] for args in rows_at(m, pred, subj, t)}, key=str)
+        if len(values) != 1:
+            why = "nothing in the story says" if not values else "the story gives several values"
+            return _unsupported(plan, MissingKind.NO_FACTS, why)
+        chain = explain_at(story, pred, (subj, values[0]), False, t)
+        return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+    obj = g.object.term
+    negated = g.polarity == "negate"
+    pos = (subj, obj) in rows_at(m, pred, subj, t)
+    neg = (subj, obj) in rows_at(m, pred, subj, t, negated=True)
+    if pos or neg:
+        holds = pos if not negated else neg
+        chain = explain_at(story, pred, (subj, obj), not pos, t)
+        return Answer("Yes" if holds else "No", Verdict.SUPPORTED, fact_chain=chain, plan=plan)
+    if pred in functional:
+        for member, group in sorted(groups.items()):
+            if group != pred:
+                continue
+            maybe = rows_at(m, member, subj, t)
+            if (subj, obj) in maybe:
+                return _unsupported(plan, MissingKind.NOT_PROVED, "the story says it is one of several (maybe)")
+            if maybe:
+                chain = explain_at(story, member, maybe[0], False, t)
+                return Answer("No" if not negated else "Yes", Verdict.SUPPORTED, fact_chain=chain, plan=plan)
+        other = [a for a in rows_at(m, pred, subj, t) if a[1] != obj]
+        if other:
+            chain = explain_at(story, pred, other[0], False, t)
+            return Answer("No" if not negated else "Yes", Verdict.SUPPORTED, fact_chain=chain, plan=plan)
+    return _unsupported(plan, MissingKind.NOT_PROVED, "neither the statement nor its negation follows from the story")
+
+
+def _unsupported(plan: QueryPlan, kind: MissingKind, message: str) -> Answer:
+    return Answer(None, Verdict.UNSUPPORTED, plan=plan, missing=Missing(kind, message))
+
+
+def _word(t) -> str:
+    if isinstance(t, IRI):
+        return t.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+    return getattr(t, "lexical", str(t))
+
+
+def explain_at(story: StoryModel, pred: str, args: tuple, negated: bool, t: int) -> tuple[ChainEntry, ...]:
+    """The proof of the fact row whose validity contains ``t`` as chain entries (premises first)."""
+    root = _node_at(story.model, pred, args, negated, t)
+    rule_spans = {r.rule.name: r.span for r in story.reading.rules}
+    entries: dict[str, ChainEntry] = {}
+
+    def fid(n: ProofNode) -> str:
+        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm").id
+
+    def visit(n: ProofNode) -> str:
+        i = fid(n)
+        if n.id in entries:
+            return i
+        premises = tuple(visit(p) for p in n.premises)
+        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm", n.valid)
+        if n.rule is None:
+            f = story.reading.facts[n.key] if isinstance(n.key, int) else None
+            ev = (_span(story, f.span.start, f.span.end),) if f is not None else ()
+            entries[n.id] = ChainEntry(i, ChainRole.PREMISE, cf, ev, score=n.score)
+        else:
+            rs = rule_spans.get(n.rule)
+            rev = (_span(story, rs.start, rs.end),) if rs is not None else ()
+            entries[n.id] = ChainEntry(i, ChainRole.DERIVED, cf, (), n.rule, rev, premises, n.score)
+        return i
+
+    visit(root)
+    out = list(entries.values())
+    last = out.pop(list(entries).index(root.id))
+    if last.role is ChainRole.PREMISE:
+        out.append(last)
+    out.append(ChainEntry(last.fact_id, ChainRole.CONCLUSION, last.fact, (), last.rule, last.rule_evidence,
+                          last.premises or (last.fact_id,), last.score))
+    return tuple(out)
+
+
+def _node_at(model: Model, pred: str, args: tuple, negated: bool, t: int) -> ProofNode:
+    """Model.explain for the row valid at ``t`` (explain alone takes the first row of the args)."""
+    ev = model._ev  # the row-level proof entry point; Model exposes only the first row per args
+    rk = (pred, negated)
+    rel = ev.relations[rk]
+    ids = [ev.terms.lookup(a) for a in args]
+    hit = np.ones(rel.size, dtype=bool)
+    for c, i in enumerate(ids):
+        hit &= rel.col(c) == i
+    vf, vt = rel.meta("valid_from"), rel.meta("valid_to")
+    hit &= (vf <= t) & (t < vt)
+    rows = np.flatnonzero(hit)
+    return model._node(rk, int(rows[0]), 0, None, {})
+
+
+__all__ = ["answer_at", "explain_at", "instant", "rows_at", "Interval"]

@@ -1,0 +1,46 @@
+"""Scoring the controlled-English reader: holokb eval proofwriter | babi | clutrr."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import Usage
+from .evaluate import eval_app
+
+
+def _check(limit: Optional[int], jobs: int) -> None:
+    if limit is not None and limit < 0:
+        raise Usage("--limit must be >= 0")
+    if jobs < 1:
+        raise Usage("--jobs must be >= 1")
+
+
+def _report(run, out: Optional[Path], started: float, groups: bool = False) -> None:
+    from ..answer.evaluation.runner import write_jsonl
+
+    write_jsonl(out, run.results)
+    if groups:
+        for g, (c, n) in run.by_group().items():
+            typer.echo(f"{g}: accuracy={c / n:.4f} n={n}", err=True)
+    took = time.monotonic() - started
+    typer.echo(f"{run.n / took:.1f} items/s", err=True) if took > 0 and run.n else None
+    typer.echo(run.line())
+
+
+@eval_app.command("proofwriter")
+def eval_proofwriter_cmd(file: Path = typer.Argument(..., help="ProofWriter JSON (context, question, answer A/B/C)."),
+                         out: Optional[Path] = typer.Option(None, "--out", help="One JSON line per item."),
+                         limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
+                         jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
+    """Read each item's context, check the question's statement (True / False / Unknown); prints accuracy=… n=….
+
+    Example: holokb eval proofwriter ../shared/corpora/proofwriter/dev.json --out preds.jsonl --jobs 2
+    """
+    from ..answer.evaluation.proofwriter import eval_proofwriter
+
+    _check(limit, jobs)
+    started = time.monotonic()
+    _report(eval_proofwriter(file, limit=limit, jobs=jobs), out, started)

@@ -1,0 +1,600 @@
+"""The meaning of one parsed sentence: facts and rules (the sentence forms are grammar/english.lark).
+
+Noun phrases denote entities (IRIs minted from the words: names keep their case, "the bald eagle"
+is ``baldEagle``), kinds (a bare plural or an indefinite subject: "Session tokens", "a session
+token"), variables (someone, something, and the pronouns that refer back to them inside a rule) or
+values (durations, dates, numbers).  Adjectives and nouns after a copula are classes
+(``rdf:type``): "Bob is big" is ``rdf:type(Bob, Big)``.  Verbs name predicates by their third-person
+form joined with their particle or preposition ("expiresAfter"), unless the lexicon's ``[verbs]``
+table says otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+
+from lark import Token, Tree
+
+from ...analysis.program import Atom, Const, Rule, Var
+from ...core import IRI, RDF_TYPE, Duration, Literal, Term
+from ...core.terms import XSD_DATE
+from .lexicon import Lexicon, is_plural, lemma, pos_flags, third_person
+
+DAY_MS = 86_400_000
+STORY_RANK = 1_000_000  # story time = rank of its time word × this + the sentence's line number
+_UNIT_MS = {"ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": DAY_MS, "w": 7 * DAY_MS}
+
+
+class Unsupported(Exception):
+    """The sentence parsed but this reading gives it no meaning (the message says what)."""
+
+
+class Unresolved(Exception):
+    """A pronoun with nothing to refer to."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """What a noun phrase denotes: a term (IRI or literal) or a rule variable.
+
+    ``kind`` marks a generic reading (a bare plural or an indefinite: the class ``cls``);
+    ``types`` are classes the phrase itself asserts ("the libsandbox library" is a Library).
+    """
+
+    term: Term | Var
+    kind: bool = False
+    cls: IRI | None = None
+    types: tuple[IRI, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Prop:
+    """One atomic statement about a subject: ``predicate(subject, object)``, maybe negated."""
+
+    subject: Term | Var
+    predicate: str
+    object: Term | Var
+    negated: bool = False
+    kind: str = ""       # the verb kind from the lexicon (move, acquire, ...), for time handling
+
+
+@dataclass
+class Frame:
+    """Sentence-level modifiers: time, version, validity end."""
+
+    valid_from: int | None = None
+    valid_to: int | None = None
+    version: str | None = None
+    time_rank: int = 0          # story time words ("yesterday" < "this morning"), 0 when none
+
+
+@dataclass
+class Context:
+    """What one sentence may use from the sentences before it (per document)."""
+
+    date: int | None = None                       # ms of the day a dated heading names
+    story_time: int | None = None                 # the sentence's story time (bAbI line number), if any
+    last_subjects: tuple[Ref, ...] = ()           # for pronouns outside rules
+    rule_count: int = 0
+
+
+@dataclass
+class Meaning:
+    """The facts (props with their frame) and rules of one sentence."""
+
+    props: list[tuple[Prop, Frame]] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    heading: bool = False
+    judgement: str | None = None   # a judgement question's key ("session valid"); props = its condition
+    version: str | None = None
+    ask: tuple = ()                # a wh-question: ("where", subject) / ("where_before", subject, anchor) /
+                                   # ("what", subject, predicate)
+
+
+def _tokens(t: Tree | Token) -> list[Token]:
+    if isinstance(t, Token):
+        return [t]
+    out: list[Token] = []
+    for c in t.children:
+        out.extend(_tokens(c))
+    return out
+
+
+def _kids(t: Tree, name: str) -> list[Tree]:
+    return [c for c in t.children if isinstance(c, Tree) and c.data == name]
+
+
+def _has(t: Tree, ttype: str) -> bool:
+    return any(isinstance(c, Token) and c.type == ttype for c in t.children)
+
+
+def _camel(words: list[str], upper_first: bool) -> str:
+    parts = [w[:1].upper() + w[1:] for w in words if w]
+    s = "".join(parts)
+    return (s[:1].upper() if upper_first else s[:1].lower()) + s[1:]
+
+
+class Interpreter:
+    """Turns parse trees into :class:`Meaning` under a lexicon."""
+
+    def __init__(self, lexicon: Lexicon):
+        self.lex = lexicon
+        self.ns = lexicon.namespace
+        self.verbs = {k: v for k, v in lexicon.table("verbs").items()}
+        self.attributes = lexicon.table("attributes")
+        self.classes = {k: lexicon.expand(v) for k, v in lexicon.table("classes").items()}
+
+    # -- names --------------------------------------------------------------------------------
+    def iri(self, local: str) -> IRI:
+        return IRI(self.ns + local)
+
+    def class_iri(self, words: list[str]) -> IRI:
+        """"big" → ex:Big, "bald eagle" → ex:BaldEagle, "mice" → ex:Mouse."""
+        ws = [w.lower() for w in words]
+        ws[-1] = lemma(ws[-1], "NOUN") if is_plural(ws[-1]) else ws[-1]
+        return self.iri(_camel(ws, True))
+
+    def entity_of_words(self, toks: list[Token], sentence_start: bool) -> Ref:
+        """An entity (or kind) from the words of a nominal."""
+        words = [t.value for t in toks]
+        if words and words[-1].lower() in self.classes and len(words) > 1:
+            inner = self.entity_of_words(toks[:-1], sentence_start)
+            return replace(inner, types=inner.types + (IRI(self.classes[words[-1].lower()]),))
+        caps = [w[:1].isupper() or w[:1].isdigit() for w in words]
+        if sentence_start and caps[0] and pos_flags(words[0].lower()) != "X" and (
+                (len(words) > 1 and not all(caps[1:])) or (len(words) == 1 and is_plural(words[0]))):
+            words = [words[0].lower()] + words[1:]
+            caps[0] = False
+        if all(caps):
+            return Ref(self.iri("".join(words)))
+        plural = is_plural(words[-1])
+        ws = [w.lower() for w in words]
+        if plural:
+            ws[-1] = lemma(ws[-1], "NOUN")
+        return Ref(self.iri(_camel(ws, False)), kind=plural, cls=self.class_iri(words) if plural else None)
+
+    # -- noun phrases ---------------------------------------------------------------------------
+    def np(self, t: Tree, scope: "Scope") -> Ref:
+        first = _tokens(t)[0]
+        start = first.start_pos == scope.sentence_start
+        match t.data:
+            case "named":
+                toks = _tokens(t)
+                if len(toks) == 1 and toks[0].type == "ID":
+                    return Ref(self.iri(toks[0].value))
+                return self.entity_of_words(toks, start)
+            case "definite":
+                nominal = _kids(t, "nominal")[0]
+                toks = _tokens(nominal)
+                of = [c for c in t.children if isinstance(c, Tree) and c.data != "nominal"]
+                if of:
+                    inner = self.np(of[0], scope)
+                    if not isinstance(inner.term, IRI):
+                        raise Unsupported("'of' with a non-entity")
+                    local = inner.term.value[len(self.ns):]
+                    words = [w.lower() for w in (t.value for t in toks)]
+                    return Ref(self.iri(_camel([local] + words, local[:1].isupper())))
+                ref = self.entity_of_words(toks, False)
+                return replace(ref, kind=False, cls=None) if ref.kind else ref
+            case "indefinite":
+                toks = _tokens(_kids(t, "nominal")[0])
+                ref = self.entity_of_words(toks, False)
+                return Ref(ref.term, kind=True, cls=self.class_iri([x.value for x in toks]), types=ref.types)
+            case "versioned":
+                toks = _tokens(t)
+                scope.version = toks[-1].value.lstrip("vV")
+                return self.entity_of_words(toks[:-1], start)
+            case "bare":
+                return self.entity_of_words(_tokens(t), start)
+            case "someone":
+                return Ref(scope.variable())
+            case "pronoun":
+                return scope.pronoun(first.value)
+        raise Unsupported(f"noun phrase form {t.data}")
+
+    def subjects(self, t: Tree, scope: "Scope") -> list[Ref]:
+        refs: list[Ref] = []
+        for c in t.children:
+            if not isinstance(c, Tree):
+                continue
+            if c.data == "pronoun" and not scope.vars and not scope.in_rule and not scope.last \
+                    and _tokens(c)[0].value.lower() in ("they", "them") and len(scope.ctx.last_subjects) > 1:
+                refs.extend(scope.ctx.last_subjects)
+            else:
+                refs.append(self.np(c, scope))
+        scope.last = refs
+        return refs
+
+    # -- values -------------------------------------------------------------------------------
+    def value(self, t: Tree, scope: "Scope") -> Literal:
+        toks = _tokens(t)
+        match t.data:
+            case "measure":
+                unit = self.lex.units[lemma(toks[1].value.lower(), "NOUN")]
+                n = float(toks[0].value)
+                return Literal.of(Duration(ms=int(round(n * _UNIT_MS[unit]))))
+            case "date":
+                return Literal(toks[0].value, XSD_DATE)
+            case "number":
+                return Literal.of(int(toks[0].value)) if toks[0].value.isdigit() else Literal(toks[0].value, "http://www.w3.org/2001/XMLSchema#decimal")
+            case "time":
+                return Literal(toks[0].value, "http://www.w3.org/2001/XMLSchema#string")
+        raise Unsupported(f"value form {t.data}")
+
+    def object_refs(self, t: Tree, scope: "Scope") -> list[Ref]:
+        """``objects``: noun phrases (coordinated) or one value."""
+        out = []
+        for c in t.children:
+            if isinstance(c, Tree):
+                if c.data in ("measure", "date", "number", "time"):
+                    out.append(Ref(self.value(c, scope)))
+                else:
+                    out.append(self.np(c, scope))
+        return out
+
+    # -- predicates -----------------------------------------------------------------------------
+    def predicate(self, t: Tree, subject: Ref, scope: "Scope", frame: Frame) -> list[Prop]:
+        """The props a predicate states of one subject (several for "is round and smart")."""
+        neg = _has(t, "NOT")
+        s = subject.term
+        match t.data:
+            case "be_adj":
+                out = []
+                for item in _kids(_kids(t, "adjectives")[0], "adj_item"):
+                    word = _tokens(item)[-1].value
+                    out.append(Prop(s, RDF_TYPE, self.class_iri([word]), neg != _has(item, "NOT")))
+                return out
+            case "be_type":
+                toks = _tokens(_kids(t, "nominal")[0])
+                return [Prop(s, RDF_TYPE, self.class_iri([x.value for x in toks]), neg)]
+            case "be_adj_rel":
+                adj = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0]
+                rel = _kids(t, "relation_object")[0]
+                prep = [c for c in rel.children if isinstance(c, Token)][0].value.lower()
+                obj = [c for c in rel.children if isinstance(c, Tree)][0]
+                o = self.value(obj, scope) if obj.data in ("measure", "date", "number", "time") else self.np(obj, scope).term
+                pred = self.lex.expand(self._verb_entry(f"{adj.value.lower()} {prep}").get(
+                    "predicate", "ex:" + _camel([adj.value.lower(), prep], False)))
+                return [Prop(s, pred, o, neg)]
+            case "be_noun_rel":
+                toks = _tokens(_kids(t, "nominal")[0])
+                obj = [c for c in t.children if isinstance(c, Tree) and c.data != "nominal"][0]
+                words = [x.value.lower() for x in toks] + ["of"]
+                pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + _camel(words, False)))
+                return [Prop(s, pred, self.np(obj, scope).term, neg)]
+            case "be_prep":
+                prep = [c for c in t.children if isinstance(c, Token) and c.type not in ("BE", "NOT", "HAVE", "BEEN")][0]
+                obj = [c for c in t.children if isinstance(c, Tree)][0]
+                entry = self._verb_entry(f"be {prep.value.lower()}")
+                pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["is", prep.value.lower()], False)))
+                return [Prop(s, pred, self.np(obj, scope).term, neg, entry.get("kind", ""))]
+            case "be_prep_no_longer":
+                obj = [c for c in t.children if isinstance(c, Tree)][0]
+                prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
+                entry = self._verb_entry(f"be {prep.value.lower()}")
+                pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["is", prep.value.lower()], False)))
+                return [Prop(s, pred, self.np(obj, scope).term, True, entry.get("kind", ""))]
+            case "be_prep_either":
+                objs = [c for c in t.children if isinstance(c, Tree)]
+                prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
+                entry = self._verb_entry(f"be either {prep.value.lower()}")
+                if "predicate" not in entry:
+                    raise Unsupported(f"no predicate for 'either {prep.value.lower()}' in the lexicon")
+                pred = self.lex.expand(entry["predicate"])
+                return [Prop(s, pred, self.np(o, scope).term, neg, entry.get("kind", "")) for o in objs]
+            case "verb" | "do_verb":
+                return self.verb_phrase(t, s, scope, frame, neg)
+        raise Unsupported(f"predicate form {t.data}")
+
+    def _verb_entry(self, phrase: str) -> dict:
+        e = self.verbs.get(phrase)
+        return e if isinstance(e, dict) else ({"predicate": e} if isinstance(e, str) else {})
+
+    def verb_phrase(self, t: Tree, s, scope: "Scope", frame: Frame, neg: bool) -> list[Prop]:
+        verb = [c for c in t.children if isinstance(c, Token) and c.type.startswith("W_")][0]
+        lem = lemma(verb.value, "VERB")
+        particle = [_tokens(c)[0].value.lower() for c in _kids(t, "particle")]
+        objs_t = _kids(t, "objects")
+        pps = _kids(t, "pps")[0].children if _kids(t, "pps") else []
+        head = " ".join([lem] + particle)
+        obj_words = []
+        if objs_t and len(objs_t[0].children) == 1 and isinstance(objs_t[0].children[0], Tree) \
+                and objs_t[0].children[0].data in ("bare", "definite"):
+            obj_words = [x.value.lower() for x in _tokens(objs_t[0].children[0]) if x.type != "THE"]
+        first_prep = None
+        pp_obj = None
+        extra: list[Tree] = []
+        for pp in pps:
+            if pp.data == "pp" and first_prep is None:
+                first_prep = _tokens(pp)[0].value.lower()
+                pp_obj = [c for c in pp.children if isinstance(c, Tree)][0]
+            elif pp.data == "on_date" and first_prep is None:
+                first_prep = "on"
+                pp_obj = [c for c in pp.children if isinstance(c, Token) and c.type == "DATE"][0]
+            else:
+                extra.append(pp)
+        entry: dict = {}
+        used_prep = False
+        used_obj_words = False
+        for key, up, uo in ((" ".join([head] + obj_words + [first_prep or ""]).strip(), True, True),
+                            (f"{head} {first_prep}" if first_prep else "", True, False),
+                            (f"{lem} {first_prep}" if first_prep and particle == ["back"] else "", True, False),
+                            (head, False, False)):
+            if key and self._verb_entry(key):
+                entry, used_prep, used_obj_words = self._verb_entry(key), up and first_prep is not None, uo and bool(obj_words)
+                break
+        kind = entry.get("kind", "")
+        for pp in extra:
+            if pp.data == "until":
+                frame.valid_to = self.clock(_tokens(pp)[-1].value, scope)
+        if kind == "stay":
+            return []
+        if kind == "set":
+            attr = " ".join(obj_words)
+            spec = self.attributes.get(attr)
+            if spec is None:
+                raise Unsupported(f"'{head}' of an unknown attribute '{attr}'")
+            tv = [c for pp in pps if pp.data == "pp" and _tokens(pp)[0].value.lower() == "to"
+                  for c in pp.children if isinstance(c, Tree) and c.data in ("measure", "number", "date")]
+            if not tv:
+                raise Unsupported(f"'{head} {attr}' without 'to' and a value")
+            value = self.value(tv[0], scope)
+            return [Prop(self.iri(spec["of"]), self.lex.expand(spec["predicate"]), value, neg, kind)]
+        objects: list = []
+        if objs_t and not used_obj_words:
+            objects = [r.term for r in self.object_refs(objs_t[0], scope)]
+            for r in self.object_refs(objs_t[0], scope):
+                for ty in r.types:
+                    scope.extra.append(Prop(r.term, RDF_TYPE, ty))
+        elif pp_obj is not None:
+            if isinstance(pp_obj, Token):
+                objects = [Literal(pp_obj.value, XSD_DATE)]
+            elif pp_obj.data in ("measure", "date", "number", "time"):
+                objects = [self.value(pp_obj, scope)]
+            else:
+                objects = [self.np(pp_obj, scope).term]
+            used_prep = True
+        if not objects:
+            raise Unsupported(f"intransitive verb '{head}'")
+        if "predicate" in entry:
+            pred = self.lex.expand(entry["predicate"])
+        else:
+            words = [third_person(lem)] + particle + ([first_prep] if used_prep and first_prep else [])
+            pred = self.lex.expand("ex:" + _camel(words, False))
+        if kind == "effect" and isinstance(objects[0], Literal):
+            frame.valid_from = _date_ms(objects[0].lexical)
+        if kind == "drop":
+            neg = not neg
+        return [Prop(s, pred, o, neg, kind) for o in objects]
+
+    # -- time -----------------------------------------------------------------------------------
+    def clock(self, hhmm: str, scope: "Scope") -> int:
+        h, m = hhmm.split(":")
+        return (scope.ctx.date or 0) + (int(h) * 60 + int(m)) * 60_000
+
+    def frames(self, stmt: Tree, scope: "Scope") -> Frame:
+        frame = Frame()
+        for c in stmt.children:
+            if not isinstance(c, Tree):
+                continue
+            toks = _tokens(c)
+            if c.data == "at_time":
+                frame.valid_from = self.clock(toks[1].value, scope)
+            elif c.data == "under_version":
+                frame.version = [x for x in toks if x.type == "VERSION"][0].value.lstrip("vV")
+            elif c.data == "time_word":
+                words = " ".join(t.value.lower() for t in toks if t.type != "COMMA")
+                rank = self.lex.table("times").get(words)
+                if rank is None:
+                    raise Unsupported(f"unknown time word '{words}'")
+                frame.time_rank = int(rank)
+            elif c.data == "all_day":
+                if scope.ctx.date is None:
+                    raise Unsupported("'all day' without a dated heading")
+                frame.valid_from, frame.valid_to = scope.ctx.date, scope.ctx.date + DAY_MS
+        return frame
+
+    # -- sentences ------------------------------------------------------------------------------
+    def sentence(self, tree: Tree, ctx: Context, sentence_start: int, *, questions: bool = False) -> Meaning:
+        stmt = tree.children[0]
+        scope = Scope(ctx, sentence_start)
+        if stmt.data != "statement":
+            if not questions:
+                raise Unsupported("a question is not a statement")
+            return self.yes_no_question(stmt, scope)
+        frame = self.frames(stmt, scope)
+        body = [c for c in stmt.children if isinstance(c, Tree) and c.data == "body"][0].children[0]
+        out = Meaning()
+        match body.data:
+            case "clause":
+                self.clause(body, scope, frame, out)
+            case "conditional":
+                self.conditional(body, scope, out)
+            case "generic_adj" | "generic_every" | "generic_all":
+                self.generic(body, scope, out)
+            case "dated_heading":
+                ctx.date = _date_ms([x for x in _tokens(body) if x.type == "DATE"][0].value)
+                out.heading = True
+            case _:
+                out.heading = True
+        if scope.version and frame.version is None:
+            frame.version = scope.version
+        for p in scope.extra:
+            out.props.append((p, Frame(version=frame.version)))
+        if scope.last:
+            ctx.last_subjects = tuple(scope.last)
+        return out
+
+    def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
+        """"Is Bob big?" / "Does the cat chase the dog?" mean the statement they ask about."""
+        out = Meaning()
+        if q.data == "q_if_judgement":
+            return self.judgement_question(q, scope)
+        if q.data in ("q_where", "q_where_before", "q_what_adj_rel"):
+            return self.wh_question(q, scope)
+        subs = self.subjects(_kids(q, "subjects")[0], scope)
+        # The question's predicate is its own children minus the subjects: re-read it as a predicate.
+        rest = [c for c in q.children if not (isinstance(c, Tree) and c.data == "subjects")]
+        label = {"q_be_adj": "be_adj", "q_be_prep": "be_prep", "q_be_adj_rel": "be_adj_rel",
+                 "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
+        if label is None:
+            raise Unsupported(f"question form {q.data}")
+        frame = Frame()
+        for s in subs:
+            for p in self.predicate(Tree(label, rest), s, scope, frame):
+                out.props.append((p, frame))
+        return out
+
+    def wh_question(self, q: Tree, scope: "Scope") -> Meaning:
+        """"Where is Mary?", "Where was the football before the kitchen?", "What is Gertrude afraid of?"."""
+        out = Meaning()
+        subs = self.subjects(_kids(q, "subjects")[0], scope)
+        if len(subs) != 1 or isinstance(subs[0].term, Var):
+            raise Unsupported("a question about one named thing")
+        s = subs[0].term
+        if q.data == "q_where":
+            out.ask = ("where", s)
+        elif q.data == "q_where_before":
+            prep = [c for c in q.children if isinstance(c, Token) and c.type == "PREP"][0].value.lower()
+            if prep not in ("before", "after"):
+                raise Unsupported(f"'where ... {prep}'")
+            anchor = self.np([c for c in q.children if isinstance(c, Tree) and c.data != "subjects"][0], scope)
+            out.ask = ("where_" + prep, s, anchor.term)
+        else:
+            words = [c.value.lower() for c in q.children if isinstance(c, Token) and c.type not in ("WHAT", "BE", "HAVE", "BEEN")]
+            pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + _camel(words, False)))
+            out.ask = ("what", s, pred)
+        return out
+
+    def judgement_question(self, q: Tree, scope: "Scope") -> Meaning:
+        """"If a user is inactive for 20 minutes in v2.0, is their session valid?"."""
+        out = Meaning()
+        subs = self.subjects(_kids(q, "subjects")[0], scope)
+        pred = [c for c in q.children if isinstance(c, Tree) and c.data not in ("subjects", "nominal", "adjectives")][0]
+        frame = Frame()
+        for s in subs:
+            out.props.extend((p, frame) for p in self.predicate(pred, s, scope, frame))
+        version = [c for c in q.children if isinstance(c, Token) and c.type == "VERSION"]
+        out.version = version[0].value.lstrip("vV") if version else None
+        noun = " ".join(t.value.lower() for t in _tokens(_kids(q, "nominal")[0]))
+        adjs = [_tokens(i)[-1].value.lower() for i in _kids(_kids(q, "adjectives")[0], "adj_item")]
+        if len(adjs) != 1:
+            raise Unsupported("a judgement question asks about one adjective")
+        out.judgement = f"{noun} {adjs[0]}"
+        if _has(q, "NOT"):
+            raise Unsupported("a negated judgement question")
+        return out
+
+    def clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
+        subs = self.subjects(_kids(body, "subjects")[0], scope)
+        preds = [c for c in _kids(body, "predicates")[0].children if isinstance(c, Tree)]
+        generic = [r for r in subs if r.kind]
+        if generic and any(p.data.startswith("be_") for p in preds):
+            if len(subs) != 1:
+                raise Unsupported("a generic statement about several kinds")
+            x = scope.variable()
+            props = [q for p in preds for q in self.predicate(p, Ref(x), scope, frame)]
+            self._rules(out, scope, [Prop(x, RDF_TYPE, subs[0].cls)], props)
+            return
+        for s in subs:
+            if isinstance(s.term, Var):
+                raise Unsupported("a statement about someone unnamed")
+            for ty in s.types:
+                out.props.append((Prop(s.term, RDF_TYPE, ty), Frame(version=frame.version)))
+            for p in preds:
+                for q in self.predicate(p, s, scope, frame):
+                    out.props.append((q, self._story_frame(q, frame, scope)))
+
+    def _story_frame(self, p: Prop, frame: Frame, scope: "Scope") -> Frame:
+        """In a story, a state change (move, acquire, drop) holds from the sentence's story time
+        (ordered first by its time word: "yesterday" before "this morning")."""
+        t = scope.ctx.story_time
+        if t is None or not p.kind or frame.valid_from is not None:
+            return frame
+        return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)
+
+    def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame) -> list[Prop]:
+        props: list[Prop] = []
+        subs: list[Ref] = []
+        for c in items:
+            pred = c.children[-1]
+            if c.data in ("cond_clause", "cons_clause"):
+                subs = self.subjects(c.children[0], scope)
+            elif not subs:
+                raise Unresolved("a condition without a subject")
+            for s in subs:
+                props.extend(self.predicate(pred, s, scope, frame))
+        return props
+
+    def conditional(self, body: Tree, scope: "Scope", out: Meaning) -> None:
+        frame = Frame()
+        scope.in_rule = True
+        cond = self._condition_props([c for c in _kids(body, "conditions")[0].children if isinstance(c, Tree)], scope, frame)
+        cons = self._condition_props([c for c in _kids(body, "consequents")[0].children if isinstance(c, Tree)], scope, frame)
+        self._rules(out, scope, cond, cons)
+
+    def generic(self, body: Tree, scope: "Scope", out: Meaning) -> None:
+        frame = Frame()
+        scope.in_rule = True
+        x = scope.variable()
+        if body.data == "generic_adj":
+            cond = []
+            for item in _kids(_kids(body, "adjectives")[0], "adj_item"):
+                cond.append(Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")))
+        else:
+            words = [t.value for t in _tokens(_kids(body, "nominal")[0])]
+            cond = [Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]
+            cond.append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
+        scope.last = [Ref(x)]
+        cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
+        self._rules(out, scope, cond, cons)
+
+    def _rules(self, out: Meaning, scope: "Scope", cond: list[Prop], cons: list[Prop]) -> None:
+        body = tuple(_atom(p) for p in cond)
+        body_vars = {a for p in cond for a in (p.subject, p.object) if isinstance(a, Var)}
+        for p in cons:
+            if any(isinstance(a, Var) and a not in body_vars for a in (p.subject, p.object)):
+                raise Unresolved("a conclusion about someone the conditions do not name")
+            scope.ctx.rule_count += 1
+            out.rules.append(Rule(f"sentence_rule_{scope.ctx.rule_count}", _atom(p), body))
+
+
+def _atom(p: Prop) -> Atom:
+    args = tuple(a if isinstance(a, Var) else Const(a) for a in (p.subject, p.object))
+    return Atom(p.predicate, args, p.negated)
+
+
+def _date_ms(iso: str) -> int:
+    d = datetime.strptime(iso, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    return int(d.timestamp() * 1000)
+
+
+class Scope:
+    """Variables and references inside one sentence."""
+
+    def __init__(self, ctx: Context, sentence_start: int):
+        self.ctx = ctx
+        self.sentence_start = sentence_start
+        self.vars: list[Var] = []
+        self.last: list[Ref] = []
+        self.in_rule = False
+        self.version: str | None = None
+        self.extra: list[Prop] = []
+
+    def variable(self) -> Var:
+        v = Var("x" if not self.vars else f"x{len(self.vars)}")
+        self.vars.append(v)
+        return v
+
+    def pronoun(self, word: str) -> Ref:
+        if self.in_rule or self.vars:
+            if self.vars:
+                return Ref(self.vars[-1])
+            if self.last:
+                return self.last[0]
+            raise Unresolved(f"'{word}' refers to nothing in the rule")
+        if self.last:
+            return self.last[0] if word.lower() not in ("they", "them") or len(self.last) == 1 else Ref(self.last[0].term)
+        if self.ctx.last_subjects:
+            return self.ctx.last_subjects[0]
+        raise Unresolved(f"'{word}' refers to nothing before it")

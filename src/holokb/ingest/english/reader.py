@@ -1,0 +1,200 @@
+"""The controlled-English reader: text → facts, rules and skips, each with its exact source span.
+
+>>> r = EnglishReader().read("AchillesIDE uses Ploinky. Blorp the zibble!")
+>>> [(f.fact.predicate.value.rsplit('/', 1)[-1], f.span.start, f.span.end) for f in r.facts]
+[('uses', 0, 25)]
+>>> [(s.code.value, s.text) for s in r.skips]
+[('unparsed', 'Blorp the zibble!')]
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from lark import Lark, Token, Tree
+from lark.exceptions import LarkError, UnexpectedInput
+
+from ...core import Fact, Interval, Literal
+from ...resources import data_dir
+from .lexicon import LexError, Lexicon, TokenFeed, Word
+from .meaning import Context, Frame, Interpreter, Meaning, Prop, Unresolved, Unsupported
+from .reading import ReadFact, Reading, ReadRule, ReadSkip, SkipCode, SourceSpan
+
+#: Sentences end at . ! ? followed by white space (or the end), or at a line break.
+_SENTENCE = re.compile(r"[^\s](?:[^\n]*?)(?:[.!?](?=\s|$)|(?=\s*\n)|$)")
+
+MAX_SENTENCE_CHARS = 2000
+MAX_SHAPES = 50_000  # cached parse trees by token-type sequence
+
+EXTRACTOR_ID = "holokb.english"
+EXTRACTOR_VERSION = "1"
+
+
+@lru_cache(maxsize=4)
+def _parser(grammar: str) -> Lark:
+    return Lark(grammar, parser="earley", lexer=TokenFeed, ambiguity="resolve", propagate_positions=False)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of every sentence of ``text`` in order."""
+    return [(m.start(), m.end()) for m in _SENTENCE.finditer(text)]
+
+
+class EnglishReader:
+    """Reads controlled English (grammar/english.lark, lexicon grammar/english.toml + ``lexicons``)."""
+
+    extractor_id = EXTRACTOR_ID
+    extractor_version = EXTRACTOR_VERSION
+
+    def __init__(self, *, lexicons: tuple[str | Path, ...] = ()):
+        self.lexicon = Lexicon.load(tuple(Path(p) for p in lexicons))
+        self.parser = _parser((data_dir("grammar") / "english.lark").read_text(encoding="utf-8"))
+        self.interpreter = Interpreter(self.lexicon)
+        self._shapes: dict[tuple[str, ...], object] = {}
+        self.functional = {self.lexicon.expand(k): v for k, v in self.lexicon.table("functional").items()}
+        self.groups = {self.lexicon.expand(k): self.lexicon.expand(v)
+                       for k, v in self.lexicon.table("functional_groups").items()}
+
+    def tokens(self, text: str, offset: int = 0) -> list[Word]:
+        return self.lexicon.tokens(text, offset)
+
+    def parse(self, words: list[Word]):
+        """The parse tree of one sentence's tokens (raises lark's UnexpectedInput).
+
+        The grammar sees only token types, so a tree is parsed once per sequence of types and
+        reused with the sentence's own tokens put in (Earley costs milliseconds per sentence;
+        texts repeat a few shapes many times)."""
+        key = tuple(w.type for w in words)
+        hit = self._shapes.get(key)
+        if hit is None:
+            try:
+                hit = self.parser.parse(words)
+            except (UnexpectedInput, LarkError) as e:
+                hit = e
+            if len(self._shapes) >= MAX_SHAPES:
+                self._shapes.clear()
+            self._shapes[key] = hit
+        if isinstance(hit, Exception):
+            raise _rebind_error(hit, words)
+        return _rebind(hit, words)
+
+    def read(self, text: str, context: Context | None = None, *, story_times: "Sequence[int] | None" = None) -> Reading:
+        """Read every sentence of ``text``; what cannot be read is a :class:`ReadSkip`.
+
+        ``context`` carries what later text may refer to (the dated heading, the last subjects,
+        rule numbering) across the chunks of one document.  ``story_times`` (one per sentence) makes
+        the text a story: a state change holds from its sentence's story time until the next one."""
+        ctx = context if context is not None else Context()
+        facts: list[ReadFact] = []
+        rules: list[ReadRule] = []
+        skips: list[ReadSkip] = []
+        spans: list[SourceSpan] = []
+        for i, (a, b) in enumerate(sentences(text)):
+            span = SourceSpan(a, b, i)
+            spans.append(span)
+            if story_times is not None:
+                ctx.story_time = story_times[i] if i < len(story_times) else None
+            result = self.read_sentence(text[a:b], a, ctx)
+            if isinstance(result, ReadSkip):
+                skips.append(replace(result, span=span))
+                continue
+            if result.heading:
+                skips.append(ReadSkip(SkipCode.NO_STATEMENT, span, text[a:b], "a heading states no fact"))
+            for prop, frame in result.props:
+                facts.append(ReadFact(_fact(prop, frame), _interval(frame), span))
+            rules.extend(ReadRule(r, span) for r in result.rules)
+            if not result.heading and not result.props and not result.rules:
+                skips.append(ReadSkip(SkipCode.UNSUPPORTED, span, text[a:b], "no statement in the sentence"))
+        return Reading(tuple(self._supersede(facts)), tuple(rules), tuple(skips), tuple(spans))
+
+    def read_sentence(self, sentence: str, offset: int, ctx: Context, *, questions: bool = False) -> Meaning | ReadSkip:
+        """One sentence's meaning, or the skip that says why there is none (span filled by caller).
+
+        With ``questions`` a yes/no question ("Is Bob big?") means the statement it asks about."""
+        dummy = SourceSpan(offset, offset + len(sentence), -1)
+        if len(sentence) > MAX_SENTENCE_CHARS:
+            return ReadSkip(SkipCode.TOO_LONG, dummy, sentence[:200], f"longer than {MAX_SENTENCE_CHARS} characters")
+        try:
+            words = self.tokens(sentence, offset)
+        except LexError as e:
+            return ReadSkip(SkipCode.BAD_CHARACTER, dummy, sentence, str(e))
+        if not words:
+            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, "empty sentence")
+        try:
+            tree = self.parse(words)
+        except _ParseFailure as e:
+            return ReadSkip(SkipCode.UNPARSED, dummy, sentence, str(e))
+        try:
+            return self.interpreter.sentence(tree, ctx, words[0].start, questions=questions)
+        except Unsupported as e:
+            return ReadSkip(SkipCode.UNSUPPORTED, dummy, sentence, str(e))
+        except Unresolved as e:
+            return ReadSkip(SkipCode.UNRESOLVED, dummy, sentence, str(e))
+
+    def _supersede(self, facts: list[ReadFact]) -> list[ReadFact]:
+        """Functional predicates (lexicon ``[functional]``): a statement with a start time and no end
+        ends where the next statement of the same key starts (document order among equal starts)."""
+        out = list(facts)
+        by_key: dict[tuple, list[int]] = {}
+        for i, f in enumerate(facts):
+            which = self.functional.get(f.fact.predicate.value)
+            if which is None or f.valid.start == Interval.always().start:
+                continue
+            group = self.groups.get(f.fact.predicate.value, f.fact.predicate.value)
+            key = (group, f.fact.subject if which == "subject" else f.fact.object, f.fact.qualifiers)
+            by_key.setdefault(key, []).append(i)
+        for idx in by_key.values():
+            order = sorted(idx, key=lambda i: (facts[i].valid.start, i))
+            for cur, nxt in zip(order, order[1:]):
+                f, g = facts[cur], facts[nxt]
+                if f.valid.end is None and g.valid.start > f.valid.start:
+                    out[cur] = replace(f, valid=Interval(f.valid.start, g.valid.start))
+        return out
+
+
+def _rebind(tree: Tree, words: list[Word]) -> Tree:
+    """The cached tree with this sentence's tokens (leaves know their token index by column)."""
+    kids = []
+    for c in tree.children:
+        if isinstance(c, Token):
+            w = words[c.column - 1]
+            kids.append(Token(w.type, w.text, start_pos=w.start, end_pos=w.end, line=1, column=c.column))
+        else:
+            kids.append(_rebind(c, words))
+    return Tree(tree.data, kids)
+
+
+def _rebind_error(e: Exception, words: list[Word]) -> Exception:
+    tok = getattr(e, "token", None)
+    if isinstance(tok, Token) and tok.type != "$END" and tok.column and 0 < tok.column <= len(words):
+        w = words[tok.column - 1]
+        return _ParseFailure(f"unexpected '{w.text}' at offset {w.start}")
+    return _ParseFailure("the sentence ends too early" if isinstance(e, UnexpectedInput) else type(e).__name__)
+
+
+class _ParseFailure(Exception):
+    pass
+
+
+def _fact(p: Prop, frame: Frame) -> Fact:
+    quals = (("version", Literal(frame.version)),) if frame.version else ()
+    return Fact(p.subject, p.predicate if not isinstance(p.predicate, str) else _iri(p.predicate), p.object,
+                quals, "negate" if p.negated else "affirm")
+
+
+def _iri(s: str):
+    from ...core import IRI
+
+    return IRI(s)
+
+
+def _interval(frame: Frame) -> Interval:
+    if frame.valid_from is None and frame.valid_to is None:
+        return Interval.always()
+    start = frame.valid_from if frame.valid_from is not None else Interval.always().start
+    return Interval(start, frame.valid_to)
+
+

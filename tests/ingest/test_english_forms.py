@@ -1,0 +1,59 @@
+"""The controlled-English reader, one row per sentence form (tests/ingest/english_forms.tsv)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from holokb.ingest.english import EnglishReader, SkipCode
+from holokb.ingest.english.reading import describe_fact, describe_rule
+
+ROWS = [line.split("\t") for line in (Path(__file__).parent / "english_forms.tsv").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def reader() -> EnglishReader:
+    return EnglishReader()
+
+
+@pytest.mark.parametrize("sentence,expected", ROWS, ids=[r[0][:40] for r in ROWS])
+def test_sentence_form(reader, sentence, expected):
+    got = reader.read(sentence)
+    readings = [describe_fact(f) for f in got.facts] + [describe_rule(r) for r in got.rules]
+    readings += [f"skip:{s.code.value}" for s in got.skips]
+    assert sorted(readings) == sorted(e.strip() for e in expected.split(" | "))
+    for f in got.facts:  # every fact cites the whole sentence it came from
+        assert sentence[f.span.start:f.span.end] == sentence.strip()
+
+
+def test_every_sentence_of_kb_docs_is_read_or_a_reported_heading(reader):
+    from holokb.resources import data_dir
+
+    for doc in sorted((data_dir("kb") / "docs").glob("*.txt")):
+        text = doc.read_text(encoding="utf-8")
+        got = reader.read(text)
+        assert all(s.code is SkipCode.NO_STATEMENT for s in got.skips), [(s.text, s.detail) for s in got.skips]
+        cited = {(f.span.start, f.span.end) for f in got.facts} | {(s.span.start, s.span.end) for s in got.skips}
+        assert cited == {(s.start, s.end) for s in got.sentences}, doc.name  # nothing silently dropped
+
+
+def test_day_log_valid_times_follow_the_narrative(reader):
+    from holokb.core import format_ms
+    from holokb.resources import data_dir
+
+    got = reader.read((data_dir("kb") / "docs" / "day-log.txt").read_text(encoding="utf-8"))
+    alice = [(describe_fact(f), format_ms(f.valid.start), format_ms(f.valid.end)) for f in got.facts
+             if "Alice" in describe_fact(f)]
+    assert alice == [
+        ("locatedIn(Alice, Lab)", "2026-01-01T09:00:00Z", "2026-01-01T12:30:00Z"),
+        ("locatedIn(Alice, Cafeteria)", "2026-01-01T12:30:00Z", "2026-01-01T13:15:00Z"),
+        ("locatedIn(Alice, Lab)", "2026-01-01T13:15:00Z", "2026-01-01T18:00:00Z"),
+    ]
+
+
+def test_spans_are_offsets_into_the_whole_text(reader):
+    text = "Bob is big.  \n\nThe cat chases the dog. Blorp!"
+    got = reader.read(text)
+    assert [text[f.span.start:f.span.end] for f in got.facts] == ["Bob is big.", "The cat chases the dog."]
+    assert [text[s.span.start:s.span.end] for s in got.skips] == ["Blorp!"]
