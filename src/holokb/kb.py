@@ -47,9 +47,9 @@ TEXT_SUFFIXES = (".txt", ".md")
 
 @dataclass(frozen=True, slots=True)
 class LoadReport:
-    """What one ``load`` wrote: files read, spans opened (``facts``), documents and chunks, gate work,
-    and what the batch did to spans already there: closed (new evidence, supersession) and
-    ``unchanged`` (asserted again with nothing new, so nothing was written)."""
+    """What one ``load`` did: files read, statements read (``facts``), documents and chunks, gate work,
+    and spans: opened, closed (new evidence, supersession) and ``unchanged`` (asserted again with
+    nothing new, so nothing was written)."""
 
     files: tuple[str, ...]
     facts: int
@@ -57,6 +57,7 @@ class LoadReport:
     chunks: int
     shapes_run: int
     at: int
+    spans_new: int = 0
     spans_closed: int = 0
     spans_unchanged: int = 0
 
@@ -171,7 +172,7 @@ class KnowledgeBase:
             n = self._load_plain(files, at)
             if n is not None:
                 c = self.ledger.last_counts
-                return LoadReport(tuple(str(f) for f in files), c.new, 0, 0, (), at, c.closed, c.unchanged)
+                return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at, c.new, c.closed, c.unchanged)
         records: list[SpanRecord] = []
         texts: list[tuple[str, str]] = []
         rdf_files: list[Path] = []
@@ -196,8 +197,8 @@ class KnowledgeBase:
             for iri, aliases in _entities(records).items():
                 b.add_entity(iri, aliases=aliases)
         c = self.ledger.last_counts
-        return LoadReport(tuple(str(f) for f in files), c.new, len(texts), chunks,
-                          report.shapes_run if report else 0, at, c.closed, c.unchanged)
+        return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
+                          report.shapes_run if report else 0, at, c.new, c.closed, c.unchanged)
 
     def _load_plain(self, files: Sequence[Path], at: int) -> int | None:
         """Plain-triple files with no shapes to gate: one columnar transaction for all of them

@@ -18,8 +18,8 @@ def test_reloading_the_example_kb_adds_no_span(tmp_path, with_shapes):
         stats, export = kb.stats(), kb.export()
         again = kb.load([data_dir("kb")], at=T2)
         assert kb.stats() == stats and kb.export() == export  # named graphs included (issue 8 item 3)
-        assert first.facts == stats["spans"] > 0 and first.spans_unchanged == 0
-        assert (again.facts, again.spans_closed, again.spans_unchanged) == (0, 0, stats["spans"])
+        assert first.spans_new == stats["spans"] > 0 and first.spans_unchanged == 0
+        assert (again.spans_new, again.spans_closed, again.spans_unchanged) == (0, 0, stats["spans"])
         views = kb.facts(predicate=None, as_of=AsOf.latest())
         assert len({v.fact_id for v in views}) == len(views)  # each fact listed once
 
@@ -33,4 +33,4 @@ def test_a_load_before_the_latest_write_is_refused(tmp_path):
         f.write_text("<http://example.org/a> <http://example.org/p> <http://example.org/b> .\n")
         with pytest.raises(SystemTimeError):
             kb.load([f], at=T1)
-        assert kb.load([f], at=T2).facts == 1
+        assert kb.load([f], at=T2).spans_new == 1
