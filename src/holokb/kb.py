@@ -47,7 +47,9 @@ TEXT_SUFFIXES = (".txt", ".md")
 
 @dataclass(frozen=True, slots=True)
 class LoadReport:
-    """What one ``load`` wrote: files read, facts (spans) stored, documents and chunks, gate work."""
+    """What one ``load`` did: files read, statements read (``facts``), documents and chunks, gate work,
+    and spans: opened, closed (new evidence, supersession) and ``unchanged`` (asserted again with
+    nothing new, so nothing was written)."""
 
     files: tuple[str, ...]
     facts: int
@@ -55,6 +57,9 @@ class LoadReport:
     chunks: int
     shapes_run: int
     at: int
+    spans_new: int = 0
+    spans_closed: int = 0
+    spans_unchanged: int = 0
 
 
 def _is_rdf(p: Path) -> bool:
@@ -166,33 +171,34 @@ class KnowledgeBase:
         if self.gate is None and files and not as_text and all(_is_rdf(f) for f in files):
             n = self._load_plain(files, at)
             if n is not None:
-                return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at)
+                c = self.ledger.last_counts
+                return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at, c.new, c.closed, c.unchanged)
         records: list[SpanRecord] = []
         texts: list[tuple[str, str]] = []
         rdf_files: list[Path] = []
         for f in files:
             if _is_rdf(f) and f not in as_text:
                 detect_format(f)
-                records.extend(read_records(f, at=at, source_id=str(f)))
+                # Plain records with the default system interval are *asserted* at ``at`` (so an
+                # unchanged reload writes nothing); records carrying history are restored as they are.
+                records.extend(read_records(f, at=at, source_id=str(f), system=Interval.always()))
                 rdf_files.append(f)
             else:
                 texts.append((_doc_id(f, files), read_text(f, what="document")))
         report = self._gate(records, rdf_files)
         chunks = 0
         with self.ledger.batch(at=at) as b:
+            b.check_time()
             for doc_id, text in texts:
                 cs = chunk_paragraphs(text)
                 chunks += len(cs)
                 b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
-            plain = [r for r in records if r.span_id is None and r.system == Interval(at, None)]
-            b.bulk(plain)
-            for r in records:
-                if not (r.span_id is None and r.system == Interval(at, None)):
-                    b.add_span(r)
+            b.bulk(records)
             for iri, aliases in _entities(records).items():
                 b.add_entity(iri, aliases=aliases)
+        c = self.ledger.last_counts
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
-                          report.shapes_run if report else 0, at)
+                          report.shapes_run if report else 0, at, c.new, c.closed, c.unchanged)
 
     def _load_plain(self, files: Sequence[Path], at: int) -> int | None:
         """Plain-triple files with no shapes to gate: one columnar transaction for all of them

@@ -114,7 +114,15 @@ def test_derive_stores_the_closure_and_new_assertions_make_it_stale(project, tmp
     extra = tmp_path / "extra.ttl"
     extra.write_text("@prefix ex: <http://example.org/> .\nex:NewTool ex:uses ex:libsandbox .\n")
     run("load", str(extra), "--at", "2026-01-03", "--db", db, cwd=project)
-    stale = json.loads(run("facts", "--derived", *args, "--format", "json", cwd=project).stdout)
+    # a write at a later system time than the closure's AsOf cannot change it (issue 8): still fresh
+    later = json.loads(run("facts", "--derived", *args, "--format", "json", cwd=project).stdout)
+    assert later["source"] == "stored"
+    latest = ("--valid", "2026-04-01", "--db", db)
+    run("derive", *latest, cwd=project)
+    more = tmp_path / "more.ttl"
+    more.write_text("@prefix ex: <http://example.org/> .\nex:OtherTool ex:uses ex:libsandbox .\n")
+    run("load", str(more), "--at", "2026-01-04", "--db", db, cwd=project)
+    stale = json.loads(run("facts", "--derived", *latest, "--format", "json", cwd=project).stdout)
     assert stale["source"] == "stale"
-    text = run("facts", "--derived", *args, cwd=project).stdout
+    text = run("facts", "--derived", *latest, cwd=project).stdout
     assert "is stale" in text and "holokb derive" in text

@@ -91,11 +91,14 @@ def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt
     added = {k: after[k] - before.get(k, 0) for k in ("facts", "spans", "evidence", "documents", "chunks")}
     if format == "json":
         typer.echo(json.dumps({"files": list(r.files), "statements": r.facts, "at": r.at,
-                               "atText": format_ms(r.at), **added}, sort_keys=True))
+                               "atText": format_ms(r.at), "unchangedSpans": r.spans_unchanged,
+                               "closedSpans": r.spans_closed, **added}, sort_keys=True))
     else:
         typer.echo(f"loaded {len(r.files)} file(s) into {db} at {format_ms(r.at)}: {r.facts} statement(s) read; "
                    f"new: {added['facts']} fact(s), {added['spans']} span(s), {added['evidence']} evidence, "
-                   f"{added['documents']} document(s) ({added['chunks']} chunk(s))")
+                   f"{added['documents']} document(s) ({added['chunks']} chunk(s))"
+                   + (f"; {r.spans_closed} span(s) closed" if r.spans_closed else "")
+                   + (f"; {r.spans_unchanged} span(s) unchanged (already held)" if r.spans_unchanged else ""))
 
 
 def check_load_paths(paths: list[Path], *, as_text: bool) -> list[tuple[str, list[str]]]:

@@ -15,10 +15,10 @@ from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedDerived
 from .schema import APPLICATION_ID, CURRENT_VERSION
 from .store import Ledger
 from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView
-from .writes import Batch
+from .writes import Batch, WriteCounts
 
 __all__ = [
     "APPLICATION_ID", "Batch", "ClosureInfo", "CURRENT_VERSION", "DerivedRecord", "DerivedView", "EncodedDerived",
     "EncodedFacts", "FactView", "Ledger", "PredicateInfo",
-    "SearchHit", "SpanView",
+    "SearchHit", "SpanView", "WriteCounts",
 ]

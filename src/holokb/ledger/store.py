@@ -23,7 +23,7 @@ from .derived import LedgerDerived
 from .dictionary import TermCache
 from .reads import LedgerReads
 from .schema import CURRENT_VERSION, check_identity, upgrade
-from .writes import Batch
+from .writes import Batch, WriteCounts
 
 
 class Ledger(LedgerDerived, LedgerReads):
@@ -36,6 +36,7 @@ class Ledger(LedgerDerived, LedgerReads):
         self._timeout_s = timeout_s
         self._cache = TermCache()
         self._in_batch = False
+        self._last_counts = WriteCounts()
 
     @staticmethod
     def open(path: str | Path, *, timeout_s: float = 5.0) -> "Ledger":
@@ -113,6 +114,13 @@ class Ledger(LedgerDerived, LedgerReads):
                 if b is not None:
                     b._closed = True
         b._terms.commit_into_cache()  # type: ignore[union-attr]  # after COMMIT: ids minted are real
+        self._last_counts = b.counts  # type: ignore[union-attr]
+
+    @property
+    def last_counts(self) -> WriteCounts:
+        """What the last batch committed through this object did to spans (new / closed / unchanged);
+        ``bulk_assert`` and ``bulk_assert_plain`` are batches too."""
+        return self._last_counts
 
     def change_marker(self) -> int:
         """The write sequence number: bumped by every committed batch or bulk load that changed a row."""
@@ -153,6 +161,7 @@ class Ledger(LedgerDerived, LedgerReads):
         (as ``Batch.add_span``).
         """
         with self.batch(at) as b:
+            b.check_time()
             return b.bulk(records)
 
     def bulk_assert_plain(self, chunks: Iterable[tuple[Sequence[Term], Sequence[int]]], *, at: int) -> int:
@@ -172,6 +181,7 @@ class Ledger(LedgerDerived, LedgerReads):
         self._db.execute("PRAGMA foreign_keys = OFF")
         try:
             with self.batch(at) as b:
+                b.check_time()
                 n = b.bulk_plain(it)
         finally:
             if self._db is not None:

@@ -167,6 +167,13 @@ class Batch:
             self._db.executemany("UPDATE spans SET system_to = ? WHERE sid = ?", [(when, sid) for sid in sids])
             self._closed_spans += len(sids)
 
+    def check_time(self) -> None:
+        """Refuse this batch now if its time lies before the ledger's latest committed write (loads call
+        it first, so a load at an earlier time fails even when it would have changed nothing)."""
+        self._check_open()
+        if self._high is not None and self.at < self._high:
+            self._touch(self.at)
+
     def _touch(self, t: int) -> None:
         """Record that this batch writes system time ``t``; refuse it when it lies before the ledger's
         latest committed write (what the KB believed then is history and stays as recorded)."""

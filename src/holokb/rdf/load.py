@@ -12,16 +12,18 @@ from .parse import NotPlain, Source, parse_quads, plain_chunks, read_source
 
 
 def read_records(path: str | Path, *, at: int, source_id: str | None = None, format: str | None = None,
-                 base_iri: str | None = None) -> list[SpanRecord]:
+                 base_iri: str | None = None, system: Interval | None = None) -> list[SpanRecord]:
     """Parse an RDF file (format from its extension, ``.gz`` allowed) into SpanRecords loaded at ``at``.
 
     ``source_id`` names the file in diagnostics and salts blank-node skolemisation (default: the
-    path as given).  ``base_iri`` resolves relative IRIs; without it they are an error.
+    path as given).  ``base_iri`` resolves relative IRIs; without it they are an error.  Plain
+    records get the system interval ``[at, open)``, or ``system`` when given (a ledger's bulk
+    path reads ``Interval.always()`` as "assert at the batch time").
 
     >>> # read_records("kb/tools.trig", at=parse_instant("2026-01-01"))
     """
     src = read_source(path, format=format, base_iri=base_iri, name=source_id)
-    return records_from_quads(parse_quads(src), at=at, src=src)
+    return records_from_quads(parse_quads(src), at=at, src=src, system=system)
 
 
 def parse_records(text: str | bytes, format: str, *, at: int, name: str = "<input>",
