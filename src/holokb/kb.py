@@ -12,7 +12,8 @@ from typing import Iterable, Sequence
 from rdflib import Dataset, Graph, URIRef
 
 from .core import (
-    RDFS, AsOf, Evidence, Fact, HolokbError, Interval, IRI, Limits, Literal, Page, SpanRecord,
+    RDFS, AsOf, AssertedRef, DerivedRef, Evidence, Fact, HolokbError, Interval, IRI, LimitHit, Limits, Literal, Page,
+    SpanRecord,
 )
 from .analysis import Program, analyze, render
 from .sparql import QueryResult, run_query
@@ -76,7 +77,7 @@ class Explanation:
     proof: ProofNode | None
     evidence: dict
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +98,11 @@ def derived_records(model: Model) -> list[DerivedRecord]:
     step; they are named in the rule files themselves.
     """
     out = []
-    for fact, premises, bindings in model.proof_steps():
-        refs = tuple(f"d:{p}" if kind == "derived" else str(p) for kind, p in premises
-                     if kind == "derived" or (isinstance(p, str) and not p.startswith("rules")))
+    for step in model.proof_steps():
+        fact = step.fact
+        refs = tuple(p for p in step.premises if isinstance(p, (AssertedRef, DerivedRef)))
         out.append(DerivedRecord(IRI(fact.predicate), fact.args, fact.valid, fact.rule, fact.depth,
-                                 fact.score, fact.negated, refs, bindings))
+                                 fact.score, fact.negated, refs, step.bindings))
     return out
 
 
@@ -328,12 +329,12 @@ class KnowledgeBase:
 
     def _input_view(self, node: ProofNode, as_of: AsOf) -> FactView | None:
         """The ledger span (with evidence) behind an input fact of a proof, if it came from the ledger."""
-        if len(node.args) != 2 or not isinstance(node.key, str) or not isinstance(node.args[0], IRI):
+        if len(node.args) != 2 or not isinstance(node.key, AssertedRef) or not isinstance(node.args[0], IRI):
             return None
         page = self.ledger.facts(as_of, about=node.args[0], predicate=IRI(node.predicate), obj=node.args[1],
                                  limits=Limits(max_results=None))
         for v in page:
-            if v.fact_id == node.key:
+            if v.fact_id == node.key.fact_id:
                 return v
         return None
 
