@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
+from holokb.analysis import check_program  # noqa: E402
 from holokb.analysis.program import Atom, Const, Program, Rule, Var  # noqa: E402
 from holokb.core import IRI, Limits  # noqa: E402
 from holokb.engine import Database, TermDictionary, closure  # noqa: E402
@@ -37,7 +38,7 @@ def V(n):
 
 
 def tc_program() -> Program:
-    return Program((
+    return check_program((
         Rule("base", Atom("path", (V("x"), V("y"))), (Atom("edge", (V("x"), V("y"))),)),
         Rule("step", Atom("path", (V("x"), V("z"))), (Atom("path", (V("x"), V("y"))), Atom("edge", (V("y"), V("z"))))),
     ))
@@ -51,7 +52,7 @@ def rdfs_program() -> Program:
     c = {k: Const(v) for k, v in dict(sc=SC, sp=SP, dom=DOM, rng=RNG, type=TYPE).items()}
     t = lambda s, p, o: Atom("t", (s, p, o))  # noqa: E731
     x, y, z, p, q = V("x"), V("y"), V("z"), V("p"), V("q")
-    return Program((
+    return check_program((
         Rule("sc_trans", t(x, c["sc"], z), (t(x, c["sc"], y), t(y, c["sc"], z))),
         Rule("sp_trans", t(x, c["sp"], z), (t(x, c["sp"], y), t(y, c["sp"], z))),
         Rule("sp_inherit", t(x, q, z), (t(x, p, z), t(p, c["sp"], q))),

@@ -18,7 +18,7 @@ from rdflib.namespace import SH
 from .analysis import Atom, Program
 from .analysis.program import Aggregate, Const, Negation, Rule
 from .closed_world import closed_relations, with_snapshot
-from .core import AsOf, IRI, Limits, RDF_TYPE, Term
+from .core import AsOf, AssertedRef, IRI, Limits, RDF_TYPE, Term
 from .engine import ProofNode, closure
 from .ledger import FactView, Ledger
 from .reasoning import database_at, mentioned_predicates
@@ -251,11 +251,11 @@ def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, card
 
 def input_view(ledger: Ledger, node: ProofNode, as_of: AsOf) -> FactView | None:
     """The ledger span (with evidence) behind an input fact of a proof, if it came from the ledger."""
-    if len(node.args) != 2 or not isinstance(node.key, str) or not isinstance(node.args[0], IRI):
+    if len(node.args) != 2 or not isinstance(node.key, AssertedRef) or not isinstance(node.args[0], IRI):
         return None
     page = ledger.facts(as_of, about=node.args[0], predicate=IRI(node.predicate), obj=node.args[1], limits=_ALL)
     for v in page:
-        if v.fact_id == node.key:
+        if v.fact_id == node.key.fact_id:
             return v
     return None
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from .core.inputs import not_found, read_text
 from .core import (
-    RDFS, AsOf, Evidence, Fact, Interval, IRI, Limits, Literal, Page, SpanRecord,
+    RDFS, AsOf, AssertedRef, DerivedRef, Evidence, Fact, Interval, IRI, LimitHit, Limits, Literal, Page,
+    SpanRecord,
 )
 from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
 
@@ -91,7 +92,7 @@ class Explanation:
     proof: ProofNode | None
     evidence: dict
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +113,11 @@ def derived_records(model: Model) -> list[DerivedRecord]:
     step; they are named in the rule files themselves.
     """
     out = []
-    for fact, premises, bindings in model.proof_steps():
-        refs = tuple(f"d:{p}" if kind == "derived" else str(p) for kind, p in premises
-                     if kind == "derived" or (isinstance(p, str) and not p.startswith("rules")))
+    for step in model.proof_steps():
+        fact = step.fact
+        refs = tuple(p for p in step.premises if isinstance(p, (AssertedRef, DerivedRef)))
         out.append(DerivedRecord(IRI(fact.predicate), fact.args, fact.valid, fact.rule, fact.depth,
-                                 fact.score, fact.negated, refs, bindings))
+                                 fact.score, fact.negated, refs, step.bindings))
     return out
 
 

@@ -11,7 +11,7 @@ from typing import Iterable
 import numpy as np
 
 from .analysis import Atom, Program, Query, analyze
-from .core import HK, AsOf, HolokbError, IRI, Term
+from .core import HK, AsOf, AssertedRef, HolokbError, IRI, RuleFileRef, Term
 from .core.inputs import not_found
 from .engine import Database, TermDictionary
 from .ledger import Ledger
@@ -103,7 +103,8 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> 
     used = np.unique(np.concatenate([enc.s, enc.p, enc.o]))
     for tid in used.tolist():
         terms.seed(ledger.term(tid), tid)
-    keys = np.array(enc.fact_ids, dtype=object)
+    keys = np.empty(len(enc.fact_ids), dtype=object)
+    keys[:] = [AssertedRef(h) for h in enc.fact_ids]
     confidence = ledger.confidences(enc.fact_ids) if hasattr(ledger, "confidences") else np.ones(len(enc))
     wanted = None
     if program is not None:
@@ -132,8 +133,7 @@ def _add_program_facts(db: Database, program: Program | None) -> None:
 
     for a in program.facts:
         args: list[Term] = [x.term for x in a.args if isinstance(x, Const)]
-        key = f"rules:{a.origin}" if a.origin else "rules"
-        db.add(a.predicate, tuple(args), key=key, negated=a.negated)
+        db.add(a.predicate, tuple(args), key=RuleFileRef(a.origin), negated=a.negated)
 
 
 def mentioned_predicates(program: Program) -> set[str]:

@@ -31,7 +31,7 @@ def strip(x):
     if isinstance(x, dict):
         return {k: strip(v) for k, v in x.items()}
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        changes = {f.name: strip(getattr(x, f.name)) for f in dataclasses.fields(x) if f.name != "origin"}
+        changes = {f.name: strip(getattr(x, f.name)) for f in dataclasses.fields(x) if f.name != "origin" and f.init}
         if any(f.name == "origin" for f in dataclasses.fields(x)):
             changes["origin"] = None
         return dataclasses.replace(x, **changes)

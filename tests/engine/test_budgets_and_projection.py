@@ -5,11 +5,10 @@ cartesian product and died with MemoryError; variables no later step needs are n
 """
 import pytest
 
-from holokb.analysis.program import Query, Var
-from holokb.core import Limits, Literal
-from holokb.engine import Database, ask, closure
-from holokb.engine import evaluator
-from ir import EX, a, assign, cmp, iri, op, program, rule
+from holokb.core import AssertedRef, LimitHit, Limits
+from holokb.engine import Database, ask, body, closure
+
+from lang import EX, facts, iri, query, rules
 
 
 def _unary_db(names, n):
@@ -25,8 +24,8 @@ def test_wildcard_atoms_are_projected_not_multiplied():
     # semi-join that leaves one row per ?x.
     names = [f"r{k}" for k in range(6)]
     db = _unary_db(["i"] + names, 300)
-    body = [a("i", "?x")] + [a(n, f"?_w{k}") for k, n in enumerate(names)]
-    m = closure(program(rule("q", a("q", "?x"), *body)), db)
+    text = ", ".join(["ex:i(?x)"] + [f"ex:{n}(?_)" for n in names])
+    m = closure(rules(f"rule q: ex:q(?x) :- {text}."), db)
     assert not m.truncated
     assert m.relation(EX + "q") == tuple((iri(f"i{i}"),) for i in sorted(range(300), key=str))
 
@@ -34,44 +33,45 @@ def test_wildcard_atoms_are_projected_not_multiplied():
 def test_named_dead_variables_are_projected_too():
     names = [f"r{k}" for k in range(6)]
     db = _unary_db(["i"] + names, 300)
-    body = [a("i", "?x")] + [a(n, f"?y{k}") for k, n in enumerate(names)]
-    m = closure(program(rule("q", a("q", "?x"), *body)), db)
+    text = ", ".join(["ex:i(?x)"] + [f"ex:{n}(?y{k})" for k, n in enumerate(names)])
+    m = closure(rules(f"rule q: ex:q(?x) :- {text}."), db)
     assert not m.truncated and len(m.relation(EX + "q")) == 300
 
 
 def test_wildcards_with_proofs_keep_premises_and_truncate_instead_of_crashing(monkeypatch):
     # With proofs every premise row is kept, so the product is real: the cap must stop it.
-    monkeypatch.setattr(evaluator, "MAX_INTERMEDIATE_ROWS", 50_000)
+    monkeypatch.setattr(body, "MAX_INTERMEDIATE_ROWS", 50_000)
     db = _unary_db(["i", "r0", "r1", "r2"], 100)
-    body = [a("i", "?x"), a("r0", "?_a"), a("r1", "?_b"), a("r2", "?_c")]
-    m = closure(program(rule("q", a("q", "?x"), *body)), db, record_proofs=True)
-    assert m.truncated and m.limit_hit == "max_intermediate"
+    m = closure(rules("rule q: ex:q(?x) :- ex:i(?x), ex:r0(?_), ex:r1(?_), ex:r2(?_)."), db, record_proofs=True)
+    assert m.truncated and m.limit_hit is LimitHit.MAX_INTERMEDIATE
     assert m.relation(EX + "q") == ()
 
 
 def test_intermediate_cap_from_max_edges():
     db = _unary_db(["r"], 300)  # r×r×r would be 27M rows
-    prog = program(rule("small", a("s", "?x"), a("r", "?x")),
-                   rule("cube", a("c", "?x", "?y", "?z"), a("s", "?x"), a("s", "?y"), a("s", "?z")))
+    prog = rules("""
+        rule small: ex:s(?x) :- ex:r(?x).
+        rule cube: ex:c(?x, ?y, ?z) :- ex:s(?x), ex:s(?y), ex:s(?z).
+    """)
     m = closure(prog, db, limits=Limits(max_edges=10_000))
-    assert m.truncated and m.limit_hit == "max_edges"
+    assert m.truncated and m.limit_hit is LimitHit.MAX_EDGES
     assert len(m.relation(EX + "s")) == 300  # the stratum before the blow-up is complete
     assert m.relation(EX + "c") == ()
     assert len(m.derived()) == 300
 
 
 def test_safety_cap_without_limits(monkeypatch):
-    monkeypatch.setattr(evaluator, "MAX_INTERMEDIATE_ROWS", 10_000)
+    monkeypatch.setattr(body, "MAX_INTERMEDIATE_ROWS", 10_000)
     db = _unary_db(["r"], 300)
-    prog = program(rule("cube", a("c", "?x", "?y"), a("r", "?x"), a("r", "?y")))
+    prog = rules("rule cube: ex:c(?x, ?y) :- ex:r(?x), ex:r(?y).")
     m = closure(prog, db)
-    assert m.truncated and m.limit_hit == "max_intermediate"
+    assert m.truncated and m.limit_hit is LimitHit.MAX_INTERMEDIATE
     small = closure(prog, _unary_db(["r"], 90))  # 8,100 pairs fit under the same cap
     assert not small.truncated and len(small.relation(EX + "c")) == 8100
 
 
 def test_memory_error_becomes_truncated(monkeypatch):
-    real = evaluator.join
+    real = body.join
     calls = {"n": 0}
 
     def failing(*args, **kw):
@@ -80,14 +80,16 @@ def test_memory_error_becomes_truncated(monkeypatch):
             raise MemoryError("simulated")
         return real(*args, **kw)
 
-    monkeypatch.setattr(evaluator, "join", failing)
+    monkeypatch.setattr(body, "join", failing)
     db = Database()
     for i in range(10):
         db.add(EX + "e", (iri(f"n{i}"), iri(f"n{i + 1}")))
-    prog = program(rule("base", a("p", "?x", "?y"), a("e", "?x", "?y")),
-                   rule("step", a("p", "?x", "?z"), a("p", "?x", "?y"), a("e", "?y", "?z")))
+    prog = rules("""
+        rule base: ex:p(?x, ?y) :- ex:e(?x, ?y).
+        rule step: ex:p(?x, ?z) :- ex:p(?x, ?y), ex:e(?y, ?z).
+    """)
     m = closure(prog, db, record_proofs=True)
-    assert m.truncated and m.limit_hit == "memory"
+    assert m.truncated and m.limit_hit is LimitHit.MEMORY
     derived = m.derived()  # what was appended before the failure is whole and readable
     assert 10 <= len(derived) < 55
     assert all(len(d.args) == 2 for d in derived)
@@ -97,48 +99,45 @@ def test_memory_error_becomes_truncated(monkeypatch):
 
 def test_query_past_the_cap_is_truncated_not_raised():
     db = _unary_db(["r"], 300)
-    q = Query((a("r", "?x"), a("r", "?y"), a("r", "?z")), (Var("x"), Var("y"), Var("z")))
-    m = closure(program(rule("copy", a("s", "?x"), a("r", "?x"))), db, limits=Limits(max_edges=1000))
+    q = query("ex:r(?x), ex:r(?y), ex:r(?z)")
+    copy = rules("rule copy: ex:s(?x) :- ex:r(?x).")
+    m = closure(copy, db, limits=Limits(max_edges=1000))
     page = m.query_page(q)
-    assert page.truncated and page.limit_hit == "max_edges" and page.items == ()
-    ans = ask(program(rule("copy", a("s", "?x"), a("r", "?x"))), db, q, limits=Limits(max_edges=1000))
-    assert ans.truncated and ans.limit_hit == "max_edges"
+    assert page.truncated and page.limit_hit is LimitHit.MAX_EDGES and page.items == ()
+    ans = ask(copy, db, q, limits=Limits(max_edges=1000))
+    assert ans.truncated and ans.limit_hit is LimitHit.MAX_EDGES
 
 
 def test_query_keeps_its_variables_and_drops_the_rest():
     db = Database()
     for i in range(50):
         db.add(EX + "p", (iri(f"a{i % 5}"), iri(f"b{i}")))
-    q = Query((a("p", "?x", "?y"),), (Var("x"),))
-    m = closure(program(), db)
+    q = query("ex:p(?x, ?_)")
+    m = closure(rules(""), db)
     assert m.query(q) == tuple((iri(f"a{i}"),) for i in range(5))
 
 
 def test_proof_bindings_name_variables_whose_columns_were_dropped():
     db = Database()
-    db.add(EX + "uses", (iri("ide"), iri("ploinky")), key="f1")
-    db.add(EX + "provides", (iri("ploinky"), iri("sandbox")), key="f2")
-    db.add(EX + "size", (iri("ploinky"), Literal.of(3)))
-    prog = program(rule("cap", a("cap", "?x", "?z"), a("uses", "?x", "?y"), a("provides", "?y", "?z"),
-                        a("size", "?y", "?n"), assign("?m", op("+", "?n", 1)), cmp(">", "?m", 2)))
+    db.add(EX + "uses", (iri("ide"), iri("ploinky")), key=AssertedRef("f1"))
+    db.add(EX + "provides", (iri("ploinky"), iri("sandbox")), key=AssertedRef("f2"))
+    facts("ex:size(ex:ploinky, 3).", db)
+    prog = rules("rule cap: ex:cap(?x, ?z) :- ex:uses(?x, ?y), ex:provides(?y, ?z), ex:size(?y, ?n), "
+                 "?m = ?n + 1, ?m > 2.")
     m = closure(prog, db, record_proofs=True)
     node = m.explain(EX + "cap", (iri("ide"), iri("sandbox")))
     names = dict(node.bindings)
     assert set(names) == {"x", "y", "z", "n", "m"}
     assert names["y"] == iri("ploinky") and names["m"].value == 4
     step = m.proof_steps()[0]
-    assert dict(step[2]) == names
-    assert [p[1] for p in step[1]] == ["f1", "f2", None]
+    assert dict(step.bindings) == names
+    assert step.premises == (AssertedRef("f1"), AssertedRef("f2"), None)
 
 
 def test_violation_bindings_keep_every_named_variable():
-    db = Database()
-    db.add(EX + "locatedIn", (iri("a"), iri("p")))
-    db.add(EX + "locatedIn", (iri("a"), iri("q")))
-    db.add(EX + "region", (iri("p"), iri("eu")))
-    c = rule("two", None, a("locatedIn", "?x", "?l"), a("locatedIn", "?x", "?k"), a("region", "?l", "?r"),
-             cmp("!=", "?l", "?k"))
-    m = closure(program(constraints=(c,)), db)
+    db = facts("ex:locatedIn(ex:a, ex:p). ex:locatedIn(ex:a, ex:q). ex:region(ex:p, ex:eu).")
+    c = rules("constraint two: false :- ex:locatedIn(?x, ?l), ex:locatedIn(?x, ?k), ex:region(?l, ?r), ?l != ?k.")
+    m = closure(c, db)
     assert [dict(v.bindings) for v in m.violations] == [
         {"x": iri("a"), "l": iri("p"), "k": iri("q"), "r": iri("eu")}]
 
@@ -151,7 +150,7 @@ def test_projection_merges_duplicates_but_keeps_depth_and_validity():
     db = Database()
     for i in range(20):
         db.add(EX + "e", (iri("x"), iri(f"y{i}")), valid=Interval(0 if i % 2 else 100, None))
-    prog = program(rule("any", a("has", "?x"), a("e", "?x", "?y"), a("e", "?x", "?_z")))
+    prog = rules("rule any: ex:has(?x) :- ex:e(?x, ?y), ex:e(?x, ?_).")
     m = closure(prog, db, all_valid=True)
     rows = m.rows(EX + "has")
     assert [(args, iv.start) for args, iv in rows] == [((iri("x"),), 0), ((iri("x"),), 100)]

@@ -1,31 +1,28 @@
 """Proofs (premises, scores, DAG sharing, partial cuts), local closure and goal-directed answers."""
-import random
-
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from holokb.core import Limits
+from holokb.core import AssertedRef, DerivedRef, LimitHit, Limits
 from holokb.engine import Database, ask, closure, local_closure, path_score
 
-from ir import EX, a, cmp, iri, names, neg, program, query, rule, tc_program
+from lang import EX, chain, facts, iri, names, query, rules, tc_program
 
 
 def cap_db():
     db = Database()
-    db.add(EX + "uses", (iri("ide"), iri("ploinky")), key="f1", confidence=0.9)
-    db.add(EX + "provides", (iri("ploinky"), iri("sandbox")), key="f2", confidence=0.8)
+    db.add(EX + "uses", (iri("ide"), iri("ploinky")), key=AssertedRef("f1"), confidence=0.9)
+    db.add(EX + "provides", (iri("ploinky"), iri("sandbox")), key=AssertedRef("f2"), confidence=0.8)
     return db
 
 
-CAP = program(rule("tool_to_capability", a("cap", "?x", "?z"), a("uses", "?x", "?y"), a("provides", "?y", "?z"),
-                   weight=0.95))
+CAP = rules("rule tool_to_capability [weight 0.95]: ex:cap(?x, ?z) :- ex:uses(?x, ?y), ex:provides(?y, ?z).")
 
 
 def test_proof_lists_rule_premises_bindings_and_score():
     m = closure(CAP, cap_db(), record_proofs=True)
     p = m.explain(EX + "cap", (iri("ide"), iri("sandbox")))
     assert p.rule == "tool_to_capability"
-    assert [n.key for n in p.premises] == ["f1", "f2"]
+    assert [n.key for n in p.premises] == [AssertedRef("f1"), AssertedRef("f2")]
     assert dict(p.bindings)["y"] == iri("ploinky")
     expected = 0.9 * 0.8 * 0.95 * (1 / (1 + 0.25 * 1))
     assert p.score == pytest.approx(expected)
@@ -33,14 +30,29 @@ def test_proof_lists_rule_premises_bindings_and_score():
     assert m.derived()[0].score == pytest.approx(expected)
 
 
+def test_proof_steps_name_derived_premises_by_position():
+    m = closure(tc_program(), chain(3), record_proofs=True)
+    steps = m.proof_steps()
+    facts_ = [s.fact for s in steps]
+    assert [names([f.args]) for f in facts_][:1] == [{("n0", "n1")}]
+    for s in steps:
+        for p in s.premises:
+            assert p is None or isinstance(p, DerivedRef)
+            if isinstance(p, DerivedRef):
+                assert steps[p.seq].fact.depth < s.fact.depth  # a premise is shallower than its conclusion
+    long = next(s for s in steps if names([s.fact.args]) == {("n0", "n3")})
+    assert long.fact.rule == "step" and isinstance(long.premises[0], DerivedRef) and long.premises[1] is None
+    assert names([steps[long.premises[0].seq].fact.args]) == {("n0", "n2")}
+
+
 def test_proof_is_shortest_by_depth_and_cut_proofs_are_partial():
     db = Database()
     for i in range(5):
-        db.add(EX + "edge", (iri(f"n{i}"), iri(f"n{i+1}")), key=i)
-    db.add(EX + "edge", (iri("n0"), iri("n5")), key="shortcut")
+        db.add(EX + "edge", (iri(f"n{i}"), iri(f"n{i+1}")), key=AssertedRef(str(i)))
+    db.add(EX + "edge", (iri("n0"), iri("n5")), key=AssertedRef("shortcut"))
     m = closure(tc_program(), db, record_proofs=True)
     p = m.explain(EX + "path", (iri("n0"), iri("n5")))
-    assert p.rule == "base" and [n.key for n in p.inputs()] == ["shortcut"]
+    assert p.rule == "base" and [n.key for n in p.inputs()] == [AssertedRef("shortcut")]
     deep = m.explain(EX + "path", (iri("n1"), iri("n5")))
     assert len([n for n in deep.nodes() if n.rule]) == 4
     cut = m.explain(EX + "path", (iri("n1"), iri("n5")), max_depth=2)
@@ -50,11 +62,11 @@ def test_proof_is_shortest_by_depth_and_cut_proofs_are_partial():
 
 def test_shared_subproofs_form_a_dag():
     db = Database()
-    db.add(EX + "p", (iri("a"),), key="pa")
-    r = program(
-        rule("q", a("q", "?x"), a("p", "?x")),
-        rule("both", a("both", "?x"), a("q", "?x"), a("q", "?x")),
-    )
+    db.add(EX + "p", (iri("a"),), key=AssertedRef("pa"))
+    r = rules("""
+        rule q: ex:q(?x) :- ex:p(?x).
+        rule both: ex:both(?x) :- ex:q(?x), ex:q(?x).
+    """)
     m = closure(r, db, record_proofs=True)
     p = m.explain(EX + "both", (iri("a"),))
     assert p.premises[0] is p.premises[1] or p.premises[0].id == p.premises[1].id
@@ -71,12 +83,11 @@ def test_explain_without_recording_says_so():
     with pytest.raises(ValueError, match="record_proofs"):
         m.explain(EX + "cap", (iri("ide"), iri("sandbox")))
     assert m.explain(EX + "cap", (iri("nobody"), iri("sandbox"))) is None
+    assert m.proofs is None and m.proof_steps()[0].premises == ()
 
 
 def test_local_closure_expands_only_the_seed_neighbourhood():
-    db = Database()
-    for i in range(10):
-        db.add(EX + "edge", (iri(f"n{i}"), iri(f"n{i+1}")))
+    db = chain(10)
     db.add(EX + "edge", (iri("x"), iri("y")))
     m = local_closure(tc_program(), db, (iri("n0"),), hops=2)
     got = names(m.relation(EX + "path"))
@@ -86,23 +97,20 @@ def test_local_closure_expands_only_the_seed_neighbourhood():
 
 
 def test_ask_binds_constants_through_recursion():
-    db = Database()
-    for i in range(30):
-        db.add(EX + "edge", (iri(f"n{i}"), iri(f"n{i+1}")))
-    ans = ask(tc_program(), db, query(a("path", "n25", "?y")))
+    ans = ask(tc_program(), chain(30), query("ex:path(ex:n25, ?y)"))
     assert ans.strategy == "magic"
     assert names(ans.rows) == {(f"n{j}",) for j in range(26, 31)}
 
 
-def test_ask_falls_back_to_the_cone_with_negation():
-    db = Database()
-    for n in "abc":
-        db.add(EX + "node", (iri(n),))
-    db.add(EX + "edge", (iri("a"), iri("b")))
-    p = program(rule("has", a("hasOut", "?x"), a("edge", "?x", "?_y")),
-                rule("sink", a("sink", "?x"), a("node", "?x"), neg("hasOut", "?x")))
-    ans = ask(p, db, query(a("sink", "?x")))
-    assert ans.strategy == "cone" and names(ans.rows) == {("b",), ("c",)}
+def test_ask_with_negation_answers_like_the_closure():
+    db = facts("ex:node(ex:a). ex:node(ex:b). ex:node(ex:c). ex:edge(ex:a, ex:b).")
+    p = rules("""
+        rule has: ex:hasOut(?x) :- ex:edge(?x, ?_).
+        rule sink: ex:sink(?x) :- ex:node(?x), not ex:hasOut(?x).
+    """)
+    ans = ask(p, db, query("ex:sink(?x)", p))
+    assert names(ans.rows) == {("b",), ("c",)}
+    assert ans.rows == closure(p, db).query(query("ex:sink(?x)", p))
 
 
 # -- goal-directed == full closure, on random programs ----------------------------------
@@ -113,42 +121,37 @@ PREDS = ["p", "q", "r"]
 def random_case(draw):
     n = draw(st.integers(3, 5))
     nodes = [f"c{i}" for i in range(n)]
-    facts = draw(st.lists(st.tuples(st.sampled_from(["e", "f"]), st.sampled_from(nodes), st.sampled_from(nodes)),
-                          min_size=1, max_size=12))
-    rules = []
+    edb = draw(st.lists(st.tuples(st.sampled_from(["e", "f"]), st.sampled_from(nodes), st.sampled_from(nodes)),
+                        min_size=1, max_size=12))
+    text = []
     for k in range(draw(st.integers(1, 4))):
         head = draw(st.sampled_from(PREDS))
         body_preds = draw(st.lists(st.sampled_from(PREDS + ["e", "f"]), min_size=1, max_size=2))
         vs = ["?x", "?y", "?z"]
-        body = []
         chain_vars = ["?x"] + [vs[(j + 1) % 3] for j in range(len(body_preds))]
-        for j, bp in enumerate(body_preds):
-            body.append(a(bp, chain_vars[j], chain_vars[j + 1]))
+        body = [f"ex:{bp}({chain_vars[j]}, {chain_vars[j + 1]})" for j, bp in enumerate(body_preds)]
         if draw(st.booleans()):
-            body.append(cmp("!=", "?x", chain_vars[-1]))
-        rules.append(rule(f"r{k}", a(head, "?x", chain_vars[-1]), *body))
+            body.append(f"?x != {chain_vars[-1]}")
+        text.append(f"rule r{k}: ex:{head}(?x, {chain_vars[-1]}) :- {', '.join(body)}.")
     goal_pred = draw(st.sampled_from(PREDS))
     const = draw(st.sampled_from(nodes))
-    return facts, rules, goal_pred, const
+    return edb, "\n".join(text), goal_pred, const
 
 
 @settings(max_examples=40, deadline=None)
 @given(random_case())
 def test_ask_equals_full_closure(case):
-    facts, rules, goal_pred, const = case
+    edb, text, goal_pred, const = case
     db = Database()
-    for p, s, o in facts:
+    for p, s, o in edb:
         db.add(EX + p, (iri(s), iri(o)))
-    prog = program(*rules)
-    for q in (query(a(goal_pred, const, "?y")), query(a(goal_pred, "?x", "?y"))):
+    prog = rules(text)
+    for q in (query(f"ex:{goal_pred}(ex:{const}, ?y)"), query(f"ex:{goal_pred}(?x, ?y)")):
         full = closure(prog, db).query(q)
         goal = ask(prog, db, q)
         assert goal.rows == full
 
 
 def test_ask_respects_limits():
-    db = Database()
-    for i in range(50):
-        db.add(EX + "edge", (iri(f"n{i}"), iri(f"n{i+1}")))
-    ans = ask(tc_program(), db, query(a("path", "n0", "?y")), limits=Limits(max_derived=10))
-    assert ans.truncated and ans.limit_hit == "max_derived"
+    ans = ask(tc_program(), chain(50), query("ex:path(ex:n0, ?y)"), limits=Limits(max_derived=10))
+    assert ans.truncated and ans.limit_hit is LimitHit.MAX_DERIVED

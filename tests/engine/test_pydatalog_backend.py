@@ -2,12 +2,13 @@
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from holokb.analysis.program import Atom, Comparison, Const, Negation, Program, Rule, Var
+from holokb.analysis import render
+from holokb.analysis.program import Atom, Comparison, Const, Negation, Rule, Var
 from holokb.core import Literal
 from holokb.engine import Database, closure
 from holokb.engine.pydatalog_backend import UnsupportedProgram, compile_program, run_pydatalog
 
-from ir import EX, a, agg, assign, cmp, iri, names, neg, op, program, rule, tc_program
+from lang import EX, TC, facts, iri, names, rules, tc_program
 
 pytest.importorskip("pyDatalog")
 
@@ -59,7 +60,17 @@ def cases(draw):
             body.append(Negation(Atom(EX + p, tuple(args))))
         head = Atom(EX + head_p, tuple(Var(draw(st.sampled_from(bound))) for _ in range(head_n)))
         rules.append(Rule(f"r{k}", head, tuple(body)))
-    return Program(tuple(rules)), facts
+    # Generated as IR, evaluated from its rule text (render → parse → analyze): the same program.
+    from holokb.analysis import check_program
+
+    return _from_text(render(check_program(tuple(rules)), prefixes=False)), facts
+
+
+def _from_text(text: str):
+    from holokb.analysis import analyze
+    from holokb.syntax import parse_rules
+
+    return analyze(parse_rules(text), rdf_types=False)
 
 
 def test_native_closure_equals_pydatalog_on_random_stratified_programs():
@@ -91,18 +102,13 @@ def test_native_closure_equals_pydatalog_on_random_stratified_programs():
 
 
 def test_orphans_paths_and_comparisons_agree_with_pydatalog():
-    db = Database()
-    for i in range(5):
-        db.add(EX + "edge", (iri(f"n{i}"), iri(f"n{i + 1}")))
-    for n in ["a", "b", "c"]:
-        db.add(EX + "Node", (iri(n),))
-    db.add(EX + "partOf", (iri("a"), iri("b")))
-    for v in (3, 5, 8):
-        db.add(EX + "num", (Literal.of(v),))
-    p = program(*tc_program().rules,
-                rule("orphan", a("orphan", "?x"), a("Node", "?x"), neg("partOf", "?x", "?_y")),
-                rule("lt", a("lt", "?x", "?y"), a("num", "?x"), a("num", "?y"), cmp("<", "?x", "?y")),
-                rule("tagged", a("tagged", "?x", "b"), a("partOf", "?x", "b")))
+    db = facts(" ".join(f"ex:edge(ex:n{i}, ex:n{i + 1})." for i in range(5))
+               + " ex:Node(ex:a). ex:Node(ex:b). ex:Node(ex:c). ex:partOf(ex:a, ex:b). ex:num(3). ex:num(5). ex:num(8).")
+    p = rules(TC + """
+        rule orphan: ex:orphan(?x) :- ex:Node(?x), not ex:partOf(?x, ?_).
+        rule lt: ex:lt(?x, ?y) :- ex:num(?x), ex:num(?y), ?x < ?y.
+        rule tagged: ex:tagged(?x, ex:b) :- ex:partOf(?x, ex:b).
+    """)
     ref = run_pydatalog(p, db, timeout_s=30)
     assert not ref.timed_out
     got = {rk[0][len(EX):]: names(rows) for rk, rows in ref.relations.items()}
@@ -117,7 +123,7 @@ def test_orphans_paths_and_comparisons_agree_with_pydatalog():
 
 def test_generated_source_names_only_safe_identifiers():
     evil = Literal.of("x'); import os #")
-    p = program(rule("r", a("has%20space", "?x"), a("e", "?x", evil)))
+    p = rules("rule r: <http://ex.org/has%20space>(?x) :- ex:e(?x, \"x'); import os #\").")
     compiled, enc = compile_program(p)
     assert "import os" not in compiled.source and "space" not in compiled.source and EX not in compiled.source
     assert "p1(V0) <= p0(V0, 't0')" in compiled.source
@@ -133,9 +139,9 @@ def test_a_run_past_its_timeout_is_reported_not_raised():
 
 
 @pytest.mark.parametrize("body", [
-    (a("m", "?g", "?v"), agg("?n", "count", None, [a("m", "?g", "?v")], ["?g"])),
-    (a("m", "?g", "?v"), assign("?w", op("+", "?v", 1))),
+    "ex:m(?g, ?v), ?n = count(?w : ex:m(?g, ?w))",
+    "ex:m(?g, ?v), ?w = ?v + 1",
 ])
 def test_aggregates_and_arithmetic_are_refused_by_name(body):
     with pytest.raises(UnsupportedProgram, match="rule r"):
-        compile_program(program(rule("r", a("out", "?g"), *body)))
+        compile_program(rules(f"rule r: ex:out(?g) :- {body}."))

@@ -11,14 +11,13 @@ axioms and rdfD2), ``RDFS`` under all of it.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from rdflib import RDF as RDFNS, BNode, Graph, Literal as RLiteral, Namespace, URIRef
 from rdflib.collection import Collection
 
-from holokb.analysis import Atom, Const, Program, Query, Var
+from holokb.analysis import Atom, Const, Program, Query, Var, check_program
 from holokb.core import IRI, Literal
 from holokb.core.terms import XSD_STRING
 from holokb.engine import closure
@@ -110,12 +109,12 @@ def regime_program(rdfs: Program, regime: str) -> Program:
     if regime == "RDFS":
         return rdfs
     if regime == "simple":
-        return Program(())
+        return check_program(())
     cmp = tuple(Atom(TRIPLE, (Const(IRI(f"{RDF_NS}_{n}")), Const(IRI(RDF_NS + "type")), Const(IRI(RDF_NS + "Property"))))
                 for n in range(1, 10))
     rdf_facts = tuple(a for a in rdfs.facts if _is_rdf_axiom(a)) + cmp
     rules = tuple(r for r in rdfs.rules if r.name == "rdfD2")
-    return dataclasses.replace(rdfs, rules=rules, facts=rdf_facts, strata=())
+    return check_program(rules, vocabulary=rdfs.vocabulary, prefixes=rdfs.prefixes, facts=rdf_facts)
 
 
 def _is_rdf_axiom(a: Atom) -> bool:

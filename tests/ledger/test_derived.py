@@ -6,7 +6,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from holokb.core import MAX_TIME, AsOf, Evidence, Interval, InvalidValueError, LedgerError, Limits, Literal, SpanRecord
+from holokb.core import MAX_TIME, AssertedRef, AsOf, DerivedRef, Evidence, Interval, InvalidValueError, LedgerError, Limits, Literal, SpanRecord
 from holokb.ledger import CURRENT_VERSION, Batch, DerivedRecord, Ledger, schema
 from holokb.rdf.export import export_ledger
 
@@ -27,12 +27,12 @@ def _closure() -> list[DerivedRecord]:
     """A small closure: two rule steps (the second cites the first), a ternary and a negated fact."""
     a, b, c = iri("alice"), iri("bob"), iri("carol")
     return [
-        DerivedRecord(iri("reach"), (a, b), Interval(0, 900), "base", 1, 0.36, premises=(KNOWS.id,),
+        DerivedRecord(iri("reach"), (a, b), Interval(0, 900), "base", 1, 0.36, premises=(AssertedRef(KNOWS.id),),
                       bindings=(("x", a), ("y", b))),
         DerivedRecord(iri("reach"), (a, c), Interval(0, 900), "step", 2, 0.2,
-                      premises=("d:0", KNOWS2.id), bindings=(("x", a), ("y", b), ("z", c))),
+                      premises=(DerivedRef(0), AssertedRef(KNOWS2.id)), bindings=(("x", a), ("y", b), ("z", c))),
         DerivedRecord(iri("between"), (b, a, Literal.of(3)), Interval(5, 6), "tri", 1, None,
-                      premises=(KNOWS.id,), bindings=(("n", Literal.of(3)),)),
+                      premises=(AssertedRef(KNOWS.id),), bindings=(("n", Literal.of(3)),)),
         DerivedRecord(iri("reach"), (c, a), negated=True, rule="neg", depth=1, score=0.5),
     ]
 
@@ -61,17 +61,18 @@ def test_round_trip_with_proofs(ledger):
     ]
     by_rule = {v.rule: v for v in views}
     step = by_rule["step"]
-    assert step.premises == ("d:0", KNOWS2.id)
+    assert step.premises == (DerivedRef(0), AssertedRef(KNOWS2.id))
     assert step.bindings == (("x", iri("alice")), ("y", iri("bob")), ("z", iri("carol")))
     assert (step.valid, step.depth, step.score) == (Interval(0, 900), 2, 0.2)
     assert by_rule["tri"].score is None and by_rule["tri"].valid == Interval(5, 6)
     assert by_rule["neg"].valid == Interval.always() and by_rule["neg"].premises == ()
     # Walking the proof: the derived premise resolves to the base step, which ends at an asserted fact.
     (base,) = ledger.derived_by_ref(info, [step.premises[0]])
-    assert (base.rule, base.args, base.premises) == ("base", (iri("alice"), iri("bob")), (KNOWS.id,))
-    assert [v.ref for v in ledger.derived_by_ref(info, ["d:3", "d:0", "d:3"])] == ["d:3", "d:0", "d:3"]
+    assert (base.rule, base.args, base.premises) == ("base", (iri("alice"), iri("bob")), (AssertedRef(KNOWS.id),))
+    refs = [DerivedRef(3), DerivedRef(0), DerivedRef(3)]
+    assert [v.ref for v in ledger.derived_by_ref(info, refs)] == refs
     with pytest.raises(LedgerError, match="d:9"):
-        ledger.derived_by_ref(info, ["d:9"])
+        ledger.derived_by_ref(info, [DerivedRef(9)])
 
 
 def test_order_does_not_depend_on_input_order(tmp_path):
@@ -82,7 +83,8 @@ def test_order_does_not_depend_on_input_order(tmp_path):
             # Reversed input: premise refs must follow the positions.
             if name == "b.db":
                 recs = [r if r.rule != "step" else DerivedRecord(
-                    r.predicate, r.args, r.valid, r.rule, r.depth, r.score, r.negated, ("d:3", KNOWS2.id), r.bindings)
+                    r.predicate, r.args, r.valid, r.rule, r.depth, r.score, r.negated,
+                    (DerivedRef(3), AssertedRef(KNOWS2.id)), r.bindings)
                     for r in recs]
             info = led.store_closure(rule_set_hash="h", as_of=AS_OF, computed_at=1, derived=recs)
             pages.append([_key(v) for v in led.derived_facts(info)])
@@ -204,9 +206,9 @@ def test_rejected_closure_changes_nothing(ledger, db_path, bad):
     before = dump(db_path)
     recs: list = _closure()
     if bad == "unknown premise":
-        recs.append(DerivedRecord(iri("q"), (iri("a"),), premises=(fact("no", "such", "fact").id,)))
+        recs.append(DerivedRecord(iri("q"), (iri("a"),), premises=(AssertedRef(fact("no", "such", "fact").id),)))
     elif bad == "dangling ref":
-        recs.append(DerivedRecord(iri("q"), (iri("new-term"),), premises=("d:17",)))
+        recs.append(DerivedRecord(iri("q"), (iri("new-term"),), premises=(DerivedRef(17),)))
     elif bad == "bad ref":
         recs.append(DerivedRecord(iri("q"), (iri("a"),), premises=("d:x",)))
     elif bad == "nan score":
@@ -225,7 +227,7 @@ def test_derived_facts_never_leak_into_asserted_reads(ledger):
     as_of = AsOf(1000, 5)
     before = (ledger.facts(as_of), list(ledger.visible(as_of)), ledger.encoded_visible(as_of).fact_ids,
               list(ledger.spans()), export_ledger(ledger), ledger.stats()["facts"], ledger.stats()["spans"])
-    recs = _closure() + [DerivedRecord(iri("knows"), (iri("carol"), iri("alice")), premises=(KNOWS2.id,))]
+    recs = _closure() + [DerivedRecord(iri("knows"), (iri("carol"), iri("alice")), premises=(AssertedRef(KNOWS2.id),))]
     info = ledger.store_closure(rule_set_hash="h", as_of=as_of, computed_at=1, derived=recs)
     assert len(ledger.derived_facts(info, predicate=iri("knows"))) == 1
     after = (ledger.facts(as_of), list(ledger.visible(as_of)), ledger.encoded_visible(as_of).fact_ids,
@@ -320,7 +322,7 @@ def test_large_writes_rebuild_the_derived_indexes(ledger, db_path, monkeypatch):
     before = dump(db_path)
     with pytest.raises(LedgerError):  # a rejected large store rolls the dropped indexes back too
         ledger.store_closure(rule_set_hash="big", as_of=AS_OF, computed_at=2,
-                             derived=big + [DerivedRecord(iri("q"), (), premises=("d:99",))])
+                             derived=big + [DerivedRecord(iri("q"), (), premises=(DerivedRef(99),))])
     assert dump(db_path) == before
     assert ledger.delete_closure(info) and drops == [True, True]
     assert [v.rule for v in ledger.derived_facts(small, about=iri("alice"))] == ["base"]

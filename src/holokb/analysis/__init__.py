@@ -5,7 +5,7 @@
 >>> p.strata
 ((0,),)
 """
-from .check import analyze
+from .check import analyze, check_program
 from .program import (
     Aggregate, Assignment, Atom, BinOp, BodyItem, Comparison, Const, Expr, Negation, PredicateDecl,
     Program, Query, Rule, RuleTerm, Var,
@@ -15,6 +15,6 @@ from .sparql import to_sparql_update, to_sparql_update_strata
 
 __all__ = [
     "Aggregate", "Assignment", "Atom", "BinOp", "BodyItem", "Comparison", "Const", "Expr",
-    "Negation", "PredicateDecl", "Program", "Query", "Rule", "RuleTerm", "Var", "analyze", "render",
+    "Negation", "PredicateDecl", "Program", "Query", "Rule", "RuleTerm", "Var", "analyze", "check_program", "render",
     "to_sparql_update", "to_sparql_update_strata",
 ]

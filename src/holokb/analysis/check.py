@@ -1,5 +1,9 @@
 """``analyze(module) -> Program``: every check runs, all diagnostics are raised once.
 
+:func:`analyze` lowers a parsed module (AST) to the checked IR; :func:`check_program` checks a
+program built in code (rewritings such as magic sets, tests, benchmarks) with the same stratifier.
+A :class:`Program` is the engine's only input, and only these two functions mark one ``checked``.
+
 Codes (stable): HK201 unsafe head variable, HK202 unbound variable under ``not``, HK203 unbound
 variable in a comparison, HK204 aggregate target already bound, HK205 arity mismatch, HK206
 undeclared predicate, HK207 argument type mismatch, HK208 cycle through negation, HK209 cycle
@@ -11,21 +15,18 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 from ..core.errors import Diagnostic, Location, RuleAnalysisError
 from ..core.terms import IRI, INTEGER_TYPES, RDF_TYPE, XSD_DECIMAL, XSD_INTEGER, Literal
+from ..syntax.module import Module
 from .program import Aggregate, Atom, Const, Negation, PredicateDecl, Program, Query, Rule, Var, body_atoms
 from .render import Names, render
 from .safety import check_body
 from .stratify import CLASS_SEP, NegativeCycle, stratify
 
-if TYPE_CHECKING:  # syntax imports the IR, so analysis must not import syntax at run time
-    from ..syntax.module import Module
-
 
 class _Reporter:
-    def __init__(self, module: "Module"):
+    def __init__(self, module: Module):
         self.module = module
         self.diagnostics: list[Diagnostic] = []
         self.names = Names(module.prefixes)
@@ -34,11 +35,16 @@ class _Reporter:
                  notes: tuple[str, ...] = ()) -> None:
         self.diagnostics.append(Diagnostic(code, message, loc, hint, "error", self.module.source_line(loc), notes))
 
+    def raise_if_any(self) -> None:
+        if self.diagnostics:
+            diags = sorted(self.diagnostics, key=_diag_order)
+            raise RuleAnalysisError(f"{len(diags)} problem(s) in the rules; first: {diags[0].message}", tuple(diags))
+
     def show(self, predicate: str) -> str:
         return self.names.iri(predicate)
 
 
-def analyze(module: "Module", *, rdf_types: bool = True,
+def analyze(module: Module, *, rdf_types: bool = True,
             known_predicates: Mapping[str, int] | Iterable[str] | None = None) -> Program:
     """Check a parsed module and compile it to a :class:`Program`; raise :class:`RuleAnalysisError`
     with every diagnostic when anything is wrong.
@@ -94,15 +100,42 @@ def analyze(module: "Module", *, rdf_types: bool = True,
     strata, cycles = stratify(tuple(rules))
     for c in cycles:
         _report_cycle(c, tuple(rules), report)
+    report.raise_if_any()
+    return _sealed(Program(tuple(rules), tuple(constraints), tuple(queries), vocab, strata, module.prefixes, "",
+                           tuple(facts)))
 
-    if report.diagnostics:
-        diags = sorted(report.diagnostics, key=_diag_order)
-        raise RuleAnalysisError(f"{len(diags)} problem(s) in the rules; first: {diags[0].message}", tuple(diags))
-    program = Program(tuple(rules), tuple(constraints), tuple(queries), vocab, strata, module.prefixes, "",
-                      tuple(facts))
+
+def check_program(rules: tuple[Rule, ...], *, constraints: tuple[Rule, ...] = (), queries: tuple[Query, ...] = (),
+                  vocabulary: Mapping[str, PredicateDecl] | None = None, prefixes: tuple[tuple[str, str], ...] = (),
+                  facts: tuple[Atom, ...] = ()) -> Program:
+    """A checked :class:`Program` from IR built in code: stratified by the one stratifier, and
+    :class:`RuleAnalysisError` (HK208/HK209) when negation or an aggregate is recursive.
+
+    The rules must already be IR (assignments resolved, aggregates grouped), as rewritings of a
+    checked program are; rule text goes through :func:`analyze` instead.
+
+    >>> from holokb.analysis.program import Atom, Rule, Var
+    >>> r = Rule("r", Atom("http://x/p", (Var("a"),)), (Atom("http://x/q", (Var("a"),)),))
+    >>> check_program((r,)).strata, check_program((r,)).checked
+    (((0,),), True)
+    """
+    report = _Reporter(Module(None, prefixes))
+    rules = tuple(rules)
+    strata, cycles = stratify(rules)
+    for c in cycles:
+        _report_cycle(c, rules, report)
+    report.raise_if_any()
+    return _sealed(Program(rules, tuple(constraints), tuple(queries), dict(vocabulary or {}), strata, prefixes, "",
+                           tuple(facts)))
+
+
+def _sealed(program: Program) -> Program:
+    """``program`` with its rule-set hash, marked checked (the engine's precondition)."""
     digest = hashlib.sha256(render(program, prefixes=False, queries=False).encode("utf-8")).hexdigest()
-    return Program(program.rules, program.constraints, program.queries, vocab, strata, module.prefixes, digest,
-                   program.facts)
+    out = Program(program.rules, program.constraints, program.queries, program.vocabulary, program.strata,
+                  program.prefixes, digest, program.facts)
+    object.__setattr__(out, "checked", True)
+    return out
 
 
 def _diag_order(d: Diagnostic) -> tuple:
@@ -122,7 +155,7 @@ def _vocabulary(decls: tuple[PredicateDecl, ...], report: _Reporter) -> dict[str
     return vocab
 
 
-def _atoms_in_order(module: "Module"):
+def _atoms_in_order(module: Module):
     for r in module.rules:
         if r.head is not None:
             yield r.head
@@ -132,7 +165,7 @@ def _atoms_in_order(module: "Module"):
         yield from body_atoms(q.body)
 
 
-def _check_atoms(module: "Module", vocab: dict[str, PredicateDecl], known: dict[str, int | None],
+def _check_atoms(module: Module, vocab: dict[str, PredicateDecl], known: dict[str, int | None],
                  rdf_types: bool, report: _Reporter) -> None:
     """Vocabulary (HK206), arity (HK205) and argument types (HK207), each atom in source order."""
     has_vocab = bool(vocab)

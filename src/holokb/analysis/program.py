@@ -1,8 +1,13 @@
 """The rule program IR: data only, frozen dataclasses with tuple fields.
 
 ``holokb.syntax`` parses rule text to an AST; ``holokb.analysis`` checks it and produces one
-:class:`Program`; ``holokb.engine`` evaluates a :class:`Program`.  Every node remembers where
-it came from (``origin``) so that diagnostics on rewritten rules still point at the user's line.
+:class:`Program`; ``holokb.engine`` evaluates only a checked :class:`Program` (made by
+:func:`~holokb.analysis.analyze` or :func:`~holokb.analysis.check_program`).  Every node remembers
+where it came from (``origin``) so that diagnostics on rewritten rules still point at the user's line.
+
+The expression and atom nodes are the AST's (:mod:`holokb.syntax.ast`, which imports no parser);
+the IR adds what analysis decides: :class:`Assignment`, the grouping of an :class:`Aggregate`,
+checked :class:`Rule` bodies and the stratification in :class:`Program`.
 
 Predicates are named by their full IRI string (prefixes already expanded).  A unary atom
 ``ex:Person(?x)`` is normalised by analysis to ``rdf:type(?x, ex:Person)`` (when the program is
@@ -11,78 +16,13 @@ compiled for the RDF KB), so asserted ``rdf:type`` triples and unary atoms are o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal as _Lit, Mapping, Union
+from typing import Mapping, Union
 
 from ..core.errors import Location
-from ..core.terms import Term
-
-CompareOp = _Lit["=", "!=", "<", "<=", ">", ">="]
-ArithOp = _Lit["+", "-", "*", "/"]
-AggFunc = _Lit["count", "sum", "min", "max"]
-
-
-@dataclass(frozen=True, slots=True)
-class Var:
-    """A variable ``?x``; anonymous ``?_`` occurrences get unique names ``_anon<N>``."""
-
-    name: str
-
-    @property
-    def anonymous(self) -> bool:
-        return self.name.startswith("_")
-
-
-@dataclass(frozen=True, slots=True)
-class Const:
-    """A constant: an IRI or a typed literal (``holokb.core`` terms)."""
-
-    term: Term
-
-
-@dataclass(frozen=True, slots=True)
-class BinOp:
-    """Arithmetic on numbers, durations and timestamps: ``?x + ?y``."""
-
-    op: ArithOp
-    left: "Expr"
-    right: "Expr"
-
-
-RuleTerm = Union[Var, Const]
-Expr = Union[Var, Const, BinOp]
-
-
-@dataclass(frozen=True, slots=True)
-class Atom:
-    """``pred(t1, ..., tn)``.  ``negated=True`` is a *negative fact* (polarity ``negate``,
-    written ``not`` in a head or asserted fact) — never negation as failure."""
-
-    predicate: str
-    args: tuple[RuleTerm, ...]
-    negated: bool = False
-    origin: Location | None = None
-
-    @property
-    def arity(self) -> int:
-        return len(self.args)
-
-
-@dataclass(frozen=True, slots=True)
-class Negation:
-    """Negation as failure in a body: ``not ex:partOf(?x, ?_)``."""
-
-    atom: Atom
-    origin: Location | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """``left op right`` over bound values: ``?i > ?d``."""
-
-    op: CompareOp
-    left: Expr
-    right: Expr
-    origin: Location | None = None
+from ..syntax import ast
+from ..syntax.ast import (
+    AggFunc, ArithOp, Atom, BinOp, CompareOp, Comparison, Const, Expr, Negation, PredicateDecl, RuleTerm, Var,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,14 +50,14 @@ class Aggregate:
 BodyItem = Union[Atom, Negation, Comparison, Assignment, Aggregate]
 
 
-def body_atoms(body: "tuple[BodyItem, ...]"):
-    """The atoms a body reads, in order: positive atoms, negated atoms, and aggregate bodies."""
+def body_atoms(body: "tuple[BodyItem | ast.BodyItem, ...]"):
+    """The atoms a body (IR or AST) reads, in order: positive atoms, negated atoms, aggregate bodies."""
     for b in body:
         if isinstance(b, Atom):
             yield b
         elif isinstance(b, Negation):
             yield b.atom
-        elif isinstance(b, Aggregate):
+        elif isinstance(b, (Aggregate, ast.Aggregate)):
             yield from b.body
 
 
@@ -147,17 +87,6 @@ class Query:
 
 
 @dataclass(frozen=True, slots=True)
-class PredicateDecl:
-    """A vocabulary entry: ``ex:locatedIn/2 functional`` with optional argument types."""
-
-    predicate: str
-    arity: int
-    arg_types: tuple[str | None, ...] = ()
-    functional: bool = False
-    origin: Location | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Program:
     """A checked program: rules, constraints, queries, vocabulary and the stratification.
 
@@ -176,6 +105,16 @@ class Program:
     rule_set_hash: str = ""
     facts: tuple[Atom, ...] = ()
 
+    #: Set only by :mod:`holokb.analysis` once the program is checked and stratified; not an init
+    #: field, so ``dataclasses.replace`` yields an unchecked copy.
+    checked: bool = field(default=False, init=False, repr=False, compare=False)
+
     def idb_predicates(self) -> frozenset[str]:
         """Predicates that appear in some rule head (derived relations)."""
         return frozenset(r.head.predicate for r in self.rules if r.head is not None)
+
+
+__all__ = [
+    "AggFunc", "Aggregate", "ArithOp", "Assignment", "Atom", "BinOp", "BodyItem", "CompareOp", "Comparison", "Const",
+    "Expr", "Negation", "PredicateDecl", "Program", "Query", "Rule", "RuleTerm", "Var", "body_atoms",
+]

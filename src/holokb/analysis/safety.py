@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..syntax import ast
 from .program import Aggregate, Assignment, Atom, BinOp, BodyItem, Comparison, Expr, Negation, Var
 
 Report = Callable[..., None]
@@ -29,8 +30,8 @@ def atom_vars(a: Atom) -> list[Var]:
     return [t for t in a.args if isinstance(t, Var)]
 
 
-def item_vars(b: BodyItem) -> list[Var]:
-    """Every variable a body item mentions (inside aggregates too), left to right."""
+def item_vars(b: "BodyItem | ast.BodyItem") -> list[Var]:
+    """Every variable a body item (AST or IR) mentions (inside aggregates too), left to right."""
     match b:
         case Atom():
             return atom_vars(b)
@@ -40,7 +41,7 @@ def item_vars(b: BodyItem) -> list[Var]:
             return expr_vars(left) + expr_vars(right)
         case Assignment(target, expr):
             return [target] + expr_vars(expr)
-        case Aggregate(target, _, term, body):
+        case Aggregate(target, _, term, body) | ast.Aggregate(target, _, term, body):
             return [target] + expr_vars(term) + [v for a in body for v in atom_vars(a)]
     raise TypeError(b)  # pragma: no cover
 
@@ -56,18 +57,19 @@ class CheckedBody:
     bound: frozenset[str]
 
 
-def check_body(body: tuple[BodyItem, ...], head: Atom | None, what: str, report: Report) -> CheckedBody:
-    """Resolve assignments and aggregate grouping, and report unsafe variables (HK201-HK204, HK214)."""
+def check_body(body: tuple[ast.BodyItem, ...], head: Atom | None, what: str, report: Report) -> CheckedBody:
+    """Lower an AST body to IR items — assignments resolved, aggregates grouped — and report unsafe
+    variables (HK201-HK204, HK214)."""
     bound: set[str] = set()
     for b in body:
         if isinstance(b, Atom):
             bound.update(v.name for v in atom_vars(b))
     head_names = {v.name for v in atom_vars(head)} if head is not None else set()
 
-    items = list(body)
+    items: list = list(body)
     # Aggregates: grouping = variables of the aggregate body also used outside it.
     for i, b in enumerate(items):
-        if not isinstance(b, Aggregate):
+        if not isinstance(b, ast.Aggregate):
             continue
         inner = {v.name for a in b.body for v in atom_vars(a) if not v.anonymous}
         outside = set(head_names)
@@ -127,7 +129,7 @@ def check_body(body: tuple[BodyItem, ...], head: Atom | None, what: str, report:
     return CheckedBody(tuple(items), frozenset(bound))
 
 
-def _ordered(agg: Aggregate, names: set[str]) -> list[str]:
+def _ordered(agg: ast.Aggregate, names: set[str]) -> list[str]:
     out: list[str] = []
     for a in agg.body:
         for v in atom_vars(a):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from ..core import IRI, Literal, Term
+from ..core import IRI, Literal, RuleFileRef, Term
 
 Short = Callable[[Term], str]
 
@@ -54,8 +54,8 @@ def render_text(expl, short: Short, quote: Callable[[object], str | None]) -> li
                         f"[{e.char_start}:{e.char_end}]" if e.char_start is not None else "")
                     lines.append(f"{cont}   from {where}{(' ' + json.dumps(q, ensure_ascii=False)) if q else ''}"
                                  f" ({e.extractor} {e.extractor_version}, confidence {e.confidence:g})")
-            elif isinstance(node.key, str) and node.key.startswith("rules"):
-                lines.append(f"{cont}   stated in the rule files ({node.key[6:] or 'rules'})")
+            elif isinstance(node.key, RuleFileRef):
+                lines.append(f"{cont}   stated in the rule files ({node.key.origin or 'rules'})")
             return
         binds = " ".join(f"?{k}={short(v)}" for k, v in node.bindings)
         part = "  (partial)" if node.partial else ""

@@ -3,9 +3,38 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Generic, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
+
+
+class LimitHit(StrEnum):
+    """Which budget stopped a computation (stored and printed by its value, e.g. ``"timeout"``).
+
+    >>> LimitHit.TIMEOUT.value, LimitHit("max_derived") is LimitHit.MAX_DERIVED
+    ('timeout', True)
+    """
+
+    MAX_DEPTH = "max_depth"
+    MAX_DERIVED = "max_derived"
+    MAX_RESULTS = "max_results"
+    MAX_EDGES = "max_edges"
+    #: The engine's own cap on the rows one join step may produce (``Limits.max_edges`` unset).
+    MAX_INTERMEDIATE = "max_intermediate"
+    MEMORY = "memory"
+    TIMEOUT = "timeout"
+
+    @staticmethod
+    def from_stored(text: str | None) -> "LimitHit | None":
+        """The member a stored value names (``"timeout_s"``, an older name, is ``TIMEOUT``); None for
+        None or a name this version does not know (the stored ``truncated`` flag still says so)."""
+        if text is None:
+            return None
+        try:
+            return LimitHit("timeout" if text == "timeout_s" else text)
+        except ValueError:
+            return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +77,7 @@ class Page(Generic[T]):
 
     items: tuple[T, ...]
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
     def __iter__(self) -> Iterator[T]:
         return iter(self.items)
@@ -60,5 +89,5 @@ class Page(Generic[T]):
         return self.items[i]
 
     @staticmethod
-    def of(items: Sequence[T], truncated: bool = False, limit_hit: str | None = None) -> "Page[T]":
+    def of(items: Sequence[T], truncated: bool = False, limit_hit: LimitHit | None = None) -> "Page[T]":
         return Page(tuple(items), truncated, limit_hit)

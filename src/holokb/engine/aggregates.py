@@ -18,16 +18,19 @@ from ..analysis.program import Aggregate, Atom, Var
 from ..core.terms import Literal
 from ..core.time import Duration
 from .joins import eval_expr
+from .model import AGGREGATE_RELATION
 from .relation import Relation
 
 
-def aggregate_relation(ev, agg: Aggregate) -> tuple[Relation, Atom]:
-    """A temporary relation (group_by..., target) with the aggregate's results, and its atom."""
-    b = ev.eval_body(agg.body, None, None, False)
+def aggregate_relation(solver, agg: Aggregate) -> tuple[Relation, Atom]:
+    """A temporary relation (group_by..., target) with the aggregate's results, and its atom
+    (``solver`` is the :class:`~.body.BodySolver` reading the lower strata)."""
+    ev = solver
+    b = ev.solve(agg.body, None, None, False)
     names = sorted(b.vars)
     group = [v.name for v in agg.group_by]
     rel = Relation(len(group) + 1)
-    atom = Atom("_aggregate", tuple(agg.group_by) + (agg.target,))
+    atom = Atom(AGGREGATE_RELATION, tuple(agg.group_by) + (agg.target,))
     if b.n == 0:
         return rel, atom
     # Distinct solutions over all named variables (set semantics).

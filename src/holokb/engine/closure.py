@@ -5,19 +5,27 @@ from ..analysis.program import Program
 from ..core.limits import Limits
 from .database import Database
 from .evaluator import Evaluation
-from .model import Model, violations_of
+from .model import Model
+
+
+def require_checked(program: Program) -> None:
+    """The engine's precondition: a program checked and stratified by :mod:`holokb.analysis`."""
+    if not isinstance(program, Program) or not program.checked:
+        raise TypeError("the engine evaluates checked programs only: build them with holokb.analysis.analyze() "
+                        "(rule text) or holokb.analysis.check_program() (IR built in code)")
 
 
 def closure(program: Program, db: Database, *, limits: Limits | None = None,
             record_proofs: bool = False, all_valid: bool = False) -> Model:
-    """Evaluate every stratum of ``program`` over ``db`` to a fixpoint (or a budget) → :class:`Model`.
+    """Evaluate every stratum of ``program`` over ``db`` to a fixpoint (or a budget) → a frozen :class:`Model`.
 
-    Budgets never raise: a hit one sets ``model.truncated`` and ``model.limit_hit``
-    (``"max_depth"``, ``"max_derived"``, ``"timeout_s"``; ``"max_edges"`` when one join step would
-    produce more rows than ``limits.max_edges``, ``"max_intermediate"`` past the engine's own
-    safety cap :data:`~holokb.engine.evaluator.MAX_INTERMEDIATE_ROWS`, ``"memory"`` on a
+    Budgets never raise: a hit one sets ``model.truncated`` and ``model.limit_hit``, a
+    :class:`~holokb.core.LimitHit` (``MAX_DEPTH``, ``MAX_DERIVED``, ``TIMEOUT``; ``MAX_EDGES`` when
+    one join step would produce more rows than ``limits.max_edges``, ``MAX_INTERMEDIATE`` past the
+    engine's own safety cap :data:`~holokb.engine.body.MAX_INTERMEDIATE_ROWS`, ``MEMORY`` on a
     MemoryError).  Constraints are checked on what was derived, also when truncated.
     """
+    require_checked(program)
     ev = Evaluation(program, db, limits or Limits.unbounded(), record_proofs, all_valid)
     ev.run()
-    return Model(ev, violations_of(ev))
+    return ev.result()

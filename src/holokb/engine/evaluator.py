@@ -6,11 +6,11 @@ for each rule and each body atom over a predicate of the stratum, the variant wh
 reads only last iteration's new rows, atoms before it read all rows and atoms after it read
 only the older rows.  New rows are appended after the iteration, deduplicated by identity key.
 
-Within a body, a variable's column is dropped after the last step that reads it (unless the
-head, the query or the constraint report needs it); without proofs the rows that then coincide
-are merged, so atoms of ``_`` arguments act as semi-joins, not cartesian factors.  Proofs keep
-the premise row numbers instead, from which :class:`Model` reads every binding back.  A join
-step that would pass the intermediate-row cap stops the run (truncated), as does MemoryError.
+Bodies are solved by :class:`~.body.BodySolver` (this class is one, over its growing
+relations).  Proofs keep the premise row numbers, from which :class:`~.model.Model` reads every
+binding back.  A join step that would pass the intermediate-row cap stops the run (truncated),
+as does MemoryError.  :meth:`Evaluation.result` hands the frozen relations, proof table and
+statistics to a :class:`~.model.Model`; the evaluation is not kept.
 
 Tuple identity is the args (``all_valid=False``, the default: the KB passes facts visible at one
 ``AsOf``, so every intersection contains that instant and the first derivation's interval is
@@ -19,63 +19,62 @@ different intervals is two rows).
 """
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
-from ..core.limits import Limits
-from .builtins import compare
+from ..core.limits import LimitHit, Limits
+from . import body as _body
+from .body import BodySolver
 from .database import Database, RelKey
-from .joins import Bindings, anti_join, eval_expr, expr_vars, join
-from .planning import live_after, plan_body, positive_atoms, strata_of
+from .joins import Bindings, expr_vars
+from .model import Model, ProofTable, RuleProofs, Stats, decode_violations
+from .planning import positive_atoms
 from .relation import IntermediateOverflow, Relation
 
 PROOF_COLS = ("proof", "prod", "plen")
 
-#: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
-#: below what exhausts memory (a binding row is ~8 bytes per column, and a step holds a few copies).
-MAX_INTERMEDIATE_ROWS = 1 << 25
 
-
-class Evaluation:
+class Evaluation(BodySolver):
     """The state of one closure run: relations, budgets, proof tables, statistics."""
 
     def __init__(self, program: Program, db: Database, limits: Limits, record: bool, all_valid: bool):
         self.program = program
-        self.terms = db.terms
         self.record = record
         self.all_valid = all_valid
         self.limits = limits
         self.deadline = limits.deadline()
-        self.cap = MAX_INTERMEDIATE_ROWS
-        self.cap_name = "max_intermediate"
-        if limits.max_edges is not None and limits.max_edges < self.cap:
-            self.cap, self.cap_name = max(int(limits.max_edges), 0), "max_edges"
+        cap, self.cap_name = _body.MAX_INTERMEDIATE_ROWS, LimitHit.MAX_INTERMEDIATE
+        if limits.max_edges is not None and limits.max_edges < cap:
+            cap, self.cap_name = max(int(limits.max_edges), 0), LimitHit.MAX_EDGES
         self.extra = PROOF_COLS if record else ()
         inputs = db.encode(self.extra, all_valid)
-        self.relations: dict[RelKey, Relation] = {rk: r.relation for rk, r in inputs.items()}
+        relations: dict[RelKey, Relation] = {rk: r.relation for rk, r in inputs.items()}
         self.input_keys = {rk: r.keys for rk, r in inputs.items()}
-        self.input_sizes = {rk: r.relation.size for rk, r in inputs.items()}
         ends = {np.iinfo(np.int64).min, np.iinfo(np.int64).max}
-        for r in self.relations.values():
+        for r in relations.values():
             ends.update(r.meta("valid_from").tolist())
             ends.update(r.meta("valid_to").tolist())
-        self.endpoints = np.array(sorted(ends), dtype=np.int64)  # intersections never make new ones
+        endpoints = np.array(sorted(ends), dtype=np.int64)  # intersections never make new ones
+        arity: dict[RelKey, int] = {}
+        for r in program.rules:
+            for a in [r.head] + [b for b in r.body if isinstance(b, Atom)]:
+                arity.setdefault((a.predicate, a.negated), a.arity)
+        super().__init__(relations, db.terms, endpoints, cap, arity)
+        self.relations: dict[RelKey, Relation] = relations
         self.proof_tables: dict[int, list[dict]] = {}
         self.proof_sizes: dict[int, int] = {}
         self.truncated = False
-        self.limit_hit: str | None = None
+        self.limit_hit: LimitHit | None = None
         self.iterations = 0
         self.derived = 0
         self.rule_counts = [0] * len(program.rules)
-        self.bits = 0
         self.stale_keys: set[RelKey] = set()
-        self._arity: dict[RelKey, int] = {}
-        for r in program.rules:
-            for a in [r.head] + [b for b in r.body if isinstance(b, Atom)]:
-                self._arity.setdefault((a.predicate, a.negated), a.arity)
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
+        """The relation ``rk``, created (empty, keyed) on first use."""
         rel = self.relations.get(rk)
         if rel is None:
             rel = Relation(arity if arity is not None else self._arity.get(rk, 0), self.extra)
@@ -90,8 +89,11 @@ class Evaluation:
             return cols if cols else [np.zeros(len(vf), np.int64)]
         return cols + [np.searchsorted(self.endpoints, vf), np.searchsorted(self.endpoints, vt)]
 
+    def on_step(self) -> None:
+        self._ensure_bits()
+
     def _ensure_bits(self) -> None:
-        bits = max(int(self.terms.id_bound).bit_length(), int(len(self.endpoints)).bit_length(), 1)
+        bits = self.key_bits()
         if bits <= self.bits:
             return
         self.bits = bits + 2  # headroom: arithmetic mints terms, rekeying costs a full pass
@@ -100,100 +102,24 @@ class Evaluation:
             cols = [rel.col(i) for i in range(rel.arity)]
             rel.rekey(self._key_cols(cols, rel.meta("valid_from"), rel.meta("valid_to")), self.bits)
 
-    # -- rule bodies ---------------------------------------------------------------------
-    def eval_body(self, body, ranges: dict[int, tuple[int, int]] | None, first: int | None,
-                  record: bool, keep: frozenset[str] | None = None) -> Bindings:
-        """All solutions of ``body``; ``ranges`` restricts atom labels to row ranges.
-
-        With ``keep`` given, a variable's column is dropped as soon as no later step reads it and
-        it is not in ``keep``; without ``record`` the rows that then coincide are merged.  Raises
-        :class:`IntermediateOverflow` when a join step would pass :attr:`cap` rows.
-        """
-        b = Bindings.unit(record)
-        steps = plan_body(body, first)
-        live = live_after(steps, keep) if keep is not None else None
-        for i, step in enumerate(steps):
-            if b.n == 0:
-                break
-            item = step.item
-            if step.kind == "atom":
-                rel = self.relation((item.predicate, item.negated), item.arity)
-                lo, hi = (ranges or {}).get(step.label, (0, rel.size))
-                b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record, self.cap)
-            elif step.kind == "neg":
-                a = item.atom
-                b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits, self.cap)
-            elif step.kind == "cmp":
-                left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
-                ok = (left >= 0) & (right >= 0)
-                ok[ok] = compare(item.op, left[ok], right[ok], self.terms)
-                b = b.filter(ok)
-            elif step.kind == "assign":
-                val = eval_expr(item.expr, b, self.terms)
-                if item.target.name in b.vars:
-                    b = b.filter(val == b.vars[item.target.name])
-                else:
-                    b.vars[item.target.name] = val
-                    b = b.filter(val >= 0)
-            elif step.kind == "agg":
-                b = self._aggregate(b, item)
-            self._ensure_bits()
-            if live is not None and b.project(live[i]) and not record and i + 1 < len(steps):
-                b = self._distinct(b)
-        return b
-
-    def _distinct(self, b: Bindings) -> Bindings:
-        """The first of every group of identical rows (all columns and metadata), in row order."""
-        if b.n < 2:
-            return b
-        cols = [b.vars[k] for k in sorted(b.vars)]
-        widths = [self.bits] * len(cols)
-        ranks = [np.searchsorted(self.endpoints, b.meta["vf"]), np.searchsorted(self.endpoints, b.meta["vt"])]
-        cols += ranks
-        widths += [int(len(self.endpoints)).bit_length()] * 2
-        depth = b.meta["depth"]
-        if depth.min() >= 0:
-            cols.append(depth)
-            widths.append(int(depth.max()).bit_length())
-        else:  # the transitive plan's depth -1 rows: shift so every value is >= 0
-            cols.append(depth - depth.min())
-            widths.append(int(depth.max() - depth.min()).bit_length())
-        if sum(widths) <= 63:
-            key = np.zeros(b.n, np.int64)
-            for c, w in zip(cols, widths):
-                key <<= w
-                key |= c
-            _, first = np.unique(key, return_index=True)
-        else:
-            _, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)
-        if len(first) == b.n:
-            return b
-        return b.take(np.sort(first))
-
-    def _aggregate(self, b: Bindings, agg: Aggregate) -> Bindings:
-        from .aggregates import aggregate_relation
-
-        rel, atom = aggregate_relation(self, agg)
-        return join(b, atom, -1, rel, 0, rel.size, self.terms, self.bits, False, self.cap)
-
     # -- strata ----------------------------------------------------------------------------
     def run(self) -> None:
         """Evaluate every stratum in order, stopping at the first budget hit.
 
         A join step past :attr:`cap` rows stops with ``limit_hit`` ``"max_intermediate"`` (or
         ``"max_edges"`` when that Limits field set the cap), and running out of memory stops
-        with ``"memory"``: the relations keep every row appended before the failing iteration.
+        with ``"memory"`` (:class:`~holokb.core.LimitHit`): the relations keep every row appended before the failing iteration.
         """
         self._ensure_bits()
         try:
-            for stratum in strata_of(self.program):
+            for stratum in self.program.strata:
                 if self.truncated:
                     break
                 self._run_stratum(stratum)
         except IntermediateOverflow:
             self._hit(self.cap_name)
         except MemoryError:
-            self._hit("memory")
+            self._hit(LimitHit.MEMORY)
 
     def _run_stratum(self, stratum: tuple[int, ...]) -> None:
         rules = [(i, self.program.rules[i]) for i in stratum]
@@ -208,10 +134,10 @@ class Evaluation:
         iteration = 0
         while True:
             if self.deadline.expired():
-                self._hit("timeout_s")
+                self._hit(LimitHit.TIMEOUT)
                 return
             if self.limits.max_depth is not None and iteration >= self.limits.max_depth:
-                self._hit("max_depth")
+                self._hit(LimitHit.MAX_DEPTH)
                 return
             iteration += 1
             self.iterations += 1
@@ -221,7 +147,7 @@ class Evaluation:
                 rec = [k for k, a in enumerate(atoms) if (a.predicate, a.negated) in own]
                 if not rec:
                     if first:
-                        self._collect(out, ri, rule, self.eval_body(rule.body, None, None, self.record,
+                        self._collect(out, ri, rule, self.solve(rule.body, None, None, self.record,
                                                                     self._keep(rule)))
                     continue
                 for k in rec:
@@ -232,10 +158,10 @@ class Evaluation:
                         ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
                     if ranges[k][0] >= ranges[k][1]:
                         continue
-                    self._collect(out, ri, rule, self.eval_body(rule.body, ranges, k, self.record,
+                    self._collect(out, ri, rule, self.solve(rule.body, ranges, k, self.record,
                                                                 self._keep(rule)))
                     if self.deadline.expired():
-                        self._hit("timeout_s")
+                        self._hit(LimitHit.TIMEOUT)
                         return
             first = False
             grew = False
@@ -335,7 +261,7 @@ class Evaluation:
                 cut = new[max(room, 0):]
                 rel.release([k[cut] for k in keys], self.bits)
                 mask[cut] = False
-                self._hit("max_derived")
+                self._hit(LimitHit.MAX_DERIVED)
         sel = np.flatnonzero(mask)
         if len(sel) == 0:
             return
@@ -369,9 +295,37 @@ class Evaluation:
             start += b.n
         return {"proof": proof, "prod": prod, "plen": plen}
 
-    def _hit(self, limit: str) -> None:
+    def _hit(self, limit: LimitHit) -> None:
         if not self.truncated:
             self.truncated, self.limit_hit = True, limit
+
+    # -- the result ----------------------------------------------------------------------------
+    def result(self) -> Model:
+        """Check the constraints, freeze the relations and hand everything to a :class:`Model`."""
+        violations = self.violations()
+        for rel in self.relations.values():
+            rel.freeze()
+        proofs = None
+        if self.record:
+            rules = []
+            for ri in range(len(self.program.rules)):
+                chunks = self.proof_tables.get(ri)
+                if not chunks:
+                    rules.append(None)
+                    continue
+                table = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+                n_atoms = len(positive_atoms(self.program.rules[ri].body))
+                rows = tuple(_frozen(table[f"#p{label}"]) for label in range(n_atoms))
+                values = tuple((k, _frozen(v)) for k, v in sorted(table.items()) if not k.startswith(("#", "_")))
+                rules.append(RuleProofs(rows, values))
+            proofs = ProofTable(tuple(rules))
+        self.proof_tables = {}
+        names = [r.name for r in self.program.rules]
+        stats = Stats(self.iterations, self.derived, tuple(zip(names, self.rule_counts)))
+        return Model(self.program, self.terms, MappingProxyType(dict(self.relations)),
+                     MappingProxyType(dict(self.input_keys)), proofs, stats,
+                     self.truncated, self.limit_hit, decode_violations(self, violations), self.endpoints,
+                     self.cap, self.cap_name)
 
     # -- constraints -------------------------------------------------------------------------
     def violations(self) -> list[tuple[int, Bindings]]:
@@ -380,12 +334,12 @@ class Evaluation:
         out = []
         for ci, c in enumerate(self.program.constraints):
             try:
-                b = self.eval_body(c.body, None, None, True, frozenset(_named_vars(c.body)))
+                b = self.solve(c.body, None, None, True, frozenset(_named_vars(c.body)))
             except IntermediateOverflow:
                 self._hit(self.cap_name)
                 continue
             except MemoryError:
-                self._hit("memory")
+                self._hit(LimitHit.MEMORY)
                 continue
             if b.n:
                 out.append((ci, b))
@@ -407,3 +361,8 @@ def _named_vars(body) -> set[str]:
         elif isinstance(item, Aggregate):
             out |= {v.name for v in item.group_by} | {item.target.name}
     return {n for n in out if not n.startswith("_")}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a

@@ -12,6 +12,7 @@ query's dependency cone would make the rewritten program unstratified in general
 """
 from __future__ import annotations
 
+from ..analysis import check_program
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Const, Negation, Program, Query, Rule, Var
 from .joins import expr_vars
 
@@ -22,17 +23,17 @@ def _vars(a: Atom) -> set[str]:
     return {t.name for t in a.args if isinstance(t, Var)}
 
 
-def dependency_cone(program: Program, preds: set[tuple[str, bool]]) -> list[int]:
-    """Indices of the rules the given relation keys depend on (transitively), in program order."""
+def dependency_cone(rules: tuple[Rule, ...], preds: set[tuple[str, bool]]) -> list[int]:
+    """Indices of the rules the given relation keys depend on (transitively), in rule order."""
     by_head: dict = {}
-    for i, r in enumerate(program.rules):
+    for i, r in enumerate(rules):
         by_head.setdefault((r.head.predicate, r.head.negated), []).append(i)
     seen, todo, keep = set(preds), list(preds), set()
     while todo:
         rk = todo.pop()
         for i in by_head.get(rk, ()):
             keep.add(i)
-            for b in program.rules[i].body:
+            for b in rules[i].body:
                 atoms = [b] if isinstance(b, Atom) else [b.atom] if isinstance(b, Negation) else \
                     list(b.body) if isinstance(b, Aggregate) else []
                 for a in atoms:
@@ -68,7 +69,7 @@ def rewrite(program: Program, query: Query) -> tuple[Program, str] | None:
     """The magic-sets program for ``query`` and the answer relation name, or None (module doc)."""
     rules = list(program.rules) + [answer_rule(query)]
     idb = {(r.head.predicate, r.head.negated) for r in rules}
-    cone = dependency_cone(Program(tuple(rules)), {(ANSWER, False)})
+    cone = dependency_cone(tuple(rules), {(ANSWER, False)})
     for i in cone:
         for b in rules[i].body:
             if isinstance(b, (Negation, Aggregate)):
@@ -118,4 +119,4 @@ def rewrite(program: Program, query: Query) -> tuple[Program, str] | None:
             copy = Atom(rk[0], vs, rk[1])
             out.append(Rule(f"input:{rk[0]}", Atom(_name(rk, ad), vs), (Atom(guard.predicate, _bound_args(copy, ad)), copy)))
     seed = Rule("magic:seed", Atom(_magic((ANSWER, False), ""), ()), ())
-    return Program(tuple([seed] + out), (), (), program.vocabulary), _name((ANSWER, False), "")
+    return check_program(tuple([seed] + out), vocabulary=program.vocabulary), _name((ANSWER, False), "")

@@ -1,4 +1,10 @@
-"""The one result type of the engine: :class:`Model`.
+"""The one result type of the engine: :class:`Model`, frozen once the closure has run.
+
+A model holds the relations (frozen columnar tables), the input facts' keys, the typed proof
+table (:class:`ProofTable`), the statistics, the violations and which budget stopped the run.
+It keeps no reference to the evaluation that produced it; reading it (decoding, queries,
+proofs) never changes what it holds.  Terms are decoded through the term dictionary, which only
+ever grows (existing ids keep their meaning), so a query that computes a new value may add to it.
 
 Ordering (documented, deterministic): rows of a relation are sorted by their args under
 ``term_sort_key`` (IRIs before literals, then by datatype and lexical form), then
@@ -7,18 +13,24 @@ same row key).  Violations are in constraint order, then by their bindings' sort
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
-from ..analysis.program import Atom, Var
-from ..core.limits import Page
+from ..analysis.program import Atom, Program, Query, Var
+from ..core.limits import LimitHit, Page
+from ..core.premises import DerivedRef, InputRef, PremiseRef
 from ..core.terms import Term, term_sort_key
-from ..core.time import MAX_TIME, Interval
+from ..core.time import Interval
+from .database import RelKey
+from .dictionary import TermDictionary
 from .proofs import ProofNode, node_id, path_score
-from .relation import IntermediateOverflow, pack
+from .relation import IntermediateOverflow, Relation
 
 _MAX = np.iinfo(np.int64).max
+#: The relation aggregates are joined through (never a fact of the model).
+AGGREGATE_RELATION = "_aggregate"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,25 +74,66 @@ class Stats:
     rule_counts: tuple[tuple[str, int], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class RuleProofs:
+    """The recorded proof steps of one rule, columnar (read-only arrays, one entry per step).
+
+    Step ``k`` used row ``premise_rows[label][k]`` of the relation of the rule's positive body
+    atom ``label`` (written order); ``values`` holds, per variable no positive atom binds
+    (assignment and aggregate targets), its term id at each step.
+    """
+
+    premise_rows: tuple[np.ndarray, ...]
+    values: tuple[tuple[str, np.ndarray], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProofTable:
+    """Per rule (program order), its proof steps, or None when it derived nothing.  A derived row
+    names its step in its relation's ``proof`` column."""
+
+    rules: tuple[RuleProofs | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProofStep:
+    """One derived fact and the rule application that first derived it: premises (typed
+    references, in body order) and the named variables' bindings (sorted by name)."""
+
+    fact: DerivedFact
+    premises: tuple[PremiseRef, ...]
+    bindings: tuple[tuple[str, Term], ...]
+
+
 def _interval(vf: int, vt: int) -> Interval:
     return Interval(int(vf), None if vt == _MAX else int(vt))
 
 
+@dataclass(frozen=True, slots=True)
 class Model:
     """The closure of a program over a database, with proofs when they were recorded."""
 
-    def __init__(self, ev, violations: tuple[Violation, ...]):
-        self._ev = ev
-        self.truncated: bool = ev.truncated
-        self.limit_hit: str | None = ev.limit_hit
-        self.violations = violations
-        names = [r.name for r in ev.program.rules]
-        self.stats = Stats(ev.iterations, ev.derived, tuple(zip(names, ev.rule_counts)))
-        self.proofs_recorded: bool = ev.record
+    program: Program
+    terms: TermDictionary
+    relations: Mapping[RelKey, Relation]
+    input_keys: Mapping[RelKey, tuple[InputRef | None, ...]]
+    proofs: ProofTable | None
+    stats: Stats
+    truncated: bool
+    limit_hit: LimitHit | None
+    violations: tuple[Violation, ...]
+    endpoints: np.ndarray
+    cap: int
+    cap_name: LimitHit
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def proofs_recorded(self) -> bool:
+        return self.proofs is not None
 
     # -- reading relations --------------------------------------------------------------
     def _decoded(self, rk, rows: np.ndarray) -> list:
-        rel, terms = self._ev.relations[rk], self._ev.terms
+        rel, terms = self.relations[rk], self.terms
         cols = [rel.col(i)[rows].tolist() for i in range(rel.arity)]
         vf, vt = rel.meta("valid_from")[rows].tolist(), rel.meta("valid_to")[rows].tolist()
         out = []
@@ -92,7 +145,7 @@ class Model:
 
     def rows(self, predicate: str, *, negated: bool = False) -> tuple[tuple[tuple[Term, ...], Interval], ...]:
         """All facts of a relation (input and derived) with their validity, in row order (module doc)."""
-        rel = self._ev.relations.get((predicate, negated))
+        rel = self.relations.get((predicate, negated))
         if rel is None or rel.size == 0:
             return ()
         return tuple((d[3], _interval(d[1], d[2])) for d in self._decoded((predicate, negated), np.arange(rel.size)))
@@ -101,66 +154,87 @@ class Model:
         """The args of all facts of a relation, sorted (module doc)."""
         return tuple(args for args, _ in self.rows(predicate, negated=negated))
 
+    def _derived_order(self) -> list[tuple[RelKey, list]]:
+        """Per derived relation (sorted), its decoded derived rows in the documented order."""
+        hit = self._memo.get("order")
+        if hit is None:
+            hit = []
+            for rk in sorted(self.relations):
+                rel = self.relations[rk]
+                rows = np.flatnonzero(rel.meta("rule") >= 0)
+                if len(rows) and rk[0] != AGGREGATE_RELATION:
+                    hit.append((rk, self._decoded(rk, rows)))
+            self._memo["order"] = hit
+        return hit
+
     def derived(self) -> tuple[DerivedFact, ...]:
         """Every derived fact (never the input facts), sorted by predicate, polarity, row key."""
         out = []
-        names = [r.name for r in self._ev.program.rules]
-        for rk in sorted(self._ev.relations):
-            rel = self._ev.relations[rk]
-            rows = np.flatnonzero(rel.meta("rule") >= 0)
-            if len(rows) == 0 or rk[0] == "_aggregate":
-                continue
-            for _, vf, vt, args, r in self._decoded(rk, rows):
-                out.append(DerivedFact(rk[0], args, _interval(vf, vt), names[int(rel.meta("rule")[r])],
-                                       int(rel.meta("depth")[r]), self._score(rel, r), rk[1]))
+        names = [r.name for r in self.program.rules]
+        for rk, decoded in self._derived_order():
+            rel = self.relations[rk]
+            rule, depth = rel.meta("rule"), rel.meta("depth")
+            for _, vf, vt, args, r in decoded:
+                out.append(DerivedFact(rk[0], args, _interval(vf, vt), names[int(rule[r])], int(depth[r]),
+                                       self._score(rel, r), rk[1]))
         return tuple(out)
 
-    def proof_steps(self) -> tuple[tuple[DerivedFact, tuple[tuple[str, object], ...],
-                                         tuple[tuple[str, Term], ...]], ...]:
-        """Each derived fact (in :meth:`derived` order) with its one recorded proof step: premises as
-        ``("input", key)`` or ``("derived", i)`` (``i`` indexes this same tuple), and the bindings.
+    def proof_steps(self) -> tuple[ProofStep, ...]:
+        """Each derived fact (in :meth:`derived` order) with its one recorded proof step; a premise
+        that is itself derived is a :class:`~holokb.core.DerivedRef` to its position here.
         Without recorded proofs the premises and bindings are empty."""
-        ev = self._ev
-        order: list[tuple] = []
-        for rk in sorted(ev.relations):
-            rel = ev.relations[rk]
-            rows = np.flatnonzero(rel.meta("rule") >= 0)
-            if len(rows) == 0 or rk[0] == "_aggregate":
-                continue
-            order.extend((rk, d[4]) for d in self._decoded(rk, rows))
-        index = {k: i for i, k in enumerate(order)}
-        facts = self.derived()
+        index: dict[tuple[RelKey, int], int] = {}
+        for rk, decoded in self._derived_order():
+            for d in decoded:
+                index[(rk, d[4])] = len(index)
         out = []
-        for (rk, r), fact in zip(order, facts):
-            rel = ev.relations[rk]
-            ri = int(rel.meta("rule")[r])
-            premises: list[tuple[str, object]] = []
+        for (rk, r), fact in zip(index, self.derived()):
+            premises: list[PremiseRef] = []
             bindings: tuple[tuple[str, Term], ...] = ()
-            if ev.record and int(rel.meta("depth")[r]) >= 0:
-                rule = ev.program.rules[ri]
-                table = _table(ev, ri)
-                p = int(rel.meta("proof")[r])
-                bindings = _bindings(ev, rule, table, p)
-                for label, atom in enumerate(a for a in rule.body if isinstance(a, Atom)):
-                    prk = (atom.predicate, atom.negated)
-                    prow = int(table[f"#p{label}"][p])
-                    if int(ev.relations[prk].meta("rule")[prow]) < 0:
-                        premises.append(("input", ev.input_keys[prk][prow]))
+            rel = self.relations[rk]
+            if self.proofs is not None and int(rel.meta("depth")[r]) >= 0:
+                ri = int(rel.meta("rule")[r])
+                step = int(rel.meta("proof")[r])
+                bindings = self._bindings(ri, step)
+                for prk, prow in self._premises(ri, step):
+                    if int(self.relations[prk].meta("rule")[prow]) < 0:
+                        premises.append(self.input_keys[prk][prow])
                     else:
-                        premises.append(("derived", index[(prk, prow)]))
-            out.append((fact, tuple(premises), bindings))
+                        premises.append(DerivedRef(index[(prk, prow)]))
+            out.append(ProofStep(fact, tuple(premises), bindings))
         return tuple(out)
 
-    def _score(self, rel, r: int, goal_bonus: float = 1.0, seed_bonus: float = 1.0) -> float | None:
-        if not self._ev.record:
+    def _premises(self, ri: int, step: int) -> list[tuple[RelKey, int]]:
+        """(relation key, row) of every positive body atom of rule ``ri``'s proof step ``step``."""
+        table = self.proofs.rules[ri]  # type: ignore[union-attr]
+        atoms = [a for a in self.program.rules[ri].body if isinstance(a, Atom)]
+        return [((a.predicate, a.negated), int(table.premise_rows[label][step])) for label, a in enumerate(atoms)]
+
+    def _bindings(self, ri: int, step: int) -> tuple[tuple[str, Term], ...]:
+        """The named variables of a proof step, sorted by name: from the premise rows (each atom's
+        argument positions) and, for variables no atom binds, the proof table's values."""
+        vals: dict[str, int] = {}
+        atoms = [a for a in self.program.rules[ri].body if isinstance(a, Atom)]
+        for atom, (prk, prow) in zip(atoms, self._premises(ri, step)):
+            rel = self.relations[prk]
+            for pos, t in enumerate(atom.args):
+                if isinstance(t, Var) and not t.anonymous and t.name not in vals:
+                    vals[t.name] = int(rel.col(pos)[prow])
+        for k, v in self.proofs.rules[ri].values:  # type: ignore[union-attr]
+            if k not in vals:
+                vals[k] = int(v[step])
+        return tuple(sorted((k, self.terms.term(i)) for k, i in vals.items()))
+
+    def _score(self, rel: Relation, r: int, goal_bonus: float = 1.0, seed_bonus: float = 1.0) -> float | None:
+        if self.proofs is None:
             return None
         return path_score(float(rel.meta("prod")[r]), int(rel.meta("plen")[r]), goal_bonus, seed_bonus)
 
     def _find(self, predicate: str, args, negated: bool) -> int | None:
-        rel = self._ev.relations.get((predicate, negated))
+        rel = self.relations.get((predicate, negated))
         if rel is None or rel.size == 0 or len(args) != rel.arity:
             return None
-        ids = [self._ev.terms.lookup(a) for a in args]
+        ids = [self.terms.lookup(a) for a in args]
         if any(i is None for i in ids):
             return None
         hit = np.ones(rel.size, dtype=bool)
@@ -179,31 +253,34 @@ class Model:
         r = self._find(predicate, tuple(args), negated)
         if r is None:
             return None
-        return self._score(self._ev.relations[(predicate, negated)], r, goal_bonus, seed_bonus)
+        return self._score(self.relations[(predicate, negated)], r, goal_bonus, seed_bonus)
 
-    def query(self, query) -> tuple[tuple[Term, ...], ...]:
+    def query(self, query: Query) -> tuple[tuple[Term, ...], ...]:
         """Distinct solutions of a query body over the model, projected on ``query.variables``, sorted.
 
         Empty when the query's own evaluation passes a budget; :meth:`query_page` says so.
         """
         return self.query_page(query).items
 
-    def query_page(self, query) -> Page:
+    def query_page(self, query: Query) -> Page:
         """:meth:`query` as a :class:`Page`: ``truncated`` (no rows) when a join step of the query
         passes the intermediate-row budget or memory runs out."""
+        from .body import BodySolver
+
         names = [v.name for v in query.variables]
+        solver = BodySolver(self.relations, self.terms, self.endpoints, self.cap, {})
+        solver.on_step()
         try:
-            b = self._ev.eval_body(query.body, None, None, False, frozenset(names))
+            b = solver.solve(query.body, None, None, False, frozenset(names))
         except IntermediateOverflow:
-            return Page((), True, self._ev.cap_name)
+            return Page((), True, self.cap_name)
         except MemoryError:
-            return Page((), True, "memory")
+            return Page((), True, LimitHit.MEMORY)
         rows = set()
         if b.n:
             cols = [b.vars[n].tolist() for n in names]
             rows = set(zip(*cols)) if cols else {()}
-        terms = self._ev.terms
-        decoded = [tuple(terms.term(i) for i in r) for r in rows]
+        decoded = [tuple(self.terms.term(i) for i in r) for r in rows]
         return Page(tuple(sorted(decoded, key=lambda r: [term_sort_key(t) for t in r])))
 
     # -- proofs ---------------------------------------------------------------------------
@@ -216,97 +293,67 @@ class Model:
         r = self._find(predicate, tuple(args), negated)
         if r is None:
             return None
-        if not self._ev.record:
+        if self.proofs is None:
             raise ValueError("proofs were not recorded: run closure(..., record_proofs=True)")
         memo: dict = {}
         return self._node((predicate, negated), r, 0, max_depth, memo)
 
     def _node(self, rk, r: int, level: int, max_depth: int | None, memo: dict) -> ProofNode:
-        ev = self._ev
         memo_key = (rk, r, level if max_depth is not None else 0)
         if memo_key in memo:
             return memo[memo_key]
-        rel = ev.relations[rk]
-        args = tuple(ev.terms.term(rel.col(c)[r]) for c in range(rel.arity))
+        rel = self.relations[rk]
+        args = tuple(self.terms.term(rel.col(c)[r]) for c in range(rel.arity))
         valid = _interval(rel.meta("valid_from")[r], rel.meta("valid_to")[r])
         ri = int(rel.meta("rule")[r])
         score = path_score(float(rel.meta("prod")[r]), int(rel.meta("plen")[r]))
         if ri < 0:
-            key = ev.input_keys[rk][r]
+            key = self.input_keys[rk][r]
             conf = float(rel.meta("prod")[r])
             nid = node_id(rk[0], args, valid, rk[1], None, key, ())
             node = ProofNode(nid, rk[0], args, valid, rk[1], None, key, conf, (), (), False, score)
         else:
-            rule = ev.program.rules[ri]
+            rule = self.program.rules[ri]
             if max_depth is not None and level >= max_depth:
                 nid = node_id(rk[0], args, valid, rk[1], rule.name, "partial", ())
                 node = ProofNode(nid, rk[0], args, valid, rk[1], rule.name, None, 1.0, (), (), True, score)
             else:
-                table = _table(ev, ri)
-                p = int(rel.meta("proof")[r])
-                bindings = _bindings(ev, rule, table, p)
-                premises = []
-                for label, atom in enumerate(a for a in rule.body if isinstance(a, Atom)):
-                    prow = int(table[f"#p{label}"][p])
-                    premises.append(self._node((atom.predicate, atom.negated), prow, level + 1, max_depth, memo))
+                step = int(rel.meta("proof")[r])
+                premises = [self._node(prk, prow, level + 1, max_depth, memo) for prk, prow in self._premises(ri, step)]
                 pids = tuple(n.id for n in premises)
                 nid = node_id(rk[0], args, valid, rk[1], rule.name, None, pids)
-                node = ProofNode(nid, rk[0], args, valid, rk[1], rule.name, None, 1.0, bindings,
+                node = ProofNode(nid, rk[0], args, valid, rk[1], rule.name, None, 1.0, self._bindings(ri, step),
                                  tuple(premises), any(n.partial for n in premises), score)
         memo[memo_key] = node
         return node
 
     def nbytes(self, *, indexes: bool = False) -> int:
         """Bytes held by all relation columns (and their indexes and dedup keys when ``indexes``)."""
-        return sum(r.nbytes(indexes=indexes) for r in self._ev.relations.values())
+        return sum(r.nbytes(indexes=indexes) for r in self.relations.values())
 
 
-def _bindings(ev, rule, table: dict, p: int) -> tuple[tuple[str, Term], ...]:
-    """The named variables of proof step ``p`` of ``rule``, sorted by name.
-
-    The evaluator drops a variable's column once no later join reads it, so values come from the
-    premise rows (each atom's argument positions) and, for variables no atom binds, the table.
-    """
-    vals: dict[str, int] = {}
-    for label, atom in enumerate(a for a in rule.body if isinstance(a, Atom)):
-        rel = ev.relations[(atom.predicate, atom.negated)]
-        prow = int(table[f"#p{label}"][p])
-        for pos, t in enumerate(atom.args):
-            if isinstance(t, Var) and not t.name.startswith("_") and t.name not in vals:
-                vals[t.name] = int(rel.col(pos)[prow])
-    for k, v in table.items():
-        if not k.startswith(("#", "_")) and k not in vals:
-            vals[k] = int(v[p])
-    return tuple(sorted((k, ev.terms.term(i)) for k, i in vals.items()))
-
-
-def _table(ev, ri: int) -> dict:
-    chunks = ev.proof_tables[ri]
-    if len(chunks) > 1:
-        keys = chunks[0].keys()
-        ev.proof_tables[ri] = [{k: np.concatenate([c[k] for c in chunks]) for k in keys}]
-    return ev.proof_tables[ri][0]
-
-
-def violations_of(ev) -> tuple[Violation, ...]:
-    """Decode the constraint solutions of an evaluation into :class:`Violation` values."""
+def decode_violations(solver, found: list) -> tuple[Violation, ...]:
+    """Decode constraint solutions ``(constraint index, bindings)`` into :class:`Violation` values."""
     out = []
-    for ci, b in ev.violations():
-        c = ev.program.constraints[ci]
+    for ci, b in found:
+        c = solver.program.constraints[ci]
         atoms = [a for a in c.body if isinstance(a, Atom)]
         items = []
         for k in range(b.n):
-            binds = tuple(sorted((n, ev.terms.term(v[k])) for n, v in b.vars.items() if not n.startswith("_")))
+            binds = tuple(sorted((n, solver.terms.term(v[k])) for n, v in b.vars.items() if not n.startswith("_")))
             prem = []
             for label, a in enumerate(atoms):
-                rel = ev.relations[(a.predicate, a.negated)]
+                rel = solver.relations[(a.predicate, a.negated)]
                 r = int(b.meta[f"p{label}"][k])
-                args = tuple(ev.terms.term(rel.col(i)[r]) for i in range(rel.arity))
-                prem.append(FactRef(a.predicate, args, _interval(rel.meta("valid_from")[r], rel.meta("valid_to")[r]), a.negated))
+                args = tuple(solver.terms.term(rel.col(i)[r]) for i in range(rel.arity))
+                prem.append(FactRef(a.predicate, args, _interval(rel.meta("valid_from")[r], rel.meta("valid_to")[r]),
+                                    a.negated))
             items.append(Violation(c.name, binds, tuple(prem)))
         items.sort(key=lambda v: [(n, term_sort_key(t)) for n, t in v.bindings])
         out.extend(items)
     return tuple(out)
 
 
-__all__ = ["DerivedFact", "FactRef", "Model", "Stats", "Violation", "MAX_TIME", "pack"]
+__all__ = [
+    "DerivedFact", "FactRef", "Model", "ProofStep", "ProofTable", "RuleProofs", "Stats", "Violation",
+]

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.program import Program, Query
-from ..core.limits import Limits
+from ..analysis import check_program
+from ..analysis.program import Aggregate, Atom, Negation, Program, Query
+from ..core.limits import LimitHit, Limits
 from ..core.terms import IRI, Term, term_sort_key
-from .closure import closure
+from .closure import closure, require_checked
 from .database import Database
 from .magic import dependency_cone, rewrite
 from .model import Model
@@ -54,7 +55,7 @@ class Answers:
     variables: tuple[str, ...]
     rows: tuple[tuple[Term, ...], ...]
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
     strategy: str = "magic"
 
 
@@ -63,6 +64,7 @@ def ask(program: Program, db: Database, query: Query, *, limits: Limits | None =
 
     Returns the same answers as ``closure(program, db).query(query)`` (property-tested).
     """
+    require_checked(program)
     has_depth = any(r.depth is not None for r in program.rules)
     rewritten = None if has_depth else rewrite(program, query)
     names = tuple(v.name for v in query.variables)
@@ -75,16 +77,14 @@ def ask(program: Program, db: Database, query: Query, *, limits: Limits | None =
     for b in query.body:
         for a in _atoms(b):
             preds.add((a.predicate, a.negated))
-    cone = dependency_cone(program, preds)
-    sub = Program(tuple(program.rules[i] for i in cone), (), (), program.vocabulary)
+    cone = dependency_cone(program.rules, preds)
+    sub = check_program(tuple(program.rules[i] for i in cone), vocabulary=program.vocabulary)
     model = closure(sub, db, limits=limits)
     page = model.query_page(query)
     return Answers(names, page.items, model.truncated or page.truncated, model.limit_hit or page.limit_hit, "cone")
 
 
 def _atoms(b):
-    from ..analysis.program import Aggregate, Atom, Negation
-
     if isinstance(b, Atom):
         return [b]
     if isinstance(b, Negation):

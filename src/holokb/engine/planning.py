@@ -1,4 +1,4 @@
-"""Logical layer, part 1: strata and the join order of a rule body.
+"""Logical layer, part 1: the join order of a rule body (strata come from :mod:`holokb.analysis`).
 
 A body is planned as a sequence of steps: positive atoms are joined one at a time (a chosen
 atom first — the delta atom in semi-naive variants — then, greedily, the atom with the most
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
+from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Var
 from .joins import expr_vars
 
 
@@ -120,42 +120,3 @@ def live_after(steps: list[Step], keep: frozenset[str]) -> list[frozenset[str]]:
         live |= _reads(step)
     out.reverse()
     return out
-
-
-def body_dependencies(rule: Rule) -> list[tuple[tuple[str, bool], bool]]:
-    """(relation key, is_negative_dependency) for every relation a rule reads."""
-    deps = []
-    for b in rule.body:
-        if isinstance(b, Atom):
-            deps.append(((b.predicate, b.negated), False))
-        elif isinstance(b, Negation):
-            deps.append(((b.atom.predicate, b.atom.negated), True))
-        elif isinstance(b, Aggregate):
-            deps.extend(((a.predicate, a.negated), True) for a in b.body)
-    return deps
-
-
-def strata_of(program: Program) -> tuple[tuple[int, ...], ...]:
-    """``program.strata`` or, when empty, a stratification computed here (lowest first)."""
-    if program.strata:
-        return program.strata
-    heads = {i: (r.head.predicate, r.head.negated) for i, r in enumerate(program.rules)}
-    level = {rk: 0 for rk in heads.values()}
-    for _ in range(len(program.rules) + 1):
-        changed = False
-        for i, r in enumerate(program.rules):
-            need = 0
-            for rk, neg in body_dependencies(r):
-                if rk in level:
-                    need = max(need, level[rk] + (1 if neg else 0))
-            if need > level[heads[i]]:
-                level[heads[i]] = need
-                changed = True
-        if not changed:
-            break
-    else:
-        raise ValueError("program is not stratifiable (negation or aggregation through recursion)")
-    out: dict[int, list[int]] = {}
-    for i, rk in heads.items():
-        out.setdefault(level[rk], []).append(i)
-    return tuple(tuple(out[k]) for k in sorted(out))

@@ -17,6 +17,7 @@ import hashlib
 from dataclasses import dataclass
 
 from ..core.fact import encode_term
+from ..core.premises import InputRef
 from ..core.terms import Term
 from ..core.time import Interval
 
@@ -36,7 +37,7 @@ class ProofNode:
     valid: Interval
     negated: bool
     rule: str | None
-    key: object
+    key: InputRef | None
     confidence: float
     bindings: tuple[tuple[str, Term], ...]
     premises: tuple["ProofNode", ...]

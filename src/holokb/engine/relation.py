@@ -137,10 +137,22 @@ class Relation:
         self._dedup: KeySet | None = None
         self._dedup_set: set | None = None
         self._dedup_bits = 0
+        self.frozen = False
+
+    def freeze(self) -> None:
+        """No more rows: columns become read-only arrays and the dedup keys are dropped (indexes,
+        which only cache an order of the rows, may still be built)."""
+        for i in range(self.arity):
+            self.col(i).flags.writeable = False
+        for name in self._meta:
+            self.meta(name).flags.writeable = False
+        self._dedup, self._dedup_set, self.frozen = None, None, True
 
     def append(self, cols: list[np.ndarray], **meta: np.ndarray) -> None:
         """Append rows (no dedup here; see :meth:`claim_new`).  All or nothing: every column is
         converted before any is stored, so a MemoryError leaves the relation as it was."""
+        if self.frozen:
+            raise ValueError("a frozen relation takes no rows")
         n = len(cols[0]) if cols else len(next(iter(meta.values()), EMPTY))
         if n == 0:
             return

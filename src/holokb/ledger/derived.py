@@ -7,9 +7,10 @@ whether to recompute.  Writes are append-only in system time, so a write at a la
 time than the closure's AsOf leaves it fresh.  Derived rows live in their own tables and never show
 up in ``facts()``, ``visible()``, ``encoded_visible()``, ``spans()`` or an export.
 
-Premise references (``DerivedRecord.premises``, ``DerivedView.premises``) are strings: an
-asserted fact's id (64 hex digits, ``Fact.id``) or ``"d:<n>"``, the derived fact stored at
-position ``n`` (0-based) of the same closure (``DerivedView.ref``).  On disk they are compact
+Premise references (``DerivedRecord.premises``, ``DerivedView.premises``) are typed
+(:mod:`holokb.core.premises`): :class:`~holokb.core.AssertedRef` names an asserted fact by its
+id (64 hex digits, ``Fact.id``), :class:`~holokb.core.DerivedRef` the derived fact stored at
+position ``seq`` (0-based) of the same closure (``DerivedView.ref``).  On disk they are compact
 signed integers (see ``schema._V3``).
 
 >>> import tempfile, os
@@ -36,7 +37,8 @@ if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
     import numpy as np
 
 from ..core.errors import InvalidValueError, LedgerError
-from ..core.limits import Limits, Page
+from ..core.limits import LimitHit, Limits, Page
+from ..core.premises import AssertedRef, DerivedRef
 from ..core.terms import IRI, Literal, Term
 from ..core.time import MAX_TIME, AsOf, Interval
 from .dictionary import INSERT_TERM, TermCache, TxnTerms
@@ -66,15 +68,15 @@ class DerivedRecord:
     depth: int = 0
     score: float | None = None
     negated: bool = False
-    premises: tuple[str, ...] = ()
+    premises: tuple[AssertedRef | DerivedRef, ...] = ()
     bindings: tuple[tuple[str, Term], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class DerivedView:
-    """A stored derived fact; ``ref`` (``"d:<n>"``) is how other proofs in its closure name it."""
+    """A stored derived fact; ``ref`` is how other proofs in its closure name it."""
 
-    ref: str
+    ref: DerivedRef
     predicate: IRI
     args: tuple[Term, ...]
     negated: bool
@@ -82,7 +84,7 @@ class DerivedView:
     rule: str
     depth: int
     score: float | None
-    premises: tuple[str, ...]
+    premises: tuple[AssertedRef | DerivedRef, ...]
     bindings: tuple[tuple[str, Term], ...]
 
 
@@ -101,7 +103,7 @@ class ClosureInfo:
     change_marker: int
     computed_at: int
     truncated: bool
-    limit_hit: str | None
+    limit_hit: LimitHit | None
     derived: int
     binary: int
     rule_counts: tuple[tuple[str, int], ...]
@@ -130,7 +132,8 @@ class LedgerDerived:
     # -- writing ---------------------------------------------------------------------------------
 
     def store_closure(self, *, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                      derived: Iterable[DerivedRecord], truncated: bool = False, limit_hit: str | None = None,
+                      derived: Iterable[DerivedRecord], truncated: bool = False,
+                      limit_hit: LimitHit | None = None,
                       change_marker: int | None = None) -> ClosureInfo:
         """Store a closure in one transaction, replacing an earlier one with the same (hash, AsOf).
 
@@ -158,7 +161,7 @@ class LedgerDerived:
             db.execute(f"DELETE FROM closures WHERE {where}", key)
             cid = db.execute(
                 f"INSERT INTO closures({_CLOSURE_COLS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]')",
-                (*key, marker, computed_at, int(bool(truncated)), limit_hit),
+                (*key, marker, computed_at, int(bool(truncated)), None if limit_hit is None else LimitHit(limit_hit).value),
             ).lastrowid
             writer = _ClosureWriter(db, TxnTerms(self._cache, db), cid, indexes)
             for rec in derived:
@@ -239,7 +242,8 @@ class LedgerDerived:
                "ts.canon, tob.kind, tob.datatype, tob.lexical, tob.canon, d.rest_key, d.valid_from, "
                "coalesce(d.valid_to, ?), d.seq")
         args.append(MAX_TIME)
-        caps = [(n, name) for n, name in ((limits.max_results, "max_results"), (limits.max_edges, "max_edges"))
+        caps = [(n, name) for n, name in ((limits.max_results, LimitHit.MAX_RESULTS),
+                                          (limits.max_edges, LimitHit.MAX_EDGES))
                 if n is not None]
         cap, cap_name = min(caps) if caps else (None, None)
         if cap is not None:
@@ -252,11 +256,11 @@ class LedgerDerived:
             rows, truncated, hit = rows[:cap], True, cap_name
         views = self._derived_views(rows)
         if deadline.expired():
-            return Page.of(views, True, "timeout")
+            return Page.of(views, True, LimitHit.TIMEOUT)
         return Page.of(views, truncated, hit)
 
-    def derived_by_ref(self, closure: ClosureInfo, refs: Sequence[str]) -> tuple[DerivedView, ...]:
-        """The derived facts named by ``refs`` (``"d:<n>"``), in the order given (to walk a proof)."""
+    def derived_by_ref(self, closure: ClosureInfo, refs: Sequence[DerivedRef]) -> tuple[DerivedView, ...]:
+        """The derived facts named by ``refs``, in the order given (to walk a proof)."""
         self._check_closure(closure)
         seqs = [_derived_seq(r) for r in refs]
         found: dict[int, tuple] = {}
@@ -272,7 +276,7 @@ class LedgerDerived:
         if missing:
             raise LedgerError(f"closure {closure.id} has no derived fact d:{missing[0]}")
         views = {v.ref: v for v in self._derived_views([found[s] for s in wanted])}
-        return tuple(views[f"d:{s}"] for s in seqs)
+        return tuple(views[DerivedRef(s)] for s in seqs)
 
     def encoded_derived(self, closure: ClosureInfo) -> EncodedDerived:
         """Affirmed binary derived facts as term-id columns (the SPARQL snapshot's input).
@@ -356,8 +360,8 @@ class LedgerDerived:
         out = []
         for r, (arg_ids, flat, premises) in zip(rows, decoded):
             out.append(DerivedView(
-                f"d:{r[0]}", term(r[1]), tuple(term(i) for i in arg_ids), bool(r[6]), Interval(r[7], r[8]), r[9],
-                r[10], r[11], tuple(hashes[x] if x > 0 else f"d:{-x - 1}" for x in premises),
+                DerivedRef(r[0]), term(r[1]), tuple(term(i) for i in arg_ids), bool(r[6]), Interval(r[7], r[8]), r[9],
+                r[10], r[11], tuple(AssertedRef(hashes[x]) if x > 0 else DerivedRef(-x - 1) for x in premises),
                 tuple((flat[k], term(flat[k + 1])) for k in range(0, len(flat), 2)),
             ))
         return out
@@ -453,7 +457,13 @@ class _ClosureWriter:
         """Resolve the chunk's premises, then write its terms and rows."""
         rows, self.rows = self.rows, []
         known = self.fact_ids
-        unknown = sorted({p for r in rows for p in r[14] if not p.startswith("d:") and p not in known})
+        for r in rows:
+            for p in r[14]:
+                if not isinstance(p, (AssertedRef, DerivedRef)):
+                    raise InvalidValueError(f"derived fact d:{r[1]} has a premise that is neither an AssertedRef nor "
+                                            f"a DerivedRef: {p!r}")
+        unknown = sorted({p.fact_id for r in rows for p in r[14]
+                          if isinstance(p, AssertedRef) and p.fact_id not in known})
         for k in range(0, len(unknown), _IN):
             part = unknown[k:k + _IN]
             for fid, h in self.db.execute(
@@ -464,16 +474,16 @@ class _ClosureWriter:
         for r in rows:
             codes = []
             for p in r[14]:
-                if p.startswith("d:"):
+                if isinstance(p, DerivedRef):
                     n = _derived_seq(p)
                     if n > max_ref:
                         max_ref = n
                     codes.append(-n - 1)
                 else:
-                    fid = known.get(p.lower())
+                    fid = known.get(p.fact_id.lower())
                     if fid is None:
-                        raise LedgerError(f"derived fact d:{r[1]} names premise {p[:12]}…, which is not an asserted "
-                                          "fact of this ledger")
+                        raise LedgerError(f"derived fact d:{r[1]} names premise {p.fact_id[:12]}…, which is not an "
+                                          "asserted fact of this ledger")
                     codes.append(fid)
             r[14] = ",".join(map(str, codes))
         self.max_ref = max_ref
@@ -512,7 +522,7 @@ class _Indexes:
 
 def _info(row: tuple, stale: bool) -> ClosureInfo:
     cid, h, sys_, val, marker, at, trunc, hit, n, nb, counts = row
-    return ClosureInfo(cid, h, AsOf(sys_, val), marker, at, bool(trunc), hit, n, nb,
+    return ClosureInfo(cid, h, AsOf(sys_, val), marker, at, bool(trunc), LimitHit.from_stored(hit), n, nb,
                        tuple((r, c) for r, c in json.loads(counts)), stale)
 
 
@@ -526,7 +536,7 @@ def _fact_hash(h: str) -> bytes:
     return b
 
 
-def _derived_seq(ref: str) -> int:
-    if isinstance(ref, str) and ref.startswith("d:") and ref[2:].isascii() and ref[2:].isdigit():
-        return int(ref[2:])
-    raise InvalidValueError(f"not a derived fact reference ('d:<n>'): {ref!r}")
+def _derived_seq(ref: DerivedRef) -> int:
+    if isinstance(ref, DerivedRef) and isinstance(ref.seq, int) and not isinstance(ref.seq, bool) and ref.seq >= 0:
+        return ref.seq
+    raise InvalidValueError(f"not a derived fact reference (DerivedRef with seq >= 0): {ref!r}")

@@ -11,7 +11,7 @@ import sqlite3
 from typing import Iterable, Iterator, Literal as _Lit, Sequence
 
 from ..core.fact import Evidence, Fact, SpanRecord
-from ..core.limits import Limits, Page
+from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import MAX_TIME, AsOf, Interval
 from .dictionary import TermCache
@@ -28,9 +28,9 @@ def _vis(as_of: AsOf) -> tuple[int, int, int, int]:
     return (as_of.system, as_of.system, as_of.valid, as_of.valid)
 
 
-def _cap(limits: Limits) -> tuple[int | None, str | None]:
-    """The tighter of max_results and max_edges, and its name."""
-    caps = [(n, name) for n, name in ((limits.max_results, "max_results"), (limits.max_edges, "max_edges"))
+def _cap(limits: Limits) -> tuple[int | None, LimitHit | None]:
+    """The tighter of max_results and max_edges, and which limit it is."""
+    caps = [(n, name) for n, name in ((limits.max_results, LimitHit.MAX_RESULTS), (limits.max_edges, LimitHit.MAX_EDGES))
             if n is not None]
     if not caps:
         return None, None
@@ -330,7 +330,7 @@ class LedgerReads:
             rows, truncated, hit = rows[:cap], True, cap_name
         views = self._views(rows)
         if deadline.expired():
-            return Page.of(views, True, "timeout")
+            return Page.of(views, True, LimitHit.TIMEOUT)
         return Page.of(views, truncated, hit)
 
     def _views(self, rows: list[tuple]) -> list[FactView]:

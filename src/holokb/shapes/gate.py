@@ -14,7 +14,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
 
 from ..core.errors import Diagnostic
-from ..core.limits import Limits
+from ..core.limits import LimitHit, Limits
 from .batchview import view
 from .context import ContextSource, EmptyContext
 from .engine import DepthExceeded, PyshaclEngine, RawResult, load_diagnostic
@@ -158,11 +158,11 @@ class ShapesGate:
         extra = dict(shapes_run=tuple(self._labels[s] for s, _ in jobs),
                      focus_count=sum(len(f) for _, f in jobs),
                      context_triples=len(fetch.graph) - len(batch),
-                     truncated=fetch.truncated, limit_hit="max_edges" if fetch.truncated else None)
+                     truncated=fetch.truncated, limit_hit=LimitHit.MAX_EDGES if fetch.truncated else None)
         try:
             raw = self._engine.validate(fetch.graph, jobs)
         except DepthExceeded:
-            return GateReport(conforms=False, truncated=True, limit_hit="max_depth", **{
+            return GateReport(conforms=False, truncated=True, limit_hit=LimitHit.MAX_DEPTH, **{
                 k: v for k, v in extra.items() if k not in ("truncated", "limit_hit")})
         return GateReport.of(self._violations(raw, sources), **extra)
 
@@ -180,7 +180,7 @@ class ShapesGate:
         try:
             raw = self._engine.validate_all(data)
         except DepthExceeded:
-            return GateReport(conforms=False, truncated=True, limit_hit="max_depth")
+            return GateReport(conforms=False, truncated=True, limit_hit=LimitHit.MAX_DEPTH)
         return GateReport.of(self._violations(raw, sources), shapes_run=self.targeted_shapes)
 
     def _violations(self, raw: list[RawResult], sources: Mapping[Triple, SourceRef] | None) -> list[Violation]:

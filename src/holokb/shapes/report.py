@@ -13,6 +13,7 @@ from rdflib import URIRef
 from rdflib.term import Node
 
 from ..core.errors import Diagnostic, Location, ShapeViolationError
+from ..core.limits import LimitHit
 from .vocab import SH, short_component
 
 SourceRef = tuple[str, int]
@@ -81,7 +82,7 @@ class GateReport:
     focus_count: int = 0
     context_triples: int = 0
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
     @property
     def has_errors(self) -> bool:

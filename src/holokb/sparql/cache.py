@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import Program
-from ..core.limits import Limits
+from ..core.limits import LimitHit, Limits
 from ..core.time import AsOf
 from .snapshot import BuiltData, SnapshotKey, ViewKind, build_data, key_for
 
@@ -40,7 +40,7 @@ class Snapshot:
     quads: int
     built: bool
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
     location: str | None = None  # the disk directory, when cached on disk
 
 
@@ -117,7 +117,7 @@ class SnapshotCache:
             except OSError:
                 continue
             return Snapshot(key, store, int(meta.get("quads", 0)), False, bool(meta.get("truncated")),
-                            meta.get("limit_hit"), str(cand))
+                            LimitHit.from_stored(meta.get("limit_hit")), str(cand))
         return None
 
     def _build(self, folder: Path | None, key: SnapshotKey, data: BuiltData) -> Snapshot:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping
 
 from ..analysis import Program
 from ..core.errors import Diagnostic, DiagnosticError, HolokbError, Location
-from ..core.limits import Limits
+from ..core.limits import LimitHit, Limits
 from ..core.time import AsOf
 from .cache import DEFAULT_CACHE, Snapshot, SnapshotCache
 from .results import QueryResult, RDFTerm, canonical_rows, canonical_triples
@@ -207,20 +207,20 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
             pos = [names.index(v) for v in shown]
             for n, sol in enumerate(raw):
                 if cap is not None and n >= cap:
-                    truncated, hit = True, "max_results"
+                    truncated, hit = True, LimitHit.MAX_RESULTS
                     break
                 if n % 1024 == 1023 and deadline.expired():
-                    truncated, hit = True, "timeout"
+                    truncated, hit = True, LimitHit.TIMEOUT
                     break
                 items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in pos))
             return QueryResult("SELECT", shown, canonical_rows(items, ordered), ordered=ordered,
                                truncated=truncated, limit_hit=hit, **base)
         for n, tr in enumerate(raw):
             if cap is not None and n >= cap:
-                truncated, hit = True, "max_results"
+                truncated, hit = True, LimitHit.MAX_RESULTS
                 break
             if n % 1024 == 1023 and deadline.expired():
-                truncated, hit = True, "timeout"
+                truncated, hit = True, LimitHit.TIMEOUT
                 break
             items.append((conv(tr.subject), conv(tr.predicate), conv(tr.object)))
     except (OSError, RuntimeError) as e:

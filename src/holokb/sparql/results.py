@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Literal as _Lit
 
 from ..core.terms import IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
+from ..core.limits import LimitHit
 from ..core.time import AsOf
 
 Form = _Lit["SELECT", "ASK", "CONSTRUCT", "DESCRIBE"]
@@ -114,7 +115,7 @@ class QueryResult:
     view: str = "snapshot"
     snapshot_built: bool = False
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
     def __len__(self) -> int:
         return len(self.rows) if self.form == "SELECT" else len(self.triples)

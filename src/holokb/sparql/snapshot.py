@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Literal as _Lit
 
 from ..analysis import Program
-from ..core.limits import Limits
+from ..core.limits import LimitHit, Limits
 from ..core.terms import HK, IRI, Term
 
 TRIPLE = HK + "triple"
@@ -79,7 +79,7 @@ class BuiltData:
     nquads: bytes
     quads: int
     truncated: bool = False
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
 
 def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Limits | None,

@@ -1,15 +1,15 @@
-"""The parsed form of a rule file: IR nodes (``holokb.analysis.program``) as written, unchecked.
+"""The parsed form of a rule file: AST nodes (:mod:`.ast`) as written, unchecked.
 
-The parser builds the IR types directly (every Atom, Rule, Query, ... carries its ``origin``);
-analysis then checks them and rewrites (unary atoms → ``rdf:type``, ``=`` → assignment, body
-order, aggregate grouping) into a :class:`~holokb.analysis.program.Program`.
+Every Atom, Rule, Query, ... carries its ``origin``; analysis then checks them and lowers them
+(unary atoms → ``rdf:type``, ``=`` → assignment, aggregate grouping) into a
+:class:`~holokb.analysis.program.Program`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.program import Atom, PredicateDecl, Query, Rule
 from ..core.errors import Location
+from .ast import Atom, PredicateDecl, Query, Rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from ..core.inputs import InputError, read_text
 from ..resources import data_dir
 from .diagnostics import diagnose
 from .module import Module
-from .transform import STANDARD_PREFIXES, Collected, ToIR
+from .transform import STANDARD_PREFIXES, Collected, ToAST
 
 #: Stop collecting syntax errors after this many in one file.
 MAX_SYNTAX_ERRORS = 20
@@ -81,7 +81,7 @@ def _parse_one(text: str, file: str | None, diags: list[Diagnostic], state: _Inc
     state.stack.append(key)
     tree, syntax = _parse_tree(text, file)
     diags.extend(syntax)
-    tr = ToIR(file)
+    tr = ToAST(file)
     if tree is not None:
         try:
             tr.transform(tree)

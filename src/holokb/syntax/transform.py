@@ -1,4 +1,4 @@
-"""Parse tree → IR nodes, expanding prefixes and typing literals; problems become diagnostics.
+"""Parse tree → AST nodes, expanding prefixes and typing literals; problems become diagnostics.
 
 The transformer never raises on bad input: it records a :class:`Diagnostic` and substitutes a
 placeholder so that every other mistake in the file is still found.
@@ -10,15 +10,13 @@ from decimal import Decimal, InvalidOperation
 
 from lark import Token, Transformer, v_args
 
-from ..analysis.anon import renumber_query, renumber_rule
-from ..analysis.program import (
-    Aggregate, Atom, BinOp, Comparison, Const, Expr, Negation, PredicateDecl, Query, Rule, Var,
-)
 from ..core.errors import Diagnostic, InvalidValueError, Location
 from ..core.terms import (
     IRI, OWL, RDF, RDF_LANGSTRING, RDFS, XSD, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_DURATION, XSD_INTEGER, Literal,
 )
 from ..core.time import Duration
+from .anon import renumber_query, renumber_rule
+from .ast import Aggregate, Atom, BinOp, Comparison, Const, Expr, Negation, PredicateDecl, Query, Rule, Var
 
 #: Prefixes every rule file may use without declaring them.
 STANDARD_PREFIXES: tuple[tuple[str, str], ...] = (("owl", OWL), ("rdf", RDF), ("rdfs", RDFS), ("xsd", XSD))
@@ -73,8 +71,8 @@ class _AggCall:
     origin: Location
 
 
-class ToIR(Transformer):
-    """Builds IR nodes; appends to ``self.diagnostics`` instead of raising."""
+class ToAST(Transformer):
+    """Builds AST nodes; appends to ``self.diagnostics`` instead of raising."""
 
     def __init__(self, file: str | None):
         super().__init__(visit_tokens=False)
@@ -302,7 +300,7 @@ class ToIR(Transformer):
         left, op, right = items
         loc = self._loc(meta)
         if isinstance(right, _AggCall) and isinstance(left, Var) and str(op) == "=":
-            return Aggregate(left, right.func, right.term, right.body, (), loc)  # type: ignore[arg-type]
+            return Aggregate(left, right.func, right.term, right.body, loc)  # type: ignore[arg-type]
         for side in (left, right):
             if _contains_agg(side):
                 self._error("HK110", "an aggregate must stand alone on the right of '?v ='", meta,

@@ -1,14 +1,14 @@
 """Canonical names for anonymous variables: ``?_`` occurrences become ``_anon0``, ``_anon1``, ...
 
 Numbered per statement in textual order (head first, then body items left to right), so the
-same rule text always yields the same IR and ``render`` → ``parse`` reproduces the names.
+same rule text always yields the same AST and ``render`` → ``parse`` reproduces the names.
 """
 from __future__ import annotations
 
 import itertools
 from typing import Callable
 
-from .program import Aggregate, Assignment, Atom, BinOp, BodyItem, Comparison, Expr, Negation, Query, Rule, Var
+from .ast import Aggregate, Atom, BinOp, BodyItem, Comparison, Expr, Negation, Query, Rule, Var
 
 ANON_PREFIX = "_anon"
 
@@ -64,13 +64,10 @@ def _item(b: BodyItem, fresh: Callable[[], Var]) -> BodyItem:
         case Comparison(op, left, right, origin):
             lhs = _expr(left, fresh)
             return Comparison(op, lhs, _expr(right, fresh), origin)
-        case Assignment(target, expr, origin):
-            t = _var(target, fresh)
-            return Assignment(t, _expr(expr, fresh), origin)
-        case Aggregate(target, func, term, body, group_by, origin):
+        case Aggregate(target, func, term, body, origin):
             t = _var(target, fresh)
             term2 = _expr(term, fresh) if term is not None else None
-            return Aggregate(t, func, term2, tuple(_atom(a, fresh) for a in body), group_by, origin)
+            return Aggregate(t, func, term2, tuple(_atom(a, fresh) for a in body), origin)
     raise TypeError(f"not a body item: {b!r}")  # pragma: no cover
 
 

@@ -1,0 +1,140 @@
+"""The rule language as written (AST): data-only frozen dataclasses with tuple fields.
+
+The parser builds these; :func:`holokb.analysis.analyze` checks them and lowers them to the IR
+(:mod:`holokb.analysis.program`).  The expression and atom nodes (``Var``, ``Const``, ``BinOp``,
+``Atom``, ``Negation``, ``Comparison``, ``PredicateDecl``) are shared by both stages; what differs
+is what analysis decides: which ``?v = expr`` is an assignment, what an aggregate groups by, and
+unary atoms rewritten to ``rdf:type``.  Every node remembers where it came from (``origin``).
+
+This module imports nothing but ``holokb.core``, so the IR (and the engine) can use its nodes
+without loading the parser or lark.
+
+Predicates are named by their full IRI string (prefixes already expanded).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal as _Lit, Union
+
+from ..core.errors import Location
+from ..core.terms import Term
+
+CompareOp = _Lit["=", "!=", "<", "<=", ">", ">="]
+ArithOp = _Lit["+", "-", "*", "/"]
+AggFunc = _Lit["count", "sum", "min", "max"]
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A variable ``?x``; anonymous ``?_`` occurrences get unique names ``_anon<N>``."""
+
+    name: str
+
+    @property
+    def anonymous(self) -> bool:
+        return self.name.startswith("_")
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A constant: an IRI or a typed literal (``holokb.core`` terms)."""
+
+    term: Term
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    """Arithmetic on numbers, durations and timestamps: ``?x + ?y``."""
+
+    op: ArithOp
+    left: "Expr"
+    right: "Expr"
+
+
+RuleTerm = Union[Var, Const]
+Expr = Union[Var, Const, BinOp]
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """``pred(t1, ..., tn)``.  ``negated=True`` is a *negative fact* (polarity ``negate``,
+    written ``not`` in a head or asserted fact) — never negation as failure."""
+
+    predicate: str
+    args: tuple[RuleTerm, ...]
+    negated: bool = False
+    origin: Location | None = None
+
+    @property
+    def arity(self) -> int:
+        return len(self.args)
+
+
+@dataclass(frozen=True, slots=True)
+class Negation:
+    """Negation as failure in a body: ``not ex:partOf(?x, ?_)``."""
+
+    atom: Atom
+    origin: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """``left op right``: ``?i > ?d``.  Analysis turns ``?v = expr`` with ``?v`` free into an assignment."""
+
+    op: CompareOp
+    left: Expr
+    right: Expr
+    origin: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate:
+    """``?n = count(?y : ex:member(?g, ?y))`` as written; analysis works out what it groups by."""
+
+    target: Var
+    func: AggFunc
+    term: Expr | None
+    body: tuple[Atom, ...]
+    origin: Location | None = None
+
+
+BodyItem = Union[Atom, Negation, Comparison, Aggregate]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A named rule (``head`` set) or integrity constraint (``head is None``: ``false :- ...``)."""
+
+    name: str
+    head: Atom | None
+    body: tuple[BodyItem, ...]
+    weight: float = 1.0
+    depth: int | None = None
+    origin: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """``?- body.``  ``variables``: the named variables outside aggregates, in textual order."""
+
+    body: tuple[BodyItem, ...]
+    variables: tuple[Var, ...]
+    origin: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateDecl:
+    """A vocabulary entry: ``ex:locatedIn/2 functional`` with optional argument types."""
+
+    predicate: str
+    arity: int
+    arg_types: tuple[str | None, ...] = ()
+    functional: bool = False
+    origin: Location | None = None
+
+
+__all__ = [
+    "AggFunc", "Aggregate", "ArithOp", "Atom", "BinOp", "BodyItem", "CompareOp", "Comparison", "Const", "Expr",
+    "Negation", "PredicateDecl", "Query", "Rule", "RuleTerm", "Var",
+]
