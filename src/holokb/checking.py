@@ -147,12 +147,16 @@ def horn_part(program: Program) -> ActiveSet:
 
 
 def _cone(program: Program, atom: Atom) -> Program:
-    """The rules the goal's relation depends on, with the goal as a query (so its predicate is loaded)."""
+    """The rules the goal's relation (both polarities) depends on, stratified as analysis does (per class
+    for ``rdf:type``), with the goal as a query so that its predicate is loaded."""
     from .analysis import Query
+    from .analysis.stratify import stratify
     from .engine.magic import dependency_cone
 
-    keep = dependency_cone(program, {(atom.predicate, atom.negated)})
-    return Program(tuple(program.rules[i] for i in keep), (), (Query((atom,), ()),), program.vocabulary)
+    keep = dependency_cone(program, {(atom.predicate, atom.negated), (atom.predicate, not atom.negated)})
+    rules = tuple(program.rules[i] for i in keep)
+    twin = replace(atom, negated=not atom.negated)
+    return Program(rules, (), (Query((atom,), ()), Query((twin,), ())), program.vocabulary, stratify(rules)[0])
 
 
 def _absences(proof: ProofNode, rules: dict[str, Rule]) -> tuple[Absence, ...]:
@@ -221,13 +225,17 @@ def _entailed(ledger: Ledger, program: Program, atom: Atom, args, as_of: AsOf, m
 
 def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tuple[Cardinality, ...],
                  model, backend: str, limits: SolverLimits, hops: int) -> EntailmentResult:
+    horn = horn_part(program)
+    if not (horn.functional or upper_bounds(cards) or any(r.head is None or r.head.negated for r in horn.rules)
+            or _negative_facts(ledger, as_of)):
+        # Nothing could clash with the goal: no constraint, functional predicate, cardinality bound
+        # or negative fact.  Growing the neighbourhood cannot change that.
+        return EntailmentResult("unknown", reason=_OPEN_WORLD)
     seeds = goal_seeds([atom])
     seed_set = set(seeds)
     derived = [GroundFact(d.predicate, d.args, "negate" if d.negated else "affirm", f"derived:{d.rule}", (), d.valid)
                for d in model.derived() if seed_set.intersection(d.args)]
-    # A minimum count over a neighbourhood could miss values that exist further out: only upper bounds refute.
-    upper = tuple(replace(c, min_count=0) for c in cards if c.max_count is not None or c.datatype is not None)
-    horn = replace(horn_part(program), cardinalities=upper)
+    horn = replace(horn, cardinalities=upper_bounds(cards))
     start = neighbourhood(ledger, as_of, seeds, hops, limits.max_atoms)
     active = replace(horn, facts=tuple(start) + tuple(derived))
 
@@ -245,8 +253,22 @@ def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, card
     if r.reason == "inconsistent premises":
         return r
     # Stagnation is no budget: the whole neighbourhood was read and nothing refutes the goal.
-    return replace(r, reason="open world: not derived, and nothing known refutes it",
+    return replace(r, reason=_OPEN_WORLD,
                    limit_hit=None if r.limit_hit == "stagnation" else r.limit_hit)
+
+
+_OPEN_WORLD = "open world: not derived, and nothing known refutes it"
+
+
+def upper_bounds(cards: tuple[Cardinality, ...]) -> tuple[Cardinality, ...]:
+    """The cardinalities as upper bounds only: a minimum count over a neighbourhood could miss values
+    that exist further out, so only maximum counts and datatypes may refute."""
+    return tuple(replace(c, min_count=0) for c in cards if c.max_count is not None or c.datatype is not None)
+
+
+def _negative_facts(ledger: Ledger, as_of: AsOf) -> bool:
+    """Whether any negative fact is visible at ``as_of``."""
+    return len(ledger.facts(as_of, polarity="negate", limits=Limits(max_results=1))) > 0
 
 
 def input_view(ledger: Ledger, node: ProofNode, as_of: AsOf) -> FactView | None:

@@ -21,7 +21,7 @@ from typing import Iterable
 
 from .analysis import Program
 from .analysis.program import Aggregate, Atom, Negation, Rule, body_atoms
-from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges
+from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges, stratify
 from .core import HK, Interval, Limits, RDF_TYPE
 from .engine import Database, Model, closure
 from .solver import ActiveSet, GroundFact
@@ -102,9 +102,10 @@ def rewrite(rules: Iterable[Rule]) -> Rewrite:
 
 
 def _program(rules: Iterable[Rule], helpers: tuple[Rule, ...]) -> Program:
+    """The engine's program: rules and helpers stratified as analysis does (per class for rdf:type)."""
     rules = tuple(rules)
-    return Program(tuple(r for r in rules if r.head is not None) + helpers,
-                   tuple(r for r in rules if r.head is None))
+    heads = tuple(r for r in rules if r.head is not None) + helpers
+    return Program(heads, tuple(r for r in rules if r.head is None), strata=stratify(heads)[0])
 
 
 def _rows(model: Model, keys: Iterable[RelKey], valid: Interval) -> list[GroundFact]:

@@ -47,7 +47,8 @@ def check(files: Optional[list[Path]] = typer.Argument(None, help="Rule files or
                         "reason": result.reason, "limitHit": result.limit_hit, "constraints": list(result.constraints),
                         "conflict": [{"factId": f.key, "predicate": f.predicate, "args": [str(a) for a in f.args],
                                       "valid": [f.valid.start, f.valid.end], "evidence": list(f.evidence)}
-                                     for f in result.facts]})
+                                     for f in result.facts],
+                        "absent": [_absence_json(a) for a in result.absent]})
         typer.echo(json.dumps(summary, sort_keys=True))
     else:
         typer.echo(f"{result.status} at {point} ({info.facts} facts in the active set"
@@ -61,6 +62,8 @@ def check(files: Optional[list[Path]] = typer.Argument(None, help="Rule files or
                     typer.echo(f"      from {e}")
             for c in result.constraints:
                 typer.echo(f"  with {c}")
+            for a in result.absent:
+                typer.echo(f"  given that nothing matches {_absence_text(a)}")
         elif result.reason:
             typer.echo(f"  {result.reason}" + (f" (limit: {result.limit_hit})" if result.limit_hit else ""))
     if result.status != "consistent":
@@ -199,7 +202,7 @@ def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(
                      limits=SolverLimits(timeout_ms=int(timeout * 1000), max_rounds=max_rounds))
     if format == "json":
         typer.echo(json.dumps({"status": r.status, "reason": r.reason, "limitHit": r.limit_hit, "rounds": r.rounds,
-                               "constraints": list(r.constraints),
+                               "constraints": list(r.constraints), "absent": [_absence_json(a) for a in r.absent],
                                "facts": [{"factId": f.key, "predicate": f.predicate, "args": [str(a) for a in f.args],
                                           "polarity": f.polarity, "evidence": list(f.evidence)} for f in r.facts]},
                               sort_keys=True))
@@ -213,3 +216,15 @@ def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(
             typer.echo(f"      from {e}")
     for c in r.constraints:
         typer.echo(f"  using {c}")
+    for a in r.absent:
+        typer.echo(f"  given that nothing matches {_absence_text(a)}")
+
+
+def _absence_text(a) -> str:
+    """A negated premise as the user wrote it, ``_`` for any value."""
+    args = ", ".join("_" if t is None else short(t) for t in a.args)
+    return f"{'not ' if a.negated else ''}{short(IRI(a.predicate))}({args})"
+
+
+def _absence_json(a) -> dict:
+    return {"predicate": a.predicate, "negated": a.negated, "args": [None if t is None else str(t) for t in a.args]}

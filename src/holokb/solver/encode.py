@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from ..core.limits import Deadline
 from ..core.terms import RDF_TYPE, Literal, Term
+from ..core.time import Interval
 from .active_set import Absence, ActiveSet, GroundFact
 from .ground import Grounder
 
@@ -99,7 +100,7 @@ class Encoding:
             open_count += events[p]
             if open_count > 0:
                 live.append(p)
-        if len(live) <= 1:
+        if all(f.valid == Interval.always() for f in self.active.facts + (self.active.closed_world or ())):
             return (None,)
         return tuple(live)
 
