@@ -311,7 +311,8 @@ def plan_from_json(data: "str | bytes | dict", *, source: str = "<plan>") -> Que
             raise PlanError("plan is not UTF-8", (Diagnostic("HK601", f"not UTF-8 text (byte {e.start})",
                                                              Location(source, 1, 1)),)) from None
         except json.JSONDecodeError as e:
-            line = text.splitlines()[e.lineno - 1] if text.splitlines() else ""
+            lines = text.splitlines()
+            line = lines[e.lineno - 1] if e.lineno - 1 < len(lines) else ""
             raise PlanError("plan is not JSON", (Diagnostic("HK601", f"not JSON: {e.msg}",
                                                             Location(source, e.lineno, e.colno),
                                                             source_line=line),)) from None
