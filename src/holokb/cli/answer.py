@@ -9,7 +9,7 @@ import typer
 
 from ..core import HolokbError
 from .app import app
-from .common import AS_OF, DB, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, load_rules, open_kb, short
+from .common import AS_OF, DB, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, load_rules, open_kb, prefixes, short
 
 if TYPE_CHECKING:
     from ..answer import Answer, ChainEntry
@@ -138,7 +138,7 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
     point = as_of_point(as_of, valid)
     program = load_rules(rules)
     with open_kb(db, []) as kb:
-        a = kb.answer(subject, as_of=point, rules=program,
+        a = kb.answer(subject, as_of=point, rules=program, prefixes=prefixes(),
                       options=AnswerOptions(limit_facts, limit_chunks, timeout_s=timeout, backend=solver))
     if format == "json":
         typer.echo(a.to_json_text(), nl=False)
