@@ -168,3 +168,32 @@ def test_the_answer_json_is_byte_identical_across_fresh_kbs(tmp_path):
                        .to_json_text())
     assert out[0] == out[1]
     assert json.loads(out[0])["verdict"] == "supported"
+
+
+def test_a_negative_fact_premise_is_not_negation_as_failure(tmp_path):
+    """'If something is not big then it is red' needs the explicit negation; silence is not enough.
+    Stored as rule-language text this rule would become NAF and prove 'the bear is red' — a wrong answer."""
+    from holokb.analysis.program import Atom, Const, Rule, Var
+    from holokb.ingest import ExtractedRule
+
+    x = Var("x")
+    rule = Rule("not_big_red", Atom(EX + "is", (x, Const(IRI(EX + "red")))),
+                (Atom(EX + "is", (x, Const(IRI(EX + "big"))), negated=True),))
+
+    class WithRule(Table):
+        def extract(self, document):
+            for e in super().extract(document):
+                text = document.text
+                at = text.index("If something is not big then it is red.")
+                yield type(e)(e.chunk_id, e.sentences + 1, e.facts, (ExtractedRule(rule, at, at + 39),),
+                              e.entities, ())
+
+    text = "The cat is not big. The bear is round. If something is not big then it is red."
+    with KnowledgeBase.open(tmp_path / "kb.db") as kb:
+        kb.ingest(text, doc_id="d", at=1, extractor=WithRule({"The cat is not big.": "not ex:is(ex:cat, ex:big).",
+                                                              "The bear is round.": "ex:is(ex:bear, ex:round)."}))
+        cat = ask(kb, goal("ex:cat", "ex:is", "ex:red"))
+        bear = ask(kb, goal("ex:bear", "ex:is", "ex:red"))
+    assert cat.text == "Yes"
+    assert [s.text for e in cat.fact_chain for s in e.rule_evidence] == ["If something is not big then it is red."]
+    assert bear.verdict is Verdict.UNSUPPORTED and bear.missing.kind is MissingKind.NOT_PROVED

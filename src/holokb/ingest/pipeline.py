@@ -4,7 +4,7 @@ Deterministic and budgeted.  One document is one all-or-nothing ledger batch (or
 ``chunks_per_batch`` chunks when that budget is set: then each batch is all-or-nothing and the
 report counts them).  Facts are committed in document order, each with evidence pointing at the
 chunk and the character span it was read from; rules read from text are stored as facts
-``hk:rule/<id> hk:ruleText "…"`` with the same evidence, so they carry valid/system time and
+``hk:rule/<id> hk:ruleIR "<JSON>"`` with the same evidence, so they carry valid/system time and
 can be retracted like any fact.  The SHACL gate sees each batch before it is written; a rejected
 batch leaves the ledger exactly as it was.
 
@@ -25,7 +25,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
-from ..analysis.render import Names, rule_text
 from ..core.errors import (
     Diagnostic, DiagnosticError, HolokbError, InvalidValueError, LedgerError, Location, RuleAnalysisError,
 )
@@ -39,8 +38,10 @@ from .extract import (
     DocumentInput, DocumentMeta, ExtractedFact, ExtractedRule, Extraction, Extractor, Skip, SkipReason,
 )
 from .report import IngestionReport, IngestLimit, Phase, SkipEntry
+from .rule_json import rule_to_json
 
-RULE_TEXT = IRI(HK + "ruleText")
+#: ``hk:rule/<id> hk:ruleIR "<canonical JSON of the rule IR>"`` (see :mod:`holokb.ingest.rule_json`).
+RULE_IR = IRI(HK + "ruleIR")
 RULE_PREFIX = HK + "rule/"
 _SKIP_TEXT = 200
 _DOC_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
@@ -173,7 +174,6 @@ def ingest_document(ledger: Ledger, source: str | bytes, *, doc_id: str, extract
     # -- extract + validate (streamed, one chunk at a time) -----------------------------------------
     acc = _Acc(limits=limits)
     known = _known_predicates(ledger, extractor)
-    names = Names(None)
     extract_s = validate_s = 0.0
     stream = _extractions(extractor, doc)
     for chunk in chunks:
@@ -187,7 +187,7 @@ def ingest_document(ledger: Ledger, source: str | bytes, *, doc_id: str, extract
             got = "no more extractions" if ex is None else f"chunk {ex.chunk_id!r}"
             raise _error("HK626", f"extractor {extractor.id} broke its protocol: expected chunk "
                                   f"{chunk.chunk_id!r}, got {got}")
-        _validate(ex, chunk, doc, extractor, at, budget, known, names, acc)
+        _validate(ex, chunk, doc, extractor, at, budget, known, acc)
         acc.chunks_done += 1
         extract_s += b - a
         validate_s += time.perf_counter() - b
@@ -249,7 +249,7 @@ def _skip(acc: _Acc, doc: DocumentInput, chunk: Chunk, reason: SkipReason, start
 
 
 def _validate(ex: Extraction, chunk: Chunk, doc: DocumentInput, extractor: Extractor, at: int,
-              budget: IngestBudget, known: dict[str, int], names: Names, acc: _Acc) -> None:
+              budget: IngestBudget, known: dict[str, int], acc: _Acc) -> None:
     n = chunk.end - chunk.start
     acc.sentences += ex.sentences
     for s in ex.skipped:
@@ -278,12 +278,12 @@ def _validate(ex: Extraction, chunk: Chunk, doc: DocumentInput, extractor: Extra
             _skip(acc, doc, chunk, SkipReason.SPAN_OUTSIDE_CHUNK, min(r.start, n), n,
                   f"span [{r.start}, {r.end}) is outside the chunk (length {n})")
             continue
-        text, why = _checked_rule_text(r, doc.doc_id, names, known)
+        text, why = _checked_rule(r, doc.doc_id, known)
         if text is None:
             _skip(acc, doc, chunk, SkipReason.RULE_REJECTED, r.start, r.end, why)
             continue
         acc.rules += 1
-        fact = Fact(rule_iri(doc.doc_id, r.rule.name), RULE_TEXT, Literal(text))
+        fact = Fact(rule_iri(doc.doc_id, r.rule.name), RULE_IR, Literal(text))
         acc.records.append(_record(fact, r, doc, chunk, extractor, at))
     for e in ex.entities:
         acc.entities.setdefault(e.iri, [])
@@ -299,22 +299,21 @@ def _record(fact: Fact, item: ExtractedFact | ExtractedRule, doc: DocumentInput,
     return SpanRecord(fact, item.valid if item.valid is not None else doc.meta.valid, evidence=(ev,))
 
 
-def _checked_rule_text(r: ExtractedRule, doc_id: str, names: Names, known: dict[str, int]) -> tuple[str | None, str]:
-    """The rule as stored (document-qualified name, full IRIs), or None and why analysis refused it."""
+def _checked_rule(r: ExtractedRule, doc_id: str, known: dict[str, int]) -> tuple[str | None, str]:
+    """The rule as stored (document-qualified name, IR as JSON), or None and why analysis refused it."""
     from ..analysis import analyze
     from ..analysis.program import Rule
-    from ..syntax import parse_rules
+    from ..syntax import Module
 
     rule = r.rule
     named = Rule(stored_rule_name(doc_id, rule.name), rule.head, rule.body, rule.weight, rule.depth, rule.origin)
     try:
-        text = rule_text(named, names)
-        analyze(parse_rules(text, file=f"<rule from {doc_id}>"), known_predicates=known)
+        analyze(Module(file=f"<rule from {doc_id}>", rules=(named,)), known_predicates=known)
+        return rule_to_json(named), ""
     except RuleAnalysisError as e:
         return None, "; ".join(d.message for d in e.diagnostics)[:500]
     except (HolokbError, InvalidValueError) as e:
         return None, str(e)[:500]
-    return text, ""
 
 
 def _commit(ledger: Ledger, doc: DocumentInput, chunks: list[Chunk], acc: _Acc, extractor: Extractor, at: int,
