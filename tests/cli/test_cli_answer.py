@@ -70,18 +70,18 @@ def test_as_of_before_ingestion(project):
 def test_bad_plan_files_and_usage(project):
     (project / "bad.json").write_text('{"goal": {"subject": "x"\n', encoding="utf-8")
     err = run("answer", "--plan", "bad.json", cwd=project, ok=1).stderr
-    assert "bad.json:2:1: error[HK601]" in err
+    assert "bad.json:2:1: error[HK801]" in err
     (project / "odd.json").write_text('{"goal": {"subject": "x"}, "colour": 1}', encoding="utf-8")
     err = run("answer", "--plan", "odd.json", cwd=project, ok=1).stderr
-    assert "HK603" in err and "HK604" in err
+    assert "HK803" in err and "HK804" in err
     assert "one of them" in run("answer", cwd=project, ok=2).stderr
     assert "one of them" in run("answer", "q?", "--plan", "plan.json", cwd=project, ok=2).stderr
 
 
 def test_ingest_refuses_bad_documents_without_a_traceback(project):
     (project / "latin1.txt").write_bytes(b"caf\xe9")
-    assert "HK620" in run("ingest", "latin1.txt", "--extractor", "context-units", cwd=project, ok=1).stderr
+    assert "HK820" in run("ingest", "latin1.txt", "--extractor", "context-units", cwd=project, ok=1).stderr
     (project / "empty.txt").write_text("", encoding="utf-8")
-    assert "HK622" in run("ingest", "empty.txt", "--extractor", "context-units", cwd=project, ok=1).stderr
-    assert "HK629" in run("ingest", "empty.txt", "--extractor", "nope", cwd=project, ok=1).stderr
+    assert "HK822" in run("ingest", "empty.txt", "--extractor", "context-units", cwd=project, ok=1).stderr
+    assert "HK829" in run("ingest", "empty.txt", "--extractor", "nope", cwd=project, ok=1).stderr
     assert "exactly one of --llm-url" in run("ingest", "empty.txt", "--extractor", "llm", cwd=project, ok=2).stderr

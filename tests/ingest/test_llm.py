@@ -110,11 +110,11 @@ def test_recorded_client_replays_exactly_and_refuses_unknown_requests(tmp_path):
     assert again.to_json_text(durations=False) == first.to_json_text(durations=False)
     with pytest.raises(LLMError) as e:
         replay.complete("other prompt", model="gpt-4o-mini")
-    assert e.value.diagnostics[0].code == "HK641"
+    assert e.value.diagnostics[0].code == "HK841"
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(LLMError) as e:
         RecordedClient.load(tmp_path / "bad.json")
-    assert e.value.diagnostics[0].code == "HK643"
+    assert e.value.diagnostics[0].code == "HK843"
 
 
 def test_request_key_covers_every_option():
@@ -204,7 +204,7 @@ def test_server_errors_become_extractor_error_skips(tmp_path, stub):
     client = OpenAICompatibleClient(stub, api_key_env="HOLOKB_NO_SUCH_KEY", timeout_s=5)
     with pytest.raises(LLMError) as e:
         client.complete("hi", model="m")
-    assert e.value.diagnostics[0].code == "HK640" and "503" in e.value.message
+    assert e.value.diagnostics[0].code == "HK840" and "503" in e.value.message
     r, views = run(tmp_path, client)
     assert views == [] and {s.reason for s in r.skipped} == {SkipReason.EXTRACTOR_ERROR}
     assert "Authorization" not in _Stub.seen[0][1]
@@ -213,4 +213,4 @@ def test_server_errors_become_extractor_error_skips(tmp_path, stub):
 def test_unreachable_server_is_coded():
     with pytest.raises(LLMError) as e:
         OpenAICompatibleClient("http://127.0.0.1:9", timeout_s=2).complete("hi", model="m")
-    assert e.value.diagnostics[0].code == "HK640"
+    assert e.value.diagnostics[0].code == "HK840"

@@ -106,10 +106,10 @@ def test_chunks_per_batch_commits_in_groups(ledger):
 
 
 @pytest.mark.parametrize("source, code", [
-    (b"caf\xe9 au lait", "HK620"),
-    ("bin\x00ary", "HK621"),
-    ("  \n\n \t ", "HK622"),
-    (b"", "HK622"),
+    (b"caf\xe9 au lait", "HK820"),
+    ("bin\x00ary", "HK821"),
+    ("  \n\n \t ", "HK822"),
+    (b"", "HK822"),
 ])
 def test_bad_documents_are_coded_and_write_nothing(ledger, source, code):
     with pytest.raises(IngestError) as e:
@@ -121,10 +121,10 @@ def test_bad_documents_are_coded_and_write_nothing(ledger, source, code):
 def test_bad_ids_and_budgets(ledger):
     with pytest.raises(IngestError) as e:
         ingest_document(ledger, "x.", doc_id="", extractor=Scripted(), at=1)
-    assert codes(e.value) == ["HK623"]
+    assert codes(e.value) == ["HK823"]
     with pytest.raises(IngestError) as e:
         IngestBudget(max_chunks=0)
-    assert codes(e.value) == ["HK625"]
+    assert codes(e.value) == ["HK825"]
 
 
 def test_same_id_different_text_is_refused_and_changes_nothing(ledger):
@@ -132,14 +132,14 @@ def test_same_id_different_text_is_refused_and_changes_nothing(ledger):
     before = ledger.stats()
     with pytest.raises(IngestError) as e:
         ingest_document(ledger, "two.", doc_id="d", extractor=Scripted(), at=2)
-    assert codes(e.value) == ["HK624"]
+    assert codes(e.value) == ["HK824"]
     assert ledger.stats() == before
     # the same text again is fine (evidence accumulates, nothing duplicates)
     ingest_document(ledger, "one.", doc_id="d", extractor=Scripted(), at=3)
     assert ledger.stats()["facts"] == before["facts"]
 
 
-@pytest.mark.parametrize("bad, code", [({"crash_at": 1}, "HK627"), ({"wrong_chunk_at": 1}, "HK626")])
+@pytest.mark.parametrize("bad, code", [({"crash_at": 1}, "HK827"), ({"wrong_chunk_at": 1}, "HK826")])
 def test_a_misbehaving_extractor_is_coded_and_the_ledger_is_unchanged(ledger, bad, code):
     with pytest.raises(IngestError) as e:
         ingest_document(ledger, "a.\n\nb.\n\nc.", doc_id="d", extractor=Scripted(**bad), at=1)

@@ -275,13 +275,12 @@ class Answerer:
 
     def _conflicts(self, run: _Run, quoter: Quoter, chain: list[ChainEntry], goal: Goal | None,
                    one_value: frozenset[str]) -> tuple[Conflict, ...]:
-        """Conflicts among the premises of ``chain`` and the facts matching the goal's key."""
-        used = {e.fact_id for e in chain if e.role is ChainRole.PREMISE}
-        keys = {(run.views[i].fact.subject, run.views[i].fact.predicate) for i in used if i in run.views}
-        if goal is not None and isinstance(goal.predicate, IRI) and isinstance(goal.subject, IRI):
-            keys.add((goal.subject, goal.predicate))
-        relevant = [v for v in run.views.values() if (v.fact.subject, v.fact.predicate) in keys]
-        check = detect_conflicts(relevant, functional=self._functional(run), one_value=one_value,
+        """Conflicts about the statements the answer rests on: the chain's premises and the goal."""
+        focus = [(e.fact.subject, e.fact.predicate, e.fact.object) for e in chain if e.role is ChainRole.PREMISE]
+        if goal is not None and isinstance(goal.predicate, IRI) and isinstance(goal.subject, (IRI, Literal)):
+            obj = goal.object if isinstance(goal.object, (IRI, Literal)) else None
+            focus.append((goal.subject, goal.predicate, obj))
+        check = detect_conflicts(run.views.values(), focus=focus, functional=self._functional(run), one_value=one_value,
                                  version=run.plan.version, quoter=quoter, backend=self.options.backend)
         if check.undecided and not check.conflicts:
             raise _Refuse(MissingKind.BUDGET, "the solver could not decide whether the facts conflict",
@@ -423,7 +422,8 @@ class Answerer:
         one_value: frozenset[str] = frozenset()
         if goal is not None:
             pred = goal.predicate
-            assert isinstance(pred, IRI)
+            if not isinstance(pred, IRI):
+                raise _Refuse(MissingKind.UNPLANNABLE, "a check needs a goal whose predicate is named, not a variable")
             one_value = frozenset({pred.value})
             for args, b in self._solutions(run, goal, pred, goal.polarity == "negate"):
                 rows.append((b, self._entries(run, quoter, rule_views, pred.value, args, goal.polarity == "negate")))

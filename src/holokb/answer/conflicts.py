@@ -56,14 +56,17 @@ def _order(v: FactView) -> tuple:
     return (version_of(v) or "", term_sort_key(v.fact.object), v.fact.polarity, v.fact_id, v.span_id)
 
 
-def _candidates(group: list[FactView], functional: bool, one_value: bool, version: str | None):
-    """(reason, views that clash, as functional) per kind of clash in one key group, smallest first."""
+def _candidates(group: list[FactView], functional: bool, one_value: bool, version: str | None, objects: frozenset):
+    """(reason, views that clash, as functional) per kind of clash in one key group, smallest first;
+    polarity clashes only about the ``objects`` the answer rests on."""
     group = sorted(group, key=_order)
     out = []
     by_object: dict = {}
     for v in group:
         by_object.setdefault(term_sort_key(v.fact.object), []).append(v)
-    for views in by_object.values():
+    for obj, views in by_object.items():
+        if obj not in objects:
+            continue  # "b is red" and "b is not red" say nothing about whether b is round
         pos = [v for v in views if v.fact.polarity == "affirm"]
         neg = [v for v in views if v.fact.polarity == "negate"]
         if pos and neg:
@@ -95,15 +98,21 @@ def _ground(v: FactView) -> GroundFact:
     return GroundFact(f.predicate.value, (f.subject, f.object), f.polarity, v.fact_id, (), v.valid)
 
 
-def detect_conflicts(views: Iterable[FactView], *, functional: frozenset[str], one_value: frozenset[str] = frozenset(),
+def detect_conflicts(views: Iterable[FactView], *, focus: Iterable[tuple[Term, IRI, Term | None]],
+                     functional: frozenset[str], one_value: frozenset[str] = frozenset(),
                      version: str | None, quoter: Quoter, backend: str = "z3",
                      limits: SolverLimits = SolverLimits(timeout_ms=5_000), max_groups: int = 64) -> ConflictCheck:
-    """Confirmed conflicts among ``views``.  ``functional``: predicates declared single-valued;
+    """Confirmed conflicts among ``views`` about the statements in ``focus`` — (subject, predicate,
+    object or None for any) the answer rests on.  ``functional``: predicates declared single-valued;
     ``one_value``: predicates the question needs one value of (versions must then agree)."""
+    wanted: dict[tuple, set] = {}
+    for s, p, o in focus:
+        wanted.setdefault((term_sort_key(s), p.value), set()).add(None if o is None else term_sort_key(o))
     groups: dict[tuple, list[FactView]] = {}
     seen: set[str] = set()
     for v in views:
-        if v.span_id not in seen:
+        want = wanted.get((term_sort_key(v.fact.subject), v.fact.predicate.value))
+        if want is not None and v.span_id not in seen:
             seen.add(v.span_id)
             groups.setdefault(conflict_key(v), []).append(v)
     conflicts: list[Conflict] = []
@@ -113,7 +122,9 @@ def detect_conflicts(views: Iterable[FactView], *, functional: frozenset[str], o
         if len(group) < 2:
             continue
         pred = group[0].fact.predicate.value
-        for reason, clash, as_functional in _candidates(group, pred in functional, pred in one_value, version):
+        want = wanted[(term_sort_key(group[0].fact.subject), pred)]
+        objects = frozenset(term_sort_key(v.fact.object) for v in group) if None in want else frozenset(want)
+        for reason, clash, as_functional in _candidates(group, pred in functional, pred in one_value, version, objects):
             c, unknown = _confirm(clash, reason, as_functional, backend, limits, quoter)
             undecided |= unknown
             if c is not None:

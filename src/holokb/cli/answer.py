@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..core import HolokbError
+from ..core.inputs import read_bytes
 from .app import app
 from .common import AS_OF, DB, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, load_rules, open_kb, prefixes, short
 
@@ -54,12 +55,9 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Text documents (.txt, .
     ext = _extractor(extractor, llm_url, llm_model, llm_recordings, vocabulary)
     replicas = tuple(ext.replica(i) for i in range(1, consistency_runs)) if consistency_runs > 1 and hasattr(ext, "replica") else ()
     reports = []
-    with open_kb(db, shapes) as kb:
-        for p in paths:
-            try:
-                data = p.read_bytes()
-            except OSError as e:
-                raise HolokbError(f"{p}: cannot read: {e.strerror}") from None
+    datas = [(p, read_bytes(p, what="document")) for p in paths]
+    with open_kb(db, shapes, create=True) as kb:
+        for p, data in datas:
             reports.append(kb.ingest(data, doc_id=doc_id or p.name, at=when, extractor=ext, version=version,
                                      valid=valid, source=str(p), budget=budget, replicas=replicas))
     if format == "json":
@@ -128,11 +126,7 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
         raise Usage("--limit-facts, --limit-chunks and --timeout must be positive")
     subject: str | QueryPlan
     if plan is not None:
-        try:
-            data = plan.read_bytes()
-        except OSError as e:
-            raise HolokbError(f"{plan}: cannot read: {e.strerror}") from None
-        subject = QueryPlan.from_json(data, source=str(plan))
+        subject = QueryPlan.from_json(read_bytes(plan, what="plan file"), source=str(plan))
     else:
         subject = question  # type: ignore[assignment]
     point = as_of_point(as_of, valid)
