@@ -197,3 +197,40 @@ def test_a_negative_fact_premise_is_not_negation_as_failure(tmp_path):
     assert cat.text == "Yes"
     assert [s.text for e in cat.fact_chain for s in e.rule_evidence] == ["If something is not big then it is red."]
     assert bear.verdict is Verdict.UNSUPPORTED and bear.missing.kind is MissingKind.NOT_PROVED
+
+
+def test_valid_time_references_before_after_and_end(tmp_path):
+    """Story time as valid time: John moves kitchen → garden → kitchen; where was he before the garden?"""
+    from holokb.core import Interval
+    from holokb.ingest import ExtractedFact
+
+    moves = [("kitchen", 10), ("garden", 20), ("hall", 30)]
+
+    class Story(Table):
+        def extract(self, document):
+            for e in super().extract(document):
+                facts = []
+                text = document.text
+                for i, (place, t) in enumerate(moves):
+                    s = f"John went to the {place}."
+                    at = text.index(s)
+                    end = moves[i + 1][1] if i + 1 < len(moves) else None
+                    facts.append(ExtractedFact(Fact(IRI(EX + "John"), IRI(EX + "locatedIn"), IRI(EX + place)),
+                                               at, at + len(s), valid=Interval(t, end)))
+                yield type(e)(e.chunk_id, e.sentences, tuple(facts), (), (), ())
+
+    text = " ".join(f"John went to the {p}." for p, _ in moves)
+    with KnowledgeBase.open(tmp_path / "kb.db") as kb:
+        kb.ingest(text, doc_id="s", at=1, extractor=Story({}, functional=("locatedIn",)))
+        where = {"goal": {"subject": "ex:John", "predicate": "ex:locatedIn", "object": "?p"}}
+        before = ask(kb, where | {"time": {"kind": "before", "anchor": {"subject": "ex:John", "predicate": "ex:locatedIn",
+                                                                      "object": "ex:garden"}}})
+        after = ask(kb, where | {"time": {"kind": "after", "anchor": {"subject": "ex:John", "predicate": "ex:locatedIn",
+                                                                    "object": "ex:garden"}}})
+        end = ask(kb, where | {"time": {"kind": "end"}})
+        at = ask(kb, where | {"time": {"kind": "at", "at": 25}})
+        never = ask(kb, where | {"time": {"kind": "before", "anchor": {"subject": "ex:John", "predicate": "ex:locatedIn",
+                                                                     "object": "ex:bathroom"}}})
+    assert (before.text, after.text, end.text, at.text) == ("kitchen", "hall", "hall", "garden")
+    assert quotes(before) == ["John went to the kitchen."] and before.as_of.valid == 19
+    assert never.verdict is Verdict.UNSUPPORTED and never.missing.kind in (MissingKind.NO_FACTS, MissingKind.UNKNOWN_NAME)

@@ -42,6 +42,7 @@ from .evaluate import Incomparable, MissingParam, run_test
 from .plan import AnswerForm, Pattern, QueryPlan, TimeKind, Unplannable, World, YesWhen
 from .program import RuleBook, declared_worlds, rule_sources
 from .resolve import Goal, Resolver, Unresolved
+from .timeline import anchor_instant
 from .retrieve import FactRequest, Retrieval, RetrievalRequest, Retriever, StructuredRetriever, version_of
 
 
@@ -155,7 +156,7 @@ class Answerer:
             derives = resolver.goal(plan.check.derives, mint=True) if plan.check and plan.check.derives else None
         except Unresolved as u:
             raise _Refuse(MissingKind.UNKNOWN_NAME, u.message, u.name) from None
-        run.as_of = self._valid_time(plan, run.as_of)
+        run.as_of = self._valid_time(plan, run.as_of, resolver)
         if goal is None:
             if plan.check is None:
                 raise _Refuse(MissingKind.UNPLANNABLE, "a plan without a goal needs exactly one predicate or a check")
@@ -180,7 +181,7 @@ class Answerer:
         prefixes = {**_STANDARD_PREFIXES, "ex": self.naming.namespace, **dict(program.prefixes), **self.prefixes}
         return Resolver(self.ledger, prefixes=prefixes, predicates=known, naming=self.naming)
 
-    def _valid_time(self, plan: QueryPlan, as_of: AsOf) -> AsOf:
+    def _valid_time(self, plan: QueryPlan, as_of: AsOf, resolver: Resolver) -> AsOf:
         t = plan.time
         if t is None:
             return as_of
@@ -188,7 +189,19 @@ class Answerer:
             return AsOf(as_of.system, t.instant)  # type: ignore[arg-type]
         if t.kind is TimeKind.END:
             return AsOf(as_of.system, MAX_TIME)
-        raise _Refuse(MissingKind.UNPLANNABLE, f"'{t.kind.value}' time references are not answered yet")
+        assert t.anchor is not None
+        try:
+            anchor = resolver.goal(t.anchor)
+        except Unresolved as u:
+            raise _Refuse(MissingKind.UNKNOWN_NAME, u.message, u.name) from None
+        program, _ = self.rulebook.at(as_of)
+        o = self.options
+        found = anchor_instant(self.ledger, program, anchor, t.kind, as_of, plan.version,
+                               Limits(max_derived=o.max_derived, max_results=None, timeout_s=o.timeout_s))
+        if found.instant is None:
+            raise _Refuse(MissingKind.NO_FACTS, found.reason,
+                          limit=AnswerLimit.MAX_DERIVED if found.truncated else None)
+        return AsOf(as_of.system, found.instant)
 
     # -- retrieval and closure ------------------------------------------------------------------------
 
