@@ -96,5 +96,40 @@ def run_demo(db: str | None = None) -> Iterator[str]:
             yield "== 8. consistency at 10:00 (rules + constraint one_location + shape cardinalities)"
             result, info = kb.check_consistency(program, as_of=AsOf(loaded_at, parse_instant("2026-01-01T10:00Z")))
             yield f"{result.status} over {info.facts} facts"
+            yield from _answer_step(kb, loaded_at)
             s = kb.stats()
             yield "== stats: " + ", ".join(f"{k}={s[k]}" for k in sorted(s))
+
+
+def _answer_step(kb: KnowledgeBase, at: int) -> Iterator[str]:
+    """Text in, verdicts out: the handbook read by the controlled-English reader, DS005's question asked
+    with and without a policy version."""
+    from .answer import Verdict
+
+    yield "== 9. ingest the handbook text and answer DS005's worked example (kb.ingest, kb.answer)"
+    text = (data_dir("kb") / "docs" / "security-handbook.txt").read_text(encoding="utf-8")
+    r = kb.ingest(text, doc_id="spec", at=at + 1)
+    yield f"read {r.sentences} sentences → {r.facts} facts, {r.rules} rules; skipped {len(r.skipped)} " \
+          f"({', '.join(sorted({s.reason.value for s in r.skipped})) or 'none'})"
+    for q in ("If a user is inactive for 20 minutes in v2.0, is their session valid?",
+              "If a user is inactive for 20 minutes, is their session valid?"):
+        a = kb.answer(q, as_of=AsOf.latest())
+        yield f"Q: {q}"
+        if a.verdict is Verdict.SUPPORTED:
+            yield f"A: {a.text} ({a.verdict.value}; chunks {', '.join(a.chunks_used)})"
+            for e in a.fact_chain:
+                if e.role.value == "conclusion":
+                    yield f"    conclusion: {_name(e.fact.object)}"
+                    continue
+                quote = "; ".join(json.dumps(src.text) for src in e.evidence if src.text)
+                what = e.rule or e.role.value
+                yield f"    {e.role.value}: {_name(e.fact.predicate)}({_name(e.fact.subject)}" + \
+                      (f", {_name(e.fact.object)}" if e.fact.object is not None else "") + f") [{what}]" + \
+                      (f" <- {quote}" if quote else "")
+        elif a.verdict is Verdict.CONFLICTING:
+            yield f"A: (none) {a.verdict.value}"
+            for c in a.conflicts:
+                yield f"    {c.reason.value}: {c.message}" + \
+                      (f" (confirmed by {c.solver.backend}, core of {len(c.solver.core)} facts)" if c.solver else "")
+        else:
+            yield f"A: (none) {a.verdict.value}: {a.missing.message if a.missing else ''}"

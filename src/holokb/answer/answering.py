@@ -25,7 +25,7 @@ from typing import Mapping
 
 from ..analysis.program import Atom, Const, Program, Query, Var, body_atoms
 from ..core.limits import Limits
-from ..core.terms import HK, IRI, Literal, Term, term_sort_key
+from ..core.terms import HK, IRI, OWL, RDF, RDFS, XSD, Literal, Term, term_sort_key
 from ..core.time import MAX_TIME, AsOf
 from ..engine import Database, Model, closure, path_score
 from ..engine.magic import dependency_cone
@@ -42,6 +42,7 @@ from .evaluate import Incomparable, MissingParam, run_test
 from .plan import AnswerForm, Pattern, QueryPlan, TimeKind, Unplannable, World, YesWhen
 from .program import RuleBook, declared_worlds, rule_sources
 from .resolve import Goal, Resolver, Unresolved
+from .timeline import anchor_instant
 from .retrieve import FactRequest, Retrieval, RetrievalRequest, Retriever, StructuredRetriever, version_of
 
 
@@ -56,6 +57,7 @@ class AnswerOptions:
     backend: str = "z3"
 
 
+_STANDARD_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK}
 _LIMITS = {"max_depth": AnswerLimit.MAX_DEPTH, "max_derived": AnswerLimit.MAX_DERIVED,
            "timeout_s": AnswerLimit.DEADLINE}
 
@@ -147,18 +149,19 @@ class Answerer:
         resolver = self._resolver(run.program)
         try:
             goal_pattern = plan.goal or _implicit_goal(plan)
-            goal = resolver.goal(goal_pattern) if goal_pattern is not None else None
+            path = plan.answer_form is AnswerForm.PATH  # the goal only names start and end; edges are the predicates
+            goal = resolver.goal(goal_pattern, mint=path) if goal_pattern is not None else None
             hint_preds = tuple(p for p in (resolver.predicate(t) for t in plan.predicates) if isinstance(p, IRI))
             hint_subjects = tuple(s for s in (resolver.entity(t) for t in plan.subjects) if isinstance(s, (IRI, Literal)))
             derives = resolver.goal(plan.check.derives, mint=True) if plan.check and plan.check.derives else None
         except Unresolved as u:
             raise _Refuse(MissingKind.UNKNOWN_NAME, u.message, u.name) from None
-        run.as_of = self._valid_time(plan, run.as_of)
+        run.as_of = self._valid_time(plan, run.as_of, resolver)
         if goal is None:
             if plan.check is None:
                 raise _Refuse(MissingKind.UNPLANNABLE, "a plan without a goal needs exactly one predicate or a check")
             return self._check(run, quoter, rule_views, None, derives)
-        goal_preds = (goal.predicate,) if isinstance(goal.predicate, IRI) else hint_preds
+        goal_preds = (goal.predicate,) if isinstance(goal.predicate, IRI) and not path else hint_preds
         if not goal_preds:
             raise _Refuse(MissingKind.UNPLANNABLE, "a goal with a variable predicate needs the candidate predicates")
         self._derive(run, goal, goal_preds, hint_preds, hint_subjects)
@@ -175,10 +178,10 @@ class Answerer:
         known = {p.iri.value for p in self.ledger.predicates()} | set(program.vocabulary) | program.idb_predicates()
         for r in program.rules:
             known.update(a.predicate for a in body_atoms(r.body))
-        prefixes = {**dict(program.prefixes), **self.prefixes}
+        prefixes = {**_STANDARD_PREFIXES, "ex": self.naming.namespace, **dict(program.prefixes), **self.prefixes}
         return Resolver(self.ledger, prefixes=prefixes, predicates=known, naming=self.naming)
 
-    def _valid_time(self, plan: QueryPlan, as_of: AsOf) -> AsOf:
+    def _valid_time(self, plan: QueryPlan, as_of: AsOf, resolver: Resolver) -> AsOf:
         t = plan.time
         if t is None:
             return as_of
@@ -186,7 +189,19 @@ class Answerer:
             return AsOf(as_of.system, t.instant)  # type: ignore[arg-type]
         if t.kind is TimeKind.END:
             return AsOf(as_of.system, MAX_TIME)
-        raise _Refuse(MissingKind.UNPLANNABLE, f"'{t.kind.value}' time references are not answered yet")
+        assert t.anchor is not None
+        try:
+            anchor = resolver.goal(t.anchor)
+        except Unresolved as u:
+            raise _Refuse(MissingKind.UNKNOWN_NAME, u.message, u.name) from None
+        program, _ = self.rulebook.at(as_of)
+        o = self.options
+        found = anchor_instant(self.ledger, program, anchor, t.kind, as_of, plan.version,
+                               Limits(max_derived=o.max_derived, max_results=None, timeout_s=o.timeout_s))
+        if found.instant is None:
+            raise _Refuse(MissingKind.NO_FACTS, found.reason,
+                          limit=AnswerLimit.MAX_DERIVED if found.truncated else None)
+        return AsOf(as_of.system, found.instant)
 
     # -- retrieval and closure ------------------------------------------------------------------------
 
@@ -202,6 +217,8 @@ class Answerer:
             preds.add(r.head.predicate)  # type: ignore[union-attr]
             preds.update(a.predicate for a in body_atoms(r.body))
         subject = goal.subject if isinstance(goal.subject, (IRI, Literal)) else None
+        if run.plan.answer_form is AnswerForm.PATH:
+            subject = None  # a path walks edges from every node, not only the start
         heads = {r.head.predicate for r in rules}  # type: ignore[union-attr]
         requests = []
         for p in sorted(preds):
@@ -270,15 +287,14 @@ class Answerer:
         return frozenset(out)
 
     def _conflicts(self, run: _Run, quoter: Quoter, chain: list[ChainEntry], goal: Goal | None,
-                   single: frozenset[str]) -> tuple[Conflict, ...]:
-        """Conflicts among the premises of ``chain`` and the facts matching the goal's key."""
-        used = {e.fact_id for e in chain if e.role is ChainRole.PREMISE}
-        keys = {(run.views[i].fact.subject, run.views[i].fact.predicate) for i in used if i in run.views}
-        if goal is not None and isinstance(goal.predicate, IRI) and isinstance(goal.subject, IRI):
-            keys.add((goal.subject, goal.predicate))
-        relevant = [v for v in run.views.values() if (v.fact.subject, v.fact.predicate) in keys]
-        check = detect_conflicts(relevant, single_valued=single, version=run.plan.version, quoter=quoter,
-                                 backend=self.options.backend)
+                   one_value: frozenset[str]) -> tuple[Conflict, ...]:
+        """Conflicts about the statements the answer rests on: the chain's premises and the goal."""
+        focus = [(e.fact.subject, e.fact.predicate, e.fact.object) for e in chain if e.role is ChainRole.PREMISE]
+        if goal is not None and isinstance(goal.predicate, IRI) and isinstance(goal.subject, (IRI, Literal)):
+            obj = goal.object if isinstance(goal.object, (IRI, Literal)) else None
+            focus.append((goal.subject, goal.predicate, obj))
+        check = detect_conflicts(run.views.values(), focus=focus, functional=self._functional(run), one_value=one_value,
+                                 version=run.plan.version, quoter=quoter, backend=self.options.backend)
         if check.undecided and not check.conflicts:
             raise _Refuse(MissingKind.BUDGET, "the solver could not decide whether the facts conflict",
                           limit=AnswerLimit.SOLVER)
@@ -291,8 +307,8 @@ class Answerer:
         return IRI(HK + "question/" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32])
 
     def _finish(self, run: _Run, quoter: Quoter, chain: list[ChainEntry], deciding: list[ChainEntry], text: str,
-                score: float, values: tuple[Term, ...], goal: Goal | None, single: frozenset[str]):
-        conflicts = self._conflicts(run, quoter, chain, goal, single)
+                score: float, values: tuple[Term, ...], goal: Goal | None, one_value: frozenset[str]):
+        conflicts = self._conflicts(run, quoter, chain, goal, one_value)
         chain = chain + [conclusion_entry(self._question(run.plan), text, deciding, score)]
         return chain, text, values, conflicts
 
@@ -304,16 +320,16 @@ class Answerer:
         assert run.model is not None
         pos, neg = run.model.contains(pred.value, args), run.model.contains(pred.value, args, negated=True)
         asks_negation = goal.polarity == "negate"
-        single = self._functional(run)
+        functional = self._functional(run)
         if pos and neg:
-            return self._derived_clash(run, quoter, rule_views, pred, args, single)
+            return self._derived_clash(run, quoter, rule_views, pred, args)
         if pos or neg:
             entries = self._entries(run, quoter, rule_views, pred.value, args, negated=neg)
             yes = pos != asks_negation
             return self._finish(run, quoter, entries, [entries[-1]], "Yes" if yes else "No", entries[-1].score or 0.0, (),
-                                goal, single)
+                                goal, frozenset())
         # Neither proved: "No" only from a functional predicate's other value, or a closed world.
-        if pred.value in single:
+        if pred.value in functional:
             others = [(a, b) for a, b in self._solutions(run, Goal(pred, goal.subject, Var("v"), (), "affirm"),
                                                           pred, False) if a[1] != goal.object]
             if others:
@@ -323,13 +339,13 @@ class Answerer:
                                      entries[-1].score or 0.0)
                 chain = entries + [step]
                 return self._finish(run, quoter, chain, [step], "Yes" if asks_negation else "No", step.score or 0.0, (), goal,
-                                    single)
+                                    frozenset())
         if self._world(run, pred) is World.CLOSED:
             if run.truncated:
                 raise _Refuse(MissingKind.BUDGET, "a budget cut the search, so the closed-world 'No' cannot be given",
                               limit=run.limit)
             step = derived_entry(goal.subject, pred, goal.object, True, CLOSED_WORLD, (), 1.0)  # type: ignore[arg-type]
-            return self._finish(run, quoter, [step], [step], "Yes" if asks_negation else "No", 1.0, (), goal, single)
+            return self._finish(run, quoter, [step], [step], "Yes" if asks_negation else "No", 1.0, (), goal, frozenset())
         raise _Refuse(MissingKind.NOT_PROVED, f"neither {_atom(pred, args)} nor its negation follows from the KB",
                       limit=run.limit if run.truncated else None)
 
@@ -339,10 +355,9 @@ class Answerer:
             raise _Refuse(MissingKind.NOT_PROVED, f"nothing matches {_atom(pred, (goal.subject, goal.object))}")
         args, _ = sols[0]
         entries = self._entries(run, quoter, rule_views, pred.value, args, goal.polarity == "negate")
-        return self._finish(run, quoter, entries, [entries[-1]], "Yes", entries[-1].score or 0.0, (), goal,
-                            self._functional(run))
+        return self._finish(run, quoter, entries, [entries[-1]], "Yes", entries[-1].score or 0.0, (), goal, frozenset())
 
-    def _derived_clash(self, run: _Run, quoter: Quoter, rule_views, pred: IRI, args, single):
+    def _derived_clash(self, run: _Run, quoter: Quoter, rule_views, pred: IRI, args):
         """Both the goal and its negation are proved: a polarity conflict between the two proofs."""
         pos = self._entries(run, quoter, rule_views, pred.value, args, False)
         neg = self._entries(run, quoter, rule_views, pred.value, args, True)
@@ -364,9 +379,8 @@ class Answerer:
                 found.append((value, pred, args))
         found.sort(key=lambda x: (term_sort_key(x[0]), x[1].value, [term_sort_key(a) for a in x[2]]))
         values = tuple(dict.fromkeys(v for v, _, _ in found))
-        single = self._functional(run)
-        if isinstance(goal.predicate, IRI) and form is AnswerForm.VALUE:
-            single = single | {goal.predicate.value}
+        one_value = frozenset({goal.predicate.value}) if isinstance(goal.predicate, IRI) and form is AnswerForm.VALUE \
+            else frozenset()
         closed = all(self._world(run, p) is World.CLOSED for p in goal_preds)
         if form in (AnswerForm.LIST, AnswerForm.COUNT):
             if not closed:
@@ -381,7 +395,7 @@ class Answerer:
             chain = []
             for _, pred, args in found:
                 chain += self._entries(run, quoter, rule_views, pred.value, args, negated)
-            conflicts = self._conflicts(run, quoter, chain, goal, single)
+            conflicts = self._conflicts(run, quoter, chain, goal, one_value)
             if conflicts:
                 return [], None, (), conflicts
             raise _Refuse(MissingKind.NOT_PROVED, f"the question has {len(values)} answers, not one "
@@ -398,7 +412,7 @@ class Answerer:
             chain, deciding = [step], [step]
         text = str(len(values)) if form is AnswerForm.COUNT else ",".join(self._label(v) for v in values)
         score = min((d.score for d in deciding if d.score is not None), default=1.0)
-        return self._finish(run, quoter, chain, deciding, text, score, values, goal, single)
+        return self._finish(run, quoter, chain, deciding, text, score, values, goal, one_value)
 
     def _nothing(self, run: _Run, goal: Goal, goal_preds: tuple[IRI, ...]) -> _Refuse:
         pattern = _atom(goal_preds[0], (goal.subject, goal.object))
@@ -418,11 +432,12 @@ class Answerer:
         check = plan.check
         assert check is not None
         rows: list[tuple[dict, list[ChainEntry]]] = []
-        single = self._functional(run)
+        one_value: frozenset[str] = frozenset()
         if goal is not None:
             pred = goal.predicate
-            assert isinstance(pred, IRI)
-            single = single | {pred.value}
+            if not isinstance(pred, IRI):
+                raise _Refuse(MissingKind.UNPLANNABLE, "a check needs a goal whose predicate is named, not a variable")
+            one_value = frozenset({pred.value})
             for args, b in self._solutions(run, goal, pred, goal.polarity == "negate"):
                 rows.append((b, self._entries(run, quoter, rule_views, pred.value, args, goal.polarity == "negate")))
             if not rows:
@@ -431,7 +446,7 @@ class Answerer:
             rows.append(({}, []))
         # Conflicts first: two versions' values must not be silently compared one by one.
         all_entries = [e for _, es in rows for e in es]
-        conflicts = self._conflicts(run, quoter, all_entries, goal, single)
+        conflicts = self._conflicts(run, quoter, all_entries, goal, one_value)
         if conflicts:
             return [], None, (), conflicts
         outcomes = []
@@ -461,7 +476,8 @@ class Answerer:
             step = derived_entry(self._question(plan), IRI(HK + "checkHolds"), Literal.of(holds), False, COMPARE,
                                  premises, path_score(prod, 1))
         yes = holds if check.yes_when is YesWhen.HOLDS else not holds
-        return self._finish(run, quoter, chain + [step], [step], "Yes" if yes else "No", step.score or 0.0, (), goal, single)
+        return self._finish(run, quoter, chain + [step], [step], "Yes" if yes else "No", step.score or 0.0, (), goal,
+                            one_value)
 
     def _path(self, run: _Run, quoter: Quoter, rule_views, goal: Goal, hint_preds: tuple[IRI, ...]):
         assert run.model is not None

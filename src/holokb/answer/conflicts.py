@@ -5,10 +5,11 @@ keeps "30 minutes for admins" and "15 minutes for guests" apart, the version is 
 rules below.  Over the candidate facts the question rests on:
 
 1. with a version, only that version's facts (and version-less ones) take part; two facts with the
-   same key and different objects conflict when the predicate is single-valued (declared
-   functional, or the question needs one value: a value answer or a check) — ``differentValue``;
-2. without a version, the same between facts of different versions is ``versionsDisagree`` (no
-   silent choice between versions);
+   same key and different objects conflict when the predicate is declared functional —
+   ``differentValue``;
+2. without a version, facts of different versions that give different values conflict when the
+   predicate is functional or the question needs one value (a value answer, a check) —
+   ``versionsDisagree`` (no silent choice between versions);
 3. the same key and object with opposite polarities always conflict — ``polarity``.
 
 A candidate pair is only reported when the solver finds the facts unsatisfiable together (over
@@ -55,27 +56,40 @@ def _order(v: FactView) -> tuple:
     return (version_of(v) or "", term_sort_key(v.fact.object), v.fact.polarity, v.fact_id, v.span_id)
 
 
-def _candidates(group: list[FactView], single_valued: bool, version: str | None):
-    """(reason, views that clash) per kind of clash in one key group, smallest pair first."""
+def _candidates(group: list[FactView], functional: bool, one_value: bool, version: str | None, objects: frozenset):
+    """(reason, views that clash, as functional) per kind of clash in one key group, smallest first;
+    polarity clashes only about the ``objects`` the answer rests on."""
     group = sorted(group, key=_order)
     out = []
     by_object: dict = {}
     for v in group:
         by_object.setdefault(term_sort_key(v.fact.object), []).append(v)
-    for views in by_object.values():
+    for obj, views in by_object.items():
+        if obj not in objects:
+            continue  # "b is red" and "b is not red" say nothing about whether b is round
         pos = [v for v in views if v.fact.polarity == "affirm"]
         neg = [v for v in views if v.fact.polarity == "negate"]
         if pos and neg:
             out.append((ConflictReason.POLARITY, (pos[0], neg[0]), False))
-    if single_valued:
-        affirmed = [v for v in group if v.fact.polarity == "affirm"]
-        objects = {term_sort_key(v.fact.object) for v in affirmed}
-        if len(objects) > 1:
+    affirmed = [v for v in group if v.fact.polarity == "affirm"]
+    if len({term_sort_key(v.fact.object) for v in affirmed}) < 2:
+        return out
+    if functional:
+        first = affirmed[0]
+        other = next(v for v in affirmed if term_sort_key(v.fact.object) != term_sort_key(first.fact.object))
+        differs = version is None and version_of(first) != version_of(other)
+        out.append((ConflictReason.VERSIONS_DISAGREE if differs else ConflictReason.DIFFERENT_VALUE,
+                    tuple(affirmed), True))
+    elif one_value and version is None:
+        # The question wants one value: versions that give different answers may not be chosen between.
+        by_version: dict = {}
+        for v in affirmed:
+            by_version.setdefault(version_of(v), set()).add(term_sort_key(v.fact.object))
+        if len({frozenset(objs) for objs in by_version.values()}) > 1:
             first = affirmed[0]
-            other = next(v for v in affirmed if term_sort_key(v.fact.object) != term_sort_key(first.fact.object))
-            differs = version is None and version_of(first) != version_of(other)
-            out.append((ConflictReason.VERSIONS_DISAGREE if differs else ConflictReason.DIFFERENT_VALUE,
-                        tuple(affirmed), True))
+            other = next(v for v in affirmed if version_of(v) != version_of(first)
+                         and term_sort_key(v.fact.object) not in by_version[version_of(first)])
+            out.append((ConflictReason.VERSIONS_DISAGREE, (first, other), True))
     return out
 
 
@@ -84,14 +98,21 @@ def _ground(v: FactView) -> GroundFact:
     return GroundFact(f.predicate.value, (f.subject, f.object), f.polarity, v.fact_id, (), v.valid)
 
 
-def detect_conflicts(views: Iterable[FactView], *, single_valued: frozenset[str], version: str | None,
-                     quoter: Quoter, backend: str = "z3", limits: SolverLimits = SolverLimits(timeout_ms=5_000),
-                     max_groups: int = 64) -> ConflictCheck:
-    """Confirmed conflicts among ``views``; ``single_valued`` are predicate IRIs that hold one value."""
+def detect_conflicts(views: Iterable[FactView], *, focus: Iterable[tuple[Term, IRI, Term | None]],
+                     functional: frozenset[str], one_value: frozenset[str] = frozenset(),
+                     version: str | None, quoter: Quoter, backend: str = "z3",
+                     limits: SolverLimits = SolverLimits(timeout_ms=5_000), max_groups: int = 64) -> ConflictCheck:
+    """Confirmed conflicts among ``views`` about the statements in ``focus`` — (subject, predicate,
+    object or None for any) the answer rests on.  ``functional``: predicates declared single-valued;
+    ``one_value``: predicates the question needs one value of (versions must then agree)."""
+    wanted: dict[tuple, set] = {}
+    for s, p, o in focus:
+        wanted.setdefault((term_sort_key(s), p.value), set()).add(None if o is None else term_sort_key(o))
     groups: dict[tuple, list[FactView]] = {}
     seen: set[str] = set()
     for v in views:
-        if v.span_id not in seen:
+        want = wanted.get((term_sort_key(v.fact.subject), v.fact.predicate.value))
+        if want is not None and v.span_id not in seen:
             seen.add(v.span_id)
             groups.setdefault(conflict_key(v), []).append(v)
     conflicts: list[Conflict] = []
@@ -101,8 +122,10 @@ def detect_conflicts(views: Iterable[FactView], *, single_valued: frozenset[str]
         if len(group) < 2:
             continue
         pred = group[0].fact.predicate.value
-        for reason, clash, functional in _candidates(group, pred in single_valued, version):
-            c, unknown = _confirm(clash, reason, functional, backend, limits, quoter)
+        want = wanted[(term_sort_key(group[0].fact.subject), pred)]
+        objects = frozenset(term_sort_key(v.fact.object) for v in group) if None in want else frozenset(want)
+        for reason, clash, as_functional in _candidates(group, pred in functional, pred in one_value, version, objects):
+            c, unknown = _confirm(clash, reason, as_functional, backend, limits, quoter)
             undecided |= unknown
             if c is not None:
                 conflicts.append(c)

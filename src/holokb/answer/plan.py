@@ -108,7 +108,8 @@ class AnswerForm(Enum):
     ``COUNT``: the number of distinct bindings.  ``LIST``: all distinct bindings, sorted, joined
     by ``,`` (``nothing`` style answers are the reader's wording, not the contract's).
     ``PATH``: the labels of the shortest chain of ``predicates`` edges from the goal's subject to
-    its object (bAbI "How do you go from A to B?"), joined by ``,``.
+    its object (bAbI "How do you go from A to B?"), joined by ``,``; an edge ``p(a, b)`` reads
+    "from a, going p leads to b" (ties: predicate IRI, then node order).
     """
 
     YES_NO = "yesNo"

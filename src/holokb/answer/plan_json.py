@@ -4,12 +4,12 @@ Every problem in a plan file becomes one :class:`Diagnostic` naming the JSON pat
 collected and raised once as :class:`PlanError`.  Codes:
 
 ========  ============================================================
-HK601     not JSON (with line and column)
-HK602     a value of the wrong JSON type
-HK603     an unknown field (plans are strict so typos are not ignored)
-HK604     a required field is missing
-HK605     a value that is not allowed (bad variable, IRI, literal, enum word)
-HK606     the plan is too large or nested too deeply
+HK801     not JSON (with line and column)
+HK802     a value of the wrong JSON type
+HK803     an unknown field (plans are strict so typos are not ignored)
+HK804     a required field is missing
+HK805     a value that is not allowed (bad variable, IRI, literal, enum word)
+HK806     the plan is too large or nested too deeply
 ========  ============================================================
 
 Terms are written as JSON strings — ``"?x"`` a variable, ``"<http://…>"`` an IRI, anything else
@@ -71,16 +71,16 @@ class _Reader:
         else:
             ok = isinstance(v, types)
         if not ok:
-            self.err(path, "HK602", f"expected {what}, got {_json_type(v)}")
+            self.err(path, "HK802", f"expected {what}, got {_json_type(v)}")
         return ok
 
     def fields(self, path: str, obj: dict, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> None:
         for k in sorted(obj):
             if k not in allowed:
-                self.err(f"{path}.{k}", "HK603", "unknown field", hint=f"allowed fields: {', '.join(allowed)}")
+                self.err(f"{path}.{k}", "HK803", "unknown field", hint=f"allowed fields: {', '.join(allowed)}")
         for k in required:
             if k not in obj:
-                self.err(path, "HK604", f"missing required field {k!r}")
+                self.err(path, "HK804", f"missing required field {k!r}")
 
     def enum(self, path: str, v: Any, cls):
         if not self.expect(path, v, (str,), "a string"):
@@ -88,7 +88,7 @@ class _Reader:
         for m in cls:
             if m.value == v:
                 return m
-        self.err(path, "HK605", f"{v[:40]!r} is not one of {', '.join(m.value for m in cls)}")
+        self.err(path, "HK805", f"{v[:40]!r} is not one of {', '.join(m.value for m in cls)}")
         return None
 
     # -- terms ----------------------------------------------------------------------------------
@@ -97,16 +97,16 @@ class _Reader:
         if isinstance(v, str):
             if v.startswith("?"):
                 if not _VAR.match(v[1:]):
-                    self.err(path, "HK605", f"not a variable name: {v[:40]!r}", hint="variables look like ?x or ?duration")
+                    self.err(path, "HK805", f"not a variable name: {v[:40]!r}", hint="variables look like ?x or ?duration")
                     return None
                 return Var(v[1:])
             if v.startswith("<"):
                 if not v.endswith(">"):
-                    self.err(path, "HK605", f"unterminated IRI {v[:40]!r}")
+                    self.err(path, "HK805", f"unterminated IRI {v[:40]!r}")
                     return None
                 return self._iri(path, v[1:-1])
             if not v.strip():
-                self.err(path, "HK605", "an empty name")
+                self.err(path, "HK805", "an empty name")
                 return None
             return Name(v)
         lit = self.literal(path, v)
@@ -116,7 +116,7 @@ class _Reader:
         try:
             return Const(IRI(s))
         except InvalidValueError as e:
-            self.err(path, "HK605", e.message)
+            self.err(path, "HK805", e.message)
             return None
 
     def literal(self, path: str, v: Any) -> Literal | Const | None:
@@ -133,16 +133,16 @@ class _Reader:
             if isinstance(v, dict):
                 return self._typed(path, v)
         except InvalidValueError as e:
-            self.err(path, "HK605", e.message)
+            self.err(path, "HK805", e.message)
             return None
-        self.err(path, "HK602", f"expected a term (string, number, boolean or typed-value object), got {_json_type(v)}")
+        self.err(path, "HK802", f"expected a term (string, number, boolean or typed-value object), got {_json_type(v)}")
         return None
 
     def _typed(self, path: str, v: dict) -> Literal | Const | None:
         forms = ("iri", "duration", "dateTime", "date", "value")
         keys = [k for k in forms if k in v]
         if len(keys) != 1:
-            self.err(path, "HK605", f"a typed value names exactly one of {', '.join(forms)}")
+            self.err(path, "HK805", f"a typed value names exactly one of {', '.join(forms)}")
             return None
         k = keys[0]
         self.fields(path, v, ("value", "datatype", "lang") if k == "value" else (k,))
@@ -178,7 +178,7 @@ class _Reader:
                     quals.append((k, t))
         polarity = v.get("polarity", "affirm")
         if polarity not in ("affirm", "negate"):
-            self.err(f"{path}.polarity", "HK605", f"{str(polarity)[:20]!r} is not one of affirm, negate")
+            self.err(f"{path}.polarity", "HK805", f"{str(polarity)[:20]!r} is not one of affirm, negate")
             polarity = "affirm"
         if pred is None or (v.get("subject") is not None and subj is None) or (v.get("object") is not None and obj is None):
             return None
@@ -188,7 +188,7 @@ class _Reader:
         if not self.expect(path, v, (list,), "a list"):
             return ()
         if len(v) > MAX_ITEMS:
-            self.err(path, "HK606", f"more than {MAX_ITEMS} items")
+            self.err(path, "HK806", f"more than {MAX_ITEMS} items")
             return ()
         out = [self.term(f"{path}[{i}]", x) for i, x in enumerate(v)]
         return tuple(t for t in out if t is not None)
@@ -205,7 +205,7 @@ class _Reader:
             else:
                 lit = self.literal(f"{path}.{k}", x)
             if isinstance(lit, Const):
-                self.err(f"{path}.{k}", "HK605", "a parameter is a value, not an IRI")
+                self.err(f"{path}.{k}", "HK805", "a parameter is a value, not an IRI")
             elif lit is not None:
                 out.append((k, lit))
         return tuple(out)
@@ -222,7 +222,7 @@ class _Reader:
             return Param(name, unit)
         t = self.term(path, v)
         if isinstance(t, Name):
-            self.err(path, "HK605", f"a test compares values: use ?var, a typed value or {{\"param\": …}}, not the name {v[:40]!r}")
+            self.err(path, "HK805", f"a test compares values: use ?var, a typed value or {{\"param\": …}}, not the name {v[:40]!r}")
             return None
         return t
 
@@ -234,7 +234,7 @@ class _Reader:
         raw = v.get("tests", [])
         if self.expect(f"{path}.tests", raw, (list,), "a list of tests"):
             if not raw:
-                self.err(f"{path}.tests", "HK605", "a check needs at least one test")
+                self.err(f"{path}.tests", "HK805", "a check needs at least one test")
             for i, t in enumerate(raw[:MAX_ITEMS]):
                 tp = f"{path}.tests[{i}]"
                 if not self.expect(tp, t, (dict,), "a test object"):
@@ -245,7 +245,7 @@ class _Reader:
                 left, right = self.operand(f"{tp}.left", t["left"]), self.operand(f"{tp}.right", t["right"])
                 op = t["op"]
                 if op not in ("=", "!=", "<", "<=", ">", ">="):
-                    self.err(f"{tp}.op", "HK605", f"{str(op)[:10]!r} is not one of = != < <= > >=")
+                    self.err(f"{tp}.op", "HK805", f"{str(op)[:10]!r} is not one of = != < <= > >=")
                     continue
                 if left is not None and right is not None:
                     tests.append(Compare(left, op, right))
@@ -266,7 +266,7 @@ class _Reader:
         if kind is TimeKind.AT:
             at = v.get("at")
             if at is None:
-                self.err(path, "HK604", "an 'at' time needs the field 'at' (an instant)")
+                self.err(path, "HK804", "an 'at' time needs the field 'at' (an instant)")
                 return None
             if isinstance(at, int) and not isinstance(at, bool):
                 instant = at
@@ -274,22 +274,22 @@ class _Reader:
                 try:
                     instant = parse_instant(at)
                 except InvalidValueError as e:
-                    self.err(f"{path}.at", "HK605", e.message)
+                    self.err(f"{path}.at", "HK805", e.message)
                     return None
             else:
                 return None
         elif "at" in v:
-            self.err(f"{path}.at", "HK605", f"only an 'at' time has an instant (kind is {kind.value!r})")
+            self.err(f"{path}.at", "HK805", f"only an 'at' time has an instant (kind is {kind.value!r})")
         anchor = None
         if kind in (TimeKind.BEFORE, TimeKind.AFTER):
             if "anchor" not in v:
-                self.err(path, "HK604", f"a {kind.value!r} time needs an 'anchor' pattern")
+                self.err(path, "HK804", f"a {kind.value!r} time needs an 'anchor' pattern")
                 return None
             anchor = self.pattern(f"{path}.anchor", v["anchor"])
             if anchor is None:
                 return None
         elif "anchor" in v:
-            self.err(f"{path}.anchor", "HK605", f"only 'before'/'after' times have an anchor (kind is {kind.value!r})")
+            self.err(f"{path}.anchor", "HK805", f"only 'before'/'after' times have an anchor (kind is {kind.value!r})")
         return TimeRef(kind, instant, anchor)
 
 
@@ -302,21 +302,22 @@ def plan_from_json(data: "str | bytes | dict", *, source: str = "<plan>") -> Que
     r = _Reader(source)
     if isinstance(data, (str, bytes)):
         if len(data) > MAX_PLAN_BYTES:
-            raise PlanError("plan too large", (Diagnostic("HK606", f"the plan is {len(data)} bytes; at most "
+            raise PlanError("plan too large", (Diagnostic("HK806", f"the plan is {len(data)} bytes; at most "
                                                           f"{MAX_PLAN_BYTES} are accepted", Location(source, 1, 1)),))
         try:
             text = data.decode("utf-8") if isinstance(data, bytes) else data
             obj = json.loads(text, parse_float=Decimal)
         except UnicodeDecodeError as e:
-            raise PlanError("plan is not UTF-8", (Diagnostic("HK601", f"not UTF-8 text (byte {e.start})",
+            raise PlanError("plan is not UTF-8", (Diagnostic("HK801", f"not UTF-8 text (byte {e.start})",
                                                              Location(source, 1, 1)),)) from None
         except json.JSONDecodeError as e:
-            line = text.splitlines()[e.lineno - 1] if text.splitlines() else ""
-            raise PlanError("plan is not JSON", (Diagnostic("HK601", f"not JSON: {e.msg}",
+            lines = text.splitlines()
+            line = lines[e.lineno - 1] if e.lineno - 1 < len(lines) else ""
+            raise PlanError("plan is not JSON", (Diagnostic("HK801", f"not JSON: {e.msg}",
                                                             Location(source, e.lineno, e.colno),
                                                             source_line=line),)) from None
         except RecursionError:
-            raise PlanError("plan nested too deeply", (Diagnostic("HK606", "the plan is nested too deeply",
+            raise PlanError("plan nested too deeply", (Diagnostic("HK806", "the plan is nested too deeply",
                                                                   Location(source, 1, 1)),)) from None
     else:
         obj = data
@@ -325,7 +326,7 @@ def plan_from_json(data: "str | bytes | dict", *, source: str = "<plan>") -> Que
     r.fields("$", obj, _TOP)
     fmt = obj.get("planFormat", PLAN_FORMAT)
     if fmt != PLAN_FORMAT or isinstance(fmt, bool):
-        r.err("$.planFormat", "HK605", f"unsupported plan format {str(fmt)[:20]!r} (this holokb reads {PLAN_FORMAT})")
+        r.err("$.planFormat", "HK805", f"unsupported plan format {str(fmt)[:20]!r} (this holokb reads {PLAN_FORMAT})")
     version = obj.get("version")
     if version is not None and not r.expect("$.version", version, (str,), "a version string"):
         version = None
@@ -341,7 +342,7 @@ def plan_from_json(data: "str | bytes | dict", *, source: str = "<plan>") -> Que
     if question is not None and not r.expect("$.question", question, (str,), "a string"):
         question = None
     if not r.diags and goal is None and check is None and not predicates:
-        r.err("$", "HK604", "a plan needs a goal, a check or at least one predicate")
+        r.err("$", "HK804", "a plan needs a goal, a check or at least one predicate")
     if r.diags:
         raise PlanError(f"invalid plan ({len(r.diags)} problem{'s' if len(r.diags) != 1 else ''})", tuple(r.diags))
     return QueryPlan(version, subjects, predicates, goal, params, form, check, time, world, question)

@@ -1,6 +1,6 @@
 """The rules an answer reasons with: the KB's rule files plus the rules documents stated.
 
-Document rules live in the ledger as ``hk:rule/<id> hk:ruleText "rule …"`` facts (written by the
+Document rules live in the ledger as ``hk:rule/<id> hk:ruleIR "<JSON>"`` facts (written by the
 ingestion pipeline with the sentence as evidence), so the rules visible at an AsOf are the ones the
 KB believed then.  The merged program is analysed once per distinct (rule files, visible rule
 facts) and cached on the :class:`RuleBook`.
@@ -8,22 +8,21 @@ facts) and cached on the :class:`RuleBook`.
 from __future__ import annotations
 
 import hashlib
-import re
 
-from ..analysis import Program, analyze, render
-from ..core.errors import HolokbError, RuleAnalysisError
+from ..analysis import Program, Rule, analyze
+from ..core.errors import HolokbError, InvalidValueError, RuleAnalysisError
 from ..core.limits import Limits
 from ..core.terms import HK, IRI, Literal
 from ..core.time import AsOf
-from ..ingest.pipeline import RULE_TEXT
+from ..ingest.pipeline import RULE_IR
+from ..ingest.rule_json import rule_from_json
 from ..ledger import FactView, Ledger
-from ..syntax import parse_rules
+from ..syntax import Module
 from .chain import Quoter
 from .contract import SourceSpan
 
 WORLD = IRI(HK + "world")
 _ALL = Limits(max_results=None)
-_NAME = re.compile(r"^\s*(?:rule|constraint)\s+([A-Za-z_][\w-]*)")
 
 
 class RuleBook:
@@ -37,34 +36,38 @@ class RuleBook:
 
     def at(self, as_of: AsOf) -> tuple[Program, dict[str, FactView]]:
         """The merged program and, per rule name, the ledger fact that stated it."""
-        views = sorted(self.ledger.facts(as_of, predicate=RULE_TEXT, limits=_ALL), key=lambda v: v.fact_id)
+        views = sorted(self.ledger.facts(as_of, predicate=RULE_IR, limits=_ALL), key=lambda v: v.fact_id)
         key = hashlib.sha256(((self.base.rule_set_hash if self.base else "") + "|" +
                               ",".join(v.fact_id for v in views)).encode()).hexdigest()
         hit = self._cache.get(key)
         if hit is not None:
             return hit
         by_name: dict[str, FactView] = {}
-        texts = []
+        rules: list[Rule] = []
         for v in views:
             obj = v.fact.object
             if v.fact.polarity != "affirm" or not isinstance(obj, Literal):
                 continue
-            m = _NAME.match(obj.lexical)
-            if m and m.group(1) not in by_name:
-                by_name[m.group(1)] = v
-                texts.append(obj.lexical)
-        if not texts:
-            program = self.base if self.base is not None else analyze(parse_rules(""))
-        else:
-            base_text = render(self.base, prefixes=False, queries=False) if self.base is not None else ""
             try:
-                program = analyze(parse_rules(base_text + "\n".join(texts) + "\n", file="<rules + document rules>"))
+                rule = rule_from_json(obj.lexical)
+            except InvalidValueError as e:
+                raise HolokbError(f"stored rule {v.fact.subject.value} cannot be read: {e.message}") from None
+            if rule.name not in by_name:
+                by_name[rule.name] = v
+                rules.append(rule)
+        base = self.base
+        if not rules:
+            program = base if base is not None else analyze(Module(file=None))
+        else:
+            module = Module(file="<rules + document rules>", prefixes=base.prefixes if base else (),
+                            declarations=tuple(base.vocabulary.values()) if base else (),
+                            rules=(tuple(base.rules) + tuple(base.constraints) if base else ()) + tuple(rules),
+                            facts=base.facts if base else ())
+            try:
+                program = analyze(module)
             except RuleAnalysisError as e:
                 raise HolokbError("the rule files and the rules stated in documents do not form one program: "
                                   + e.diagnostics[0].message, e.diagnostics) from None
-            if self.base is not None:
-                program = Program(program.rules, program.constraints, program.queries, program.vocabulary,
-                                  program.strata, self.base.prefixes, program.rule_set_hash, program.facts)
         if len(self._cache) >= self._size:
             self._cache.pop(next(iter(self._cache)))
         self._cache[key] = (program, by_name)

@@ -29,7 +29,7 @@ class ExtractorUnavailable(DiagnosticError):
 
 def _unavailable(what: str, hint: str) -> ExtractorUnavailable:
     msg = f"{what} is not available in this holokb"
-    return ExtractorUnavailable(msg, (Diagnostic("HK629", msg, hint=hint),))
+    return ExtractorUnavailable(msg, (Diagnostic("HK829", msg, hint=hint),))
 
 
 def default_extractor() -> Extractor:

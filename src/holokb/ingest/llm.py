@@ -7,8 +7,8 @@
 - :class:`RecordingClient`: wraps a live client and records what it answers (to make fixtures).
 
 Clients return the raw ``content`` string or raise :class:`LLMError`; parsing and validation
-happen in the extractor.  Codes: HK640 transport/HTTP failure, HK641 no recorded response,
-HK642 a response of the wrong shape, HK643 a bad recording file.
+happen in the extractor.  Codes: HK840 transport/HTTP failure, HK841 no recorded response,
+HK842 a response of the wrong shape, HK843 a bad recording file.
 """
 from __future__ import annotations
 
@@ -87,18 +87,18 @@ class OpenAICompatibleClient:
                 raw = resp.read(16 * 1024 * 1024)
         except urllib.error.HTTPError as e:
             detail = e.read(2000).decode("utf-8", "replace") if e.fp else ""
-            raise _err("HK640", f"LLM server {url} answered HTTP {e.code}: {detail[:300]}",
+            raise _err("HK840", f"LLM server {url} answered HTTP {e.code}: {detail[:300]}",
                        hint=f"check the model name and ${self.api_key_env}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as e:
             reason = getattr(e, "reason", e)
-            raise _err("HK640", f"cannot reach LLM server {url}: {reason}") from None
+            raise _err("HK840", f"cannot reach LLM server {url}: {reason}") from None
         try:
             data = json.loads(raw.decode("utf-8"))
             content = data["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise _err("HK642", f"LLM server {url} sent a response without choices[0].message.content") from None
+            raise _err("HK842", f"LLM server {url} sent a response without choices[0].message.content") from None
         if not isinstance(content, str):
-            raise _err("HK642", f"LLM server {url} sent non-text content")
+            raise _err("HK842", f"LLM server {url} sent non-text content")
         return content
 
 
@@ -116,7 +116,7 @@ class RecordedClient:
                 raise ValueError("format is not 1")
             return RecordedClient({r["key"]: r["response"] for r in data["responses"]})
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            raise _err("HK643", f"cannot read LLM recordings {path}: {e}") from None
+            raise _err("HK843", f"cannot read LLM recordings {path}: {e}") from None
 
     def complete(self, prompt: str, *, model: str, temperature: float = 0.0, seed: int | None = 0,
                  response_format: ResponseFormat = ResponseFormat.JSON, max_tokens: int = 2048) -> str:
@@ -125,7 +125,7 @@ class RecordedClient:
         try:
             return self._responses[key]
         except KeyError:
-            raise _err("HK641", f"no recorded LLM response for request {key[:16]} (model {model}, seed {seed})",
+            raise _err("HK841", f"no recorded LLM response for request {key[:16]} (model {model}, seed {seed})",
                        hint="record it with RecordingClient against a live server") from None
 
 

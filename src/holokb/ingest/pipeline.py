@@ -4,7 +4,7 @@ Deterministic and budgeted.  One document is one all-or-nothing ledger batch (or
 ``chunks_per_batch`` chunks when that budget is set: then each batch is all-or-nothing and the
 report counts them).  Facts are committed in document order, each with evidence pointing at the
 chunk and the character span it was read from; rules read from text are stored as facts
-``hk:rule/<id> hk:ruleText "…"`` with the same evidence, so they carry valid/system time and
+``hk:rule/<id> hk:ruleIR "<JSON>"`` with the same evidence, so they carry valid/system time and
 can be retracted like any fact.  The SHACL gate sees each batch before it is written; a rejected
 batch leaves the ledger exactly as it was.
 
@@ -13,9 +13,9 @@ Budgets (``IngestBudget``): ``max_bytes`` (UTF-8 bytes of text read), ``max_chun
 at a chunk boundary; ``max_facts_per_chunk`` drops the chunk's surplus facts (each reported as a
 ``factBudget`` skip).  Either way the report says ``truncated`` and which limits were hit.
 
-Input errors (coded): HK620 not UTF-8, HK621 binary data, HK622 empty document, HK623 bad document
-id, HK624 the document id is stored with a different text, HK625 bad budget, HK626 an extractor
-broke its protocol, HK627 an extractor failed, HK628 the ledger refused a batch.
+Input errors (coded): HK820 not UTF-8, HK821 binary data, HK822 empty document, HK823 bad document
+id, HK824 the document id is stored with a different text, HK825 bad budget, HK826 an extractor
+broke its protocol, HK827 an extractor failed, HK828 the ledger refused a batch.
 """
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
-from ..analysis.render import Names, rule_text
 from ..core.errors import (
     Diagnostic, DiagnosticError, HolokbError, InvalidValueError, LedgerError, Location, RuleAnalysisError,
 )
 from ..core.fact import Evidence, Fact, SpanRecord
+from ..core.inputs import position
 from ..core.terms import HK, IRI, Literal
 from ..core.time import Interval
 from ..ledger import Ledger
@@ -39,8 +39,10 @@ from .extract import (
     DocumentInput, DocumentMeta, ExtractedFact, ExtractedRule, Extraction, Extractor, Skip, SkipReason,
 )
 from .report import IngestionReport, IngestLimit, Phase, SkipEntry
+from .rule_json import rule_to_json
 
-RULE_TEXT = IRI(HK + "ruleText")
+#: ``hk:rule/<id> hk:ruleIR "<canonical JSON of the rule IR>"`` (see :mod:`holokb.ingest.rule_json`).
+RULE_IR = IRI(HK + "ruleIR")
 RULE_PREFIX = HK + "rule/"
 _SKIP_TEXT = 200
 _DOC_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,200}$")
@@ -72,10 +74,10 @@ class IngestBudget:
         for name in ("max_bytes", "max_chunks", "max_facts_per_chunk", "chunks_per_batch"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
-                raise _error("HK625", f"budget {name} must be a positive integer, got {v!r}")
+                raise _error("HK825", f"budget {name} must be a positive integer, got {v!r}")
         t = self.timeout_s
         if t is not None and (not isinstance(t, (int, float)) or t != t or t <= 0):
-            raise _error("HK625", f"budget timeout_s must be a positive number of seconds, got {t!r}")
+            raise _error("HK825", f"budget timeout_s must be a positive number of seconds, got {t!r}")
 
 
 #: What the pipeline calls before writing a batch (the SHACL gate); raises to reject it.
@@ -88,14 +90,15 @@ def decode_text(source: str | bytes, *, name: str | None = None) -> str:
         try:
             text = source.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise _error("HK620", f"not UTF-8 text: invalid byte 0x{source[e.start]:02x} at offset {e.start}",
+            line, col = position(source, e.start)
+            raise _error("HK820", f"not UTF-8 text: invalid byte 0x{source[e.start]:02x} at line {line}, column {col}",
                          hint="convert the file to UTF-8 (e.g. iconv -t UTF-8)", source=name) from None
     elif isinstance(source, str):
         text = source
     else:
-        raise _error("HK620", f"a document is text or bytes, not {type(source).__name__}", source=name)
+        raise _error("HK820", f"a document is text or bytes, not {type(source).__name__}", source=name)
     if "\x00" in text:
-        raise _error("HK621", f"binary data: a NUL character at offset {text.index(chr(0))}",
+        raise _error("HK821", f"binary data: a NUL character at offset {text.index(chr(0))}",
                      hint="ingest text documents (.txt, .md); load RDF with holokb load", source=name)
     if text.startswith("\ufeff"):
         # A byte-order mark is not content: drop it so offsets match what editors show.
@@ -141,9 +144,9 @@ def ingest_document(ledger: Ledger, source: str | bytes, *, doc_id: str, extract
 
     # -- plan ---------------------------------------------------------------------------------------
     if not isinstance(doc_id, str) or not _DOC_ID.match(doc_id):
-        raise _error("HK623", f"bad document id {str(doc_id)[:40]!r}: 1-200 characters, no control characters")
+        raise _error("HK823", f"bad document id {str(doc_id)[:40]!r}: 1-200 characters, no control characters")
     if not isinstance(at, int) or isinstance(at, bool):
-        raise _error("HK625", f"ingestion time must be unix ms, got {at!r}")
+        raise _error("HK825", f"ingestion time must be unix ms, got {at!r}")
     text = decode_text(source, name=meta.source)
     limits: set[IngestLimit] = set()
     read = text
@@ -153,7 +156,7 @@ def ingest_document(ledger: Ledger, source: str | bytes, *, doc_id: str, extract
             read = raw[:budget.max_bytes].decode("utf-8", errors="ignore")
             limits.add(IngestLimit.MAX_BYTES)
     if not read.strip():
-        raise _error("HK622", "the document is empty (no text to read)", source=meta.source)
+        raise _error("HK822", "the document is empty (no text to read)", source=meta.source)
     t1 = time.perf_counter()
     durations[Phase.PLAN] = t1 - t0
 
@@ -173,7 +176,6 @@ def ingest_document(ledger: Ledger, source: str | bytes, *, doc_id: str, extract
     # -- extract + validate (streamed, one chunk at a time) -----------------------------------------
     acc = _Acc(limits=limits)
     known = _known_predicates(ledger, extractor)
-    names = Names(None)
     extract_s = validate_s = 0.0
     stream = _extractions(extractor, doc)
     for chunk in chunks:
@@ -185,9 +187,9 @@ def ingest_document(ledger: Ledger, source: str | bytes, *, doc_id: str, extract
         b = time.perf_counter()
         if ex is None or ex.chunk_id != chunk.chunk_id:
             got = "no more extractions" if ex is None else f"chunk {ex.chunk_id!r}"
-            raise _error("HK626", f"extractor {extractor.id} broke its protocol: expected chunk "
+            raise _error("HK826", f"extractor {extractor.id} broke its protocol: expected chunk "
                                   f"{chunk.chunk_id!r}, got {got}")
-        _validate(ex, chunk, doc, extractor, at, budget, known, names, acc)
+        _validate(ex, chunk, doc, extractor, at, budget, known, acc)
         acc.chunks_done += 1
         extract_s += b - a
         validate_s += time.perf_counter() - b
@@ -232,7 +234,7 @@ def _extractions(extractor: Extractor, doc: DocumentInput) -> Iterator[Extractio
     except GeneratorExit:
         raise
     except Exception as e:  # an extractor bug must still reach the user as a diagnostic
-        raise _error("HK627", f"extractor {extractor.id} {extractor.version} failed on document {doc.doc_id!r}: "
+        raise _error("HK827", f"extractor {extractor.id} {extractor.version} failed on document {doc.doc_id!r}: "
                               f"{type(e).__name__}: {e}") from e
 
 
@@ -249,7 +251,7 @@ def _skip(acc: _Acc, doc: DocumentInput, chunk: Chunk, reason: SkipReason, start
 
 
 def _validate(ex: Extraction, chunk: Chunk, doc: DocumentInput, extractor: Extractor, at: int,
-              budget: IngestBudget, known: dict[str, int], names: Names, acc: _Acc) -> None:
+              budget: IngestBudget, known: dict[str, int], acc: _Acc) -> None:
     n = chunk.end - chunk.start
     acc.sentences += ex.sentences
     for s in ex.skipped:
@@ -278,12 +280,12 @@ def _validate(ex: Extraction, chunk: Chunk, doc: DocumentInput, extractor: Extra
             _skip(acc, doc, chunk, SkipReason.SPAN_OUTSIDE_CHUNK, min(r.start, n), n,
                   f"span [{r.start}, {r.end}) is outside the chunk (length {n})")
             continue
-        text, why = _checked_rule_text(r, doc.doc_id, names, known)
+        text, why = _checked_rule(r, doc.doc_id, known)
         if text is None:
             _skip(acc, doc, chunk, SkipReason.RULE_REJECTED, r.start, r.end, why)
             continue
         acc.rules += 1
-        fact = Fact(rule_iri(doc.doc_id, r.rule.name), RULE_TEXT, Literal(text))
+        fact = Fact(rule_iri(doc.doc_id, r.rule.name), RULE_IR, Literal(text))
         acc.records.append(_record(fact, r, doc, chunk, extractor, at))
     for e in ex.entities:
         acc.entities.setdefault(e.iri, [])
@@ -299,22 +301,21 @@ def _record(fact: Fact, item: ExtractedFact | ExtractedRule, doc: DocumentInput,
     return SpanRecord(fact, item.valid if item.valid is not None else doc.meta.valid, evidence=(ev,))
 
 
-def _checked_rule_text(r: ExtractedRule, doc_id: str, names: Names, known: dict[str, int]) -> tuple[str | None, str]:
-    """The rule as stored (document-qualified name, full IRIs), or None and why analysis refused it."""
+def _checked_rule(r: ExtractedRule, doc_id: str, known: dict[str, int]) -> tuple[str | None, str]:
+    """The rule as stored (document-qualified name, IR as JSON), or None and why analysis refused it."""
     from ..analysis import analyze
     from ..analysis.program import Rule
-    from ..syntax import parse_rules
+    from ..syntax import Module
 
     rule = r.rule
     named = Rule(stored_rule_name(doc_id, rule.name), rule.head, rule.body, rule.weight, rule.depth, rule.origin)
     try:
-        text = rule_text(named, names)
-        analyze(parse_rules(text, file=f"<rule from {doc_id}>"), known_predicates=known)
+        analyze(Module(file=f"<rule from {doc_id}>", rules=(named,)), known_predicates=known)
+        return rule_to_json(named), ""
     except RuleAnalysisError as e:
         return None, "; ".join(d.message for d in e.diagnostics)[:500]
     except (HolokbError, InvalidValueError) as e:
         return None, str(e)[:500]
-    return text, ""
 
 
 def _commit(ledger: Ledger, doc: DocumentInput, chunks: list[Chunk], acc: _Acc, extractor: Extractor, at: int,
@@ -323,7 +324,7 @@ def _commit(ledger: Ledger, doc: DocumentInput, chunks: list[Chunk], acc: _Acc, 
     for c in doc.chunks:
         old = ledger.chunk_text(doc.doc_id, c.chunk_id)
         if old is not None and old != doc.chunk_text(c):
-            raise _error("HK624", f"document {doc.doc_id!r} is already stored with a different text "
+            raise _error("HK824", f"document {doc.doc_id!r} is already stored with a different text "
                                   f"(chunk {c.chunk_id} differs)",
                          hint="ingest it under another --doc-id, or retract the old one first")
     per = budget.chunks_per_batch
@@ -351,5 +352,5 @@ def _commit(ledger: Ledger, doc: DocumentInput, chunks: list[Chunk], acc: _Acc, 
                 b.bulk(records)
         except (LedgerError, InvalidValueError) as e:
             done = f" ({i} earlier batch{'es' if i != 1 else ''} of this document were committed)" if i else ""
-            raise _error("HK628", f"the ledger refused batch {i + 1} of document {doc.doc_id!r}: {e}{done}") from None
+            raise _error("HK828", f"the ledger refused batch {i + 1} of document {doc.doc_id!r}: {e}{done}") from None
     return len(groups)
