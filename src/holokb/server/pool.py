@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import HttpProblem, Problem
-from .jobs import Job, Outcome
+from .jobs import Job, LoadFiles, Outcome
 from .worker import WorkerSpec, worker_main
 
 #: Share of the remaining time given to the worker as its own budget (the rest is for serialising).
@@ -147,7 +147,10 @@ class WorkerPool:
         if hasattr(job, "budget_s"):
             job = _with_budget(job, max(0.0, deadline - loop.time()) * COOPERATIVE_SHARE)
         try:
-            await asyncio.to_thread(w.conn.send, job)  # a large upload may not fit the pipe buffer
+            if isinstance(job, LoadFiles):
+                await asyncio.to_thread(w.conn.send, job)  # an upload may not fit the pipe buffer
+            else:
+                w.conn.send(job)  # a few hundred bytes: the idle worker is already reading
             ready = loop.create_future()
             fd = w.conn.fileno()
             loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
@@ -155,7 +158,9 @@ class WorkerPool:
                 await asyncio.wait_for(ready, timeout=max(0.0, deadline - loop.time()))
             finally:
                 loop.remove_reader(fd)
-            out = await asyncio.to_thread(w.conn.recv)
+            # Readable means the worker has finished and is writing the whole reply now: reading it
+            # here costs a memory copy, less than a hop to a thread and back.
+            out = w.conn.recv()
         except TimeoutError:
             self.killed.append(w.pid)
             self._replace(w)
