@@ -14,6 +14,7 @@ Waiting never blocks the event loop: the pipe's descriptor is watched with ``add
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 from dataclasses import dataclass
 from typing import Any
@@ -188,7 +189,11 @@ class WorkerPool:
             await asyncio.to_thread(w.stop)
             if self._closed:
                 return
-            fresh = await asyncio.to_thread(_Worker.start, self.spec, self.start_timeout_s)
+            try:
+                fresh = await asyncio.to_thread(_Worker.start, self.spec, self.start_timeout_s)
+            except WorkerStartError as e:  # the pool runs one short; say so where the operator looks
+                logging.getLogger("holokb.server").error("could not replace a stopped worker: %s", e)
+                return
             if self._closed:
                 await asyncio.to_thread(fresh.stop)
                 return
