@@ -37,6 +37,19 @@ def _gone(pid: int, within_s: float = 10.0) -> bool:
     return False
 
 
+def _workers_back(client, n: int, within_s: float = 120.0) -> None:
+    """Wait until the pool has ``n`` workers again (a replacement opens the KB first, which takes
+    seconds on a loaded machine); the server answers /healthz all the while."""
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        r = client.get("/healthz")
+        assert r.status_code == 200
+        if r.json()["workers"] == n:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the stopped worker was not replaced")
+
+
 def test_slow_query_is_stopped_at_the_deadline_and_the_worker_is_replaced(example_db):
     timeout = 2.0
     with serve(example_db, timeout_s=timeout) as c:
@@ -51,6 +64,7 @@ def test_slow_query_is_stopped_at_the_deadline_and_the_worker_is_replaced(exampl
         assert pool.killed == [first]
         assert _gone(first), "the killed worker is still running"
         # the server keeps serving, on a fresh worker, and the work's memory never was the server's
+        _workers_back(c, 1)
         r = c.get("/sparql", params={"query": "ASK { ?s ?p ?o }"})
         assert r.status_code == 200 and r.json()["boolean"] is True
         assert pool.pids and pool.pids != (first,)
@@ -80,5 +94,6 @@ def test_overload_beyond_the_admission_limit_is_503_and_then_served(example_db):
         assert statuses.count(503) >= 4, statuses  # 2 admitted (and stopped at their deadline), the rest refused
         assert all(s == 503 for s in statuses)
         assert retry.count("1") >= 4
+        _workers_back(c, 1)
         r = c.get("/stats")
         assert r.status_code == 200 and r.json()["facts"] > 0

@@ -24,7 +24,8 @@ from .asgi import NOTE, Guard, problem_response_parts
 from .config import ServerConfig
 from .errors import BadRequest, HttpProblem, Problem
 from .jobs import (
-    AskQuery, ExplainFact, FactsRead, HistoryRead, Job, LoadFiles, Reply, SparqlQuery, SparqlUpdate, StatsRead,
+    AnswerQuestion, AskQuery, ExplainFact, FactsRead, HistoryRead, IngestText, Job, LoadFiles, Reply, SparqlQuery,
+    SparqlUpdate, StatsRead,
 )
 from .negotiation import choose
 from .params import as_of_of, single
@@ -194,6 +195,31 @@ def create_app(config: ServerConfig) -> Any:
         files = await read_upload(request, name)
         when = as_of_of(at, None).system if at else server.write_time()
         return await server.run(request, LoadFiles(files, when))
+
+    @app.get("/answer", summary="A verdict with its evidence chain (the DS005 answer contract)",
+             description="'question' in English, or 'plan' (a QueryPlan as JSON). The reply is the answer contract "
+                         "(text, verdict, chunksUsed, factChain, supportScores, conflicts, reason, …) plus "
+                         "'chunks' (the text of each chunk used) and 'prefixes'.")
+    async def answer(request: Request, question: Optional[str] = None, plan: Optional[str] = None,
+                     as_of: AsOfParam = None, valid: ValidParam = None) -> Response:
+        if (question is None) == (plan is None):
+            raise BadRequest("give exactly one of 'question' and 'plan'", code="missing-parameter")
+        return await server.run(request, AnswerQuestion(question, plan, as_of_of(as_of, valid)))
+
+    @app.post("/ingest", summary="Read one text document into facts with evidence (one all-or-nothing batch)",
+              description="Needs 'Authorization: Bearer <token>'. The body is the document (text/plain or "
+                          "text/markdown, UTF-8); 'doc-id' names it (evidence refers to it), 'at' is the system "
+                          "time (default now), 'version' is copied into facts' version qualifier. The reply is the "
+                          "ingestion report.")
+    async def ingest(request: Request, doc_id: Annotated[str, Query(alias="doc-id", min_length=1, max_length=200)],
+                     at: Optional[str] = None, version: Optional[str] = None) -> Response:
+        server.authorize_write(request)
+        media = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+        if media not in ("text/plain", "text/markdown"):
+            raise HttpProblem(Problem(415, "unsupported-media-type", "send the document as text/plain or text/markdown"))
+        text = await request.body()
+        when = as_of_of(at, None).system if at else server.write_time()
+        return await server.run(request, IngestText(text, doc_id, when, version))
 
     @app.get("/healthz", summary="Liveness: 200 with the worker count while the server can take requests")
     async def healthz() -> JSONResponse:

@@ -63,6 +63,7 @@ class Guard:
             await send(message)
 
         async def answer(problem: Problem) -> None:
+            scope[NOTE] = problem.code
             status, headers, body = problem_response_parts(problem, path)
             state["status"], state["started"] = status, True
             await send({"type": "http.response.start", "status": status, "headers": headers})

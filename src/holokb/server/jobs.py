@@ -83,7 +83,28 @@ class LoadFiles:
     at: int
 
 
-Job = SparqlQuery | SparqlUpdate | FactsRead | HistoryRead | AskQuery | ExplainFact | StatsRead | LoadFiles
+@dataclass(frozen=True, slots=True)
+class AnswerQuestion:
+    """A question in English, or a QueryPlan as JSON text (``plan``), answered at ``as_of``."""
+
+    question: str | None
+    plan: str | None
+    as_of: AsOf
+    budget_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IngestText:
+    """One text document read into facts with evidence, as one batch at ``at``."""
+
+    text: bytes
+    doc_id: str
+    at: int
+    version: str | None = None
+
+
+Job = (SparqlQuery | SparqlUpdate | FactsRead | HistoryRead | AskQuery | ExplainFact | StatsRead | LoadFiles
+       | AnswerQuestion | IngestText)
 
 
 @dataclass(frozen=True, slots=True)

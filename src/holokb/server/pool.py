@@ -14,12 +14,13 @@ Waiting never blocks the event loop: the pipe's descriptor is watched with ``add
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import HttpProblem, Problem
-from .jobs import Job, Outcome
+from .jobs import Job, LoadFiles, Outcome
 from .worker import WorkerSpec, worker_main
 
 #: Share of the remaining time given to the worker as its own budget (the rest is for serialising).
@@ -147,7 +148,10 @@ class WorkerPool:
         if hasattr(job, "budget_s"):
             job = _with_budget(job, max(0.0, deadline - loop.time()) * COOPERATIVE_SHARE)
         try:
-            await asyncio.to_thread(w.conn.send, job)  # a large upload may not fit the pipe buffer
+            if isinstance(job, LoadFiles):
+                await asyncio.to_thread(w.conn.send, job)  # an upload may not fit the pipe buffer
+            else:
+                w.conn.send(job)  # a few hundred bytes: the idle worker is already reading
             ready = loop.create_future()
             fd = w.conn.fileno()
             loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
@@ -155,7 +159,9 @@ class WorkerPool:
                 await asyncio.wait_for(ready, timeout=max(0.0, deadline - loop.time()))
             finally:
                 loop.remove_reader(fd)
-            out = await asyncio.to_thread(w.conn.recv)
+            # Readable means the worker has finished and is writing the whole reply now: reading it
+            # here costs a memory copy, less than a hop to a thread and back.
+            out = w.conn.recv()
         except TimeoutError:
             self.killed.append(w.pid)
             self._replace(w)
@@ -183,7 +189,11 @@ class WorkerPool:
             await asyncio.to_thread(w.stop)
             if self._closed:
                 return
-            fresh = await asyncio.to_thread(_Worker.start, self.spec, self.start_timeout_s)
+            try:
+                fresh = await asyncio.to_thread(_Worker.start, self.spec, self.start_timeout_s)
+            except WorkerStartError as e:  # the pool runs one short; say so where the operator looks
+                logging.getLogger("holokb.server").error("could not replace a stopped worker: %s", e)
+                return
             if self._closed:
                 await asyncio.to_thread(fresh.stop)
                 return

@@ -23,8 +23,8 @@ from ..core.terms import HK, OWL, RDF, RDFS, XSD
 from ..jsonviews import fact_view_json, term_json
 from .errors import Problem
 from .jobs import (
-    AskQuery, ExplainFact, FactsRead, HistoryRead, Job, LoadFiles, Outcome, Reply, SparqlQuery, SparqlUpdate,
-    StatsRead,
+    AnswerQuestion, AskQuery, ExplainFact, FactsRead, HistoryRead, IngestText, Job, LoadFiles, Outcome, Reply,
+    SparqlQuery, SparqlUpdate, StatsRead,
 )
 
 JSON = "application/json"
@@ -129,6 +129,11 @@ def run_job(state: WorkerState, job: Job) -> Outcome:
                 return _json(state.kb.stats())
             case LoadFiles():
                 return _load(state, job)
+            case AnswerQuestion():
+                return _answer(state, job)
+            case IngestText():
+                report = state.kb.ingest(job.text, doc_id=job.doc_id, at=job.at, version=job.version)
+                return _json(report.to_json(), note=f"{job.doc_id}")
     except _Refused as r:
         return r.problem
     except WriterBusyError as e:
@@ -238,6 +243,26 @@ def _explain(state: WorkerState, job: ExplainFact) -> Outcome:
     doc["asOf"] = {"system": job.as_of.system, "valid": job.as_of.valid}
     doc["prefixes"] = state.prefixes  # the page writes IRIs the way the rules do
     return _json(doc, note="holds" if expl.proof is not None else "does not hold")
+
+
+def _answer(state: WorkerState, job: AnswerQuestion) -> Outcome:
+    question: Any = job.question
+    if job.plan is not None:
+        from ..answer.plan import QueryPlan
+
+        question = QueryPlan.from_json(job.plan, source="plan")
+    answer = state.kb.answer(question, as_of=job.as_of, rules=state.program if state.rules_given else None,
+                             prefixes=state.prefixes)
+    doc = answer.to_json()
+    chunks: dict[str, str] = {}
+    for ref in doc.get("chunksUsed", ()):
+        document, _, chunk = ref.rpartition("#")
+        text = state.kb.ledger.chunk_text(document, chunk)
+        if text is not None:
+            chunks[ref] = text
+    doc["chunks"] = chunks  # the page highlights each evidence span inside its whole chunk
+    doc["prefixes"] = state.prefixes
+    return Reply(200, JSON, json.dumps(doc, ensure_ascii=False).encode("utf-8"), note=doc.get("verdict", ""))
 
 
 _SUFFIXES = (".ttl", ".trig", ".nt", ".nq", ".owl", ".rdf", ".txt", ".md")

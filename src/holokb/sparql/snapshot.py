@@ -49,11 +49,18 @@ class SnapshotKey:
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+_LAST_PROGRAM: list = [None, ""]  # (program, hash) of the last call: a server asks for the same one per query
+
+
 def program_hash(program: Program | None) -> str:
     """A stable hash of a rule program ("" for none): its IR, origins included."""
     if program is None or not (program.rules or program.facts):
         return ""
-    return hashlib.sha256(repr(program).encode("utf-8")).hexdigest()
+    if _LAST_PROGRAM[0] is program:  # identity, not equality: repr() of a large program costs milliseconds
+        return _LAST_PROGRAM[1]
+    h = hashlib.sha256(repr(program).encode("utf-8")).hexdigest()
+    _LAST_PROGRAM[:] = [program, h]
+    return h
 
 
 def ledger_marker(ledger: Any) -> tuple:
