@@ -488,6 +488,7 @@ class Interpreter:
     def clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
         subs = self.subjects(_kids(body, "subjects")[0], scope)
         preds = [c for c in _kids(body, "predicates")[0].children if isinstance(c, Tree)]
+        subs = self._plural_agreement(body, subs, preds)
         generic = [r for r in subs if r.kind]
         if generic and any(p.data.startswith("be_") for p in preds):
             if len(subs) != 1:
@@ -504,6 +505,20 @@ class Interpreter:
             for p in preds:
                 for q in self.predicate(p, s, scope, frame):
                     out.props.append((q, self._story_frame(q, frame, scope)))
+
+    def _plural_agreement(self, body: Tree, subs: list[Ref], preds: list[Tree]) -> list[Ref]:
+        """"Sheep are afraid of wolves.": a bare noun whose plural is itself is generic when the
+        copula is plural ("are")."""
+        np = [c for c in _kids(body, "subjects")[0].children if isinstance(c, Tree)]
+        if len(subs) != 1 or subs[0].kind or len(np) != 1 or np[0].data not in ("bare", "named"):
+            return subs
+        words = _tokens(np[0])
+        bes = [t for p in preds for t in p.children if isinstance(t, Token) and t.type == "BE"]
+        if len(words) != 1 or not bes or any(b.value.lower() not in ("are", "were") for b in bes) \
+                or "N" not in pos_flags(words[0].value.lower()):
+            return subs
+        w = words[0].value.lower()
+        return [Ref(self.iri(w), kind=True, cls=self.class_iri([w]))]
 
     def _story_frame(self, p: Prop, frame: Frame, scope: "Scope") -> Frame:
         """In a story, a state change (move, acquire, drop) holds from the sentence's story time
