@@ -40,7 +40,8 @@ def instant(story: StoryModel, plan: QueryPlan) -> int | None:
     return latest.start - 1 if tr.kind is TimeKind.BEFORE else (latest.end if latest.end is not None else None)
 
 
-def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str]) -> Answer:
+def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str],
+              inertia: dict[str, tuple[str, str]] | None = None) -> Answer:
     """Answer a VALUE or YES_NO plan (constant subject; for YES_NO a constant object) at its time."""
     g = plan.goal
     t = instant(story, plan)
@@ -51,6 +52,12 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
     m = story.model
     if plan.answer_form is AnswerForm.VALUE:
         values = sorted({args[1] for args in rows_at(m, pred, subj, t)}, key=str)
+        if not values and inertia and pred in inertia:
+            kept = _inertia(m, subj, t, *inertia[pred])
+            if kept is not None:
+                since_pred, args, at = kept
+                chain = explain_at(story, since_pred, args, False, at)
+                return Answer(_word(args[1]), Verdict.SUPPORTED, fact_chain=chain, values=(args[1],), plan=plan)
         if len(values) != 1:
             why = "nothing in the story says" if not values else "the story gives several values"
             return _unsupported(plan, MissingKind.NO_FACTS, why)
@@ -79,6 +86,20 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
             chain = explain_at(story, pred, other[0], False, t)
             return Answer("No" if not negated else "Yes", Verdict.SUPPORTED, fact_chain=chain, plan=plan)
     return _unsupported(plan, MissingKind.NOT_PROVED, "neither the statement nor its negation follows from the story")
+
+
+def _inertia(m: Model, subj, t: int, since: str, until: str) -> tuple[str, tuple, int] | None:
+    """The latest ``since`` fact about ``subj`` starting at or before ``t`` when no ``until`` fact
+    about it (``until(?, subj)``) starts after it and at or before ``t``."""
+    cands = [(v.start, args) for args, v in m.rows(since) if args[0] == subj and v.start <= t]
+    if not cands:
+        return None
+    start, args = max(cands, key=lambda c: c[0])
+    if len({a for s, a in cands if s == start}) > 1:
+        return None
+    if any(a[1] == subj and start < v.start <= t for a, v in m.rows(until)):
+        return None
+    return since, args, start
 
 
 def _unsupported(plan: QueryPlan, kind: MissingKind, message: str) -> Answer:

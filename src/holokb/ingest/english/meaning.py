@@ -365,7 +365,11 @@ class Interpreter:
             frame.valid_from = _date_ms(objects[0].lexical)
         if kind == "drop":
             neg = not neg
-        return [Prop(s, pred, o, neg, kind) for o in objects]
+        out = [Prop(s, pred, o, neg, kind) for o in objects]
+        if "event" in entry and not neg and scope.ctx.story_time is not None:
+            t = frame.time_rank * STORY_RANK + scope.ctx.story_time
+            scope.events.extend(Prop(s, self.lex.expand(entry["event"]), o, False, "event:" + str(t)) for o in objects)
+        return out
 
     # -- time -----------------------------------------------------------------------------------
     def clock(self, hhmm: str, scope: "Scope") -> int:
@@ -421,6 +425,9 @@ class Interpreter:
             frame.version = scope.version
         for p in scope.extra:
             out.props.append((p, Frame(version=frame.version)))
+        for p in scope.events:  # instantaneous: holds at its story time only
+            t = int(p.kind.split(":", 1)[1])
+            out.props.append((replace(p, kind=""), Frame(valid_from=t, valid_to=t + 1)))
         if scope.last:
             ctx.last_subjects = tuple(scope.last)
         return out
@@ -595,6 +602,7 @@ class Scope:
         self.in_rule = False
         self.version: str | None = None
         self.extra: list[Prop] = []
+        self.events: list[Prop] = []
 
     def variable(self) -> Var:
         v = Var("x" if not self.vars else f"x{len(self.vars)}")
