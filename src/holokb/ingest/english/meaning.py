@@ -363,10 +363,11 @@ class Interpreter:
             pred = self.lex.expand("ex:" + _camel(words, False))
         if kind == "effect" and isinstance(objects[0], Literal):
             frame.valid_from = _date_ms(objects[0].lexical)
+        stated = not neg  # "dropped" happened; "did not drop" did not
         if kind == "drop":
             neg = not neg
         out = [Prop(s, pred, o, neg, kind) for o in objects]
-        if "event" in entry and not neg and scope.ctx.story_time is not None:
+        if "event" in entry and stated and scope.ctx.story_time is not None:
             t = frame.time_rank * STORY_RANK + scope.ctx.story_time
             scope.events.extend(Prop(s, self.lex.expand(entry["event"]), o, False, "event:" + str(t)) for o in objects)
         return out
