@@ -65,6 +65,12 @@ class EnglishPlanner:
             return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=goal, form=AnswerForm.VALUE,
                              time=time, question=text)
         pred = Const(IRI(meaning.ask[2]))
+        if kind in ("count", "list"):
+            return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=Pattern(pred, Const(subject), Var("x")),
+                             form=AnswerForm.COUNT if kind == "count" else AnswerForm.LIST, question=text)
+        if kind == "what_subject":
+            return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=Pattern(pred, Var("what"), Const(subject)),
+                             form=AnswerForm.VALUE, question=text)
         return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=Pattern(pred, Const(subject), Var("what")),
                          form=AnswerForm.VALUE, question=text)
 

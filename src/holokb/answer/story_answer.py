@@ -41,15 +41,33 @@ def instant(story: StoryModel, plan: QueryPlan) -> int | None:
 
 
 def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str],
-              inertia: dict[str, tuple[str, str]] | None = None) -> Answer:
+              inertia: dict[str, tuple[str, str]] | None = None, words: dict[str, str] | None = None) -> Answer:
     """Answer a VALUE or YES_NO plan (constant subject; for YES_NO a constant object) at its time."""
     g = plan.goal
+    words = words or {}
     t = instant(story, plan)
     if g is None or t is None:
         return _unsupported(plan, MissingKind.NO_FACTS, "the time the question refers to never occurs in the story")
     pred = g.predicate.term.value
-    subj = g.subject.term
     m = story.model
+    if plan.answer_form is AnswerForm.VALUE and not hasattr(g.subject, "term"):
+        obj = g.object.term  # "What is north of the kitchen?": the subject is asked for
+        values = sorted({args[0] for args, v in m.rows(pred) if args[1] == obj and v.contains(t)}, key=str)
+        if len(values) != 1:
+            return _unsupported(plan, MissingKind.NO_FACTS, "nothing in the story says" if not values
+                                else "the story gives several values")
+        chain = explain_at(story, pred, (values[0], obj), False, t)
+        return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+    subj = g.subject.term
+    if plan.answer_form in (AnswerForm.COUNT, AnswerForm.LIST):
+        rows = sorted(((v.start, args) for args, v in m.rows(pred) if args[0] == subj and v.contains(t)),
+                      key=lambda r: (r[0], str(r[1][1])))
+        chain = tuple(e for _, args in rows for e in explain_at(story, pred, args, False, t))
+        if plan.answer_form is AnswerForm.COUNT:
+            text = words.get(str(len(rows)), str(len(rows)))
+        else:
+            text = ",".join(_word(a[1]) for _, a in rows) or words.get("empty_list", "")
+        return Answer(text, Verdict.SUPPORTED, fact_chain=chain, values=tuple(a[1] for _, a in rows), plan=plan)
     if plan.answer_form is AnswerForm.VALUE:
         values = sorted({args[1] for args in rows_at(m, pred, subj, t)}, key=str)
         if not values and inertia and pred in inertia:

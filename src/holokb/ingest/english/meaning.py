@@ -356,6 +356,12 @@ class Interpreter:
             used_prep = True
         if not objects:
             raise Unsupported(f"intransitive verb '{head}'")
+        if kind == "give":
+            to = [c for pp in pps if pp.data == "pp" and _tokens(pp)[0].value.lower() == "to"
+                  for c in pp.children if isinstance(c, Tree) and c.data not in ("measure", "number", "date", "time")]
+            if not to or not objs_t:
+                raise Unsupported(f"'{head}' without an object and a recipient")
+            s = self.np(to[0], scope).term
         if "predicate" in entry:
             pred = self.lex.expand(entry["predicate"])
         else:
@@ -438,7 +444,8 @@ class Interpreter:
         out = Meaning()
         if q.data == "q_if_judgement":
             return self.judgement_question(q, scope)
-        if q.data in ("q_where", "q_where_before", "q_what_adj_rel"):
+        if q.data in ("q_where", "q_where_before", "q_what_adj_rel", "q_count", "q_what_verb", "q_what_rel_subject",
+                      "q_what_rel_object"):
             return self.wh_question(q, scope)
         subs = self.subjects(_kids(q, "subjects")[0], scope)
         # The question's predicate is its own children minus the subjects: re-read it as a predicate.
@@ -456,10 +463,27 @@ class Interpreter:
     def wh_question(self, q: Tree, scope: "Scope") -> Meaning:
         """"Where is Mary?", "Where was the football before the kitchen?", "What is Gertrude afraid of?"."""
         out = Meaning()
+        if q.data == "q_what_rel_subject":  # "What is north of the kitchen?"
+            words = [t.value.lower() for t in _tokens(_kids(q, "nominal")[0])] + ["of"]
+            pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + _camel(words, False)))
+            obj = self.np([c for c in q.children if isinstance(c, Tree) and c.data != "nominal"][0], scope)
+            out.ask = ("what_subject", obj.term, pred)
+            return out
         subs = self.subjects(_kids(q, "subjects")[0], scope)
         if len(subs) != 1 or isinstance(subs[0].term, Var):
             raise Unsupported("a question about one named thing")
         s = subs[0].term
+        if q.data in ("q_count", "q_what_verb"):
+            verb = [c for c in q.children if isinstance(c, Token) and c.type.startswith("W_")][-1]
+            pred = self.lex.expand(self._verb_entry(lemma(verb.value, "VERB")).get(
+                "predicate", "ex:" + third_person(lemma(verb.value, "VERB"))))
+            out.ask = ("count" if q.data == "q_count" else "list", s, pred)
+            return out
+        if q.data == "q_what_rel_object":  # "What is the garden east of?"
+            words = [t.value.lower() for t in _tokens(_kids(q, "nominal")[0])] + ["of"]
+            pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + _camel(words, False)))
+            out.ask = ("what", s, pred)
+            return out
         if q.data == "q_where":
             out.ask = ("where", s)
         elif q.data == "q_where_before":
@@ -534,7 +558,7 @@ class Interpreter:
         t = scope.ctx.story_time
         if t is None or not p.kind or frame.valid_from is not None:
             return frame
-        return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)
+        return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)  # kinds: move, acquire, give, drop
 
     def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame) -> list[Prop]:
         props: list[Prop] = []
