@@ -60,7 +60,12 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
         return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
     subj = g.subject.term
     if plan.answer_form in (AnswerForm.COUNT, AnswerForm.LIST):
-        rows = sorted(((v.start, args) for args, v in m.rows(pred) if args[0] == subj and v.contains(t)),
+        # Listed in the order the story first relates them to the subject (bAbI's set order).
+        first: dict = {}
+        for args, v in m.rows(pred):
+            if args[0] == subj and v.start <= t:
+                first[args[1]] = min(first.get(args[1], v.start), v.start)
+        rows = sorted(((first[args[1]], args) for args, v in m.rows(pred) if args[0] == subj and v.contains(t)),
                       key=lambda r: (r[0], str(r[1][1])))
         chain = tuple(e for _, args in rows for e in explain_at(story, pred, args, False, t))
         if plan.answer_form is AnswerForm.COUNT:
