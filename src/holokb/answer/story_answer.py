@@ -41,15 +41,18 @@ def instant(story: StoryModel, plan: QueryPlan) -> int | None:
 
 
 def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str],
-              inertia: dict[str, tuple[str, str]] | None = None, words: dict[str, str] | None = None) -> Answer:
+              inertia: dict[str, tuple[str, str]] | None = None, words: dict[str, str] | None = None,
+              labels: dict[str, str] | None = None) -> Answer:
     """Answer a VALUE or YES_NO plan (constant subject; for YES_NO a constant object) at its time."""
     g = plan.goal
     words = words or {}
     t = instant(story, plan)
     if g is None or t is None:
         return _unsupported(plan, MissingKind.NO_FACTS, "the time the question refers to never occurs in the story")
-    pred = g.predicate.term.value
     m = story.model
+    if plan.answer_form is AnswerForm.PATH:
+        return _path(story, plan, labels or {}, t)
+    pred = g.predicate.term.value
     if plan.answer_form is AnswerForm.VALUE and not hasattr(g.subject, "term"):
         obj = g.object.term  # "What is north of the kitchen?": the subject is asked for
         values = sorted({args[0] for args, v in m.rows(pred) if args[1] == obj and v.contains(t)}, key=str)
@@ -109,6 +112,40 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
             chain = explain_at(story, pred, other[0], False, t)
             return Answer("No" if not negated else "Yes", Verdict.SUPPORTED, fact_chain=chain, plan=plan)
     return _unsupported(plan, MissingKind.NOT_PROVED, "neither the statement nor its negation follows from the story")
+
+
+def _path(story: StoryModel, plan: QueryPlan, labels: dict[str, str], t: int) -> Answer:
+    """The labels of the shortest chain of steps from the goal's subject to its object (a step from u
+    to v follows ``p(v, u)``: v is north of u); several different shortest chains are no answer."""
+    m = story.model
+    start, goal = plan.goal.subject.term, plan.goal.object.term
+    edges: dict = {}
+    for p in plan.predicates:
+        pred = p.term.value
+        for args, v in m.rows(pred):
+            if v.contains(t):
+                edges.setdefault(args[1], []).append((args[0], pred, args))
+    frontier = {start: [()]}
+    seen = {start}
+    for _ in range(len(edges) + 1):
+        nxt: dict = {}
+        for u, paths in frontier.items():
+            for v, pred, args in sorted(edges.get(u, ()), key=lambda e: (str(e[0]), e[1])):
+                if v in seen:
+                    continue
+                nxt.setdefault(v, []).extend(path + ((pred, args),) for path in paths)
+        if not nxt:
+            break
+        if goal in nxt:
+            paths = {tuple(labels.get(pr, pr) for pr, _ in path): path for path in nxt[goal]}
+            if len(paths) != 1:
+                return _unsupported(plan, MissingKind.NOT_PROVED, "several different shortest ways")
+            text, path = next(iter(paths.items()))
+            chain = tuple(e for pr, args in path for e in explain_at(story, pr, args, False, t))
+            return Answer(",".join(text), Verdict.SUPPORTED, fact_chain=chain, plan=plan)
+        seen.update(nxt)
+        frontier = nxt
+    return _unsupported(plan, MissingKind.NO_FACTS, "no way from one to the other in the story")
 
 
 def _inertia(m: Model, subj, t: int, since: str, until: str) -> tuple[str, tuple, int] | None:

@@ -153,7 +153,8 @@ def score(q: Question) -> ItemResult:
                        groups={lex.expand(k): lex.expand(v) for k, v in lex.table("functional_groups").items()},
                        inertia={lex.expand(k): (lex.expand(v["since"]), lex.expand(v["until"]))
                                 for k, v in lex.table("inertia").items()},
-                       words={str(k): str(v) for k, v in lex.table("answer_words").items()})
+                       words={str(k): str(v) for k, v in lex.table("answer_words").items()},
+                       labels={lex.expand(k): str(v) for k, v in lex.table("directions").items()})
     if answer.verdict is Verdict.SUPPORTED:
         predicted = answer.text.lower() if answer.text in ("Yes", "No") else answer.text
         if answer.text == "" or answer.text is None:

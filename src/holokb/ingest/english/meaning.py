@@ -444,6 +444,11 @@ class Interpreter:
         out = Meaning()
         if q.data == "q_if_judgement":
             return self.judgement_question(q, scope)
+        if q.data == "q_path":
+            ends = [self.np(c, scope).term for c in q.children if isinstance(c, Tree)]
+            out = Meaning()
+            out.ask = ("path", ends[0], ends[1])
+            return out
         if q.data in ("q_where", "q_where_before", "q_what_adj_rel", "q_count", "q_what_verb", "q_what_rel_subject",
                       "q_what_rel_object"):
             return self.wh_question(q, scope)
