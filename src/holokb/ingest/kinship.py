@@ -111,12 +111,22 @@ class KinshipReader:
                 return None
         if j >= 1 and toks[j][0] == "poss" and toks[j - 1][0] == "name":
             return toks[j - 1][1]
+        # "[A] has a son named [B]": the possessor is the subject of has/had
+        k = i - 1
+        while k >= 0 and toks[k][0] == "word" and toks[k][1].lower() in _SKIP | {"lovely", "new", "little", "older", "younger", "big"}:
+            k -= 1
+        if k >= 1 and toks[k][0] == "word" and toks[k][1].lower() in ("has", "had", "have") and toks[k - 1][0] == "name":
+            return toks[k - 1][1]
         if j >= 0 and toks[j][0] == "word" and toks[j][1].lower() in self.pronouns:
+            # his/her: the sentence's subject (its first name) of that gender, else the nearest such name
             gender = self.pronouns[toks[j][1].lower()]
             names = [v for k, v in toks[:j] if k == "name"] or list(before)
-            for n in reversed(names):
-                if genders.get(n) == gender:
-                    return n
+            holder = self._holder(toks, i)
+            fitting = [n for n in names if genders.get(n) == gender and n != holder]
+            return fitting[0] if fitting else None
+        if k >= 0 and toks[k][0] == "word" and toks[k][1].lower() == "with" and self._holder(toks, i):
+            names = [v for kk, v in toks[:k] if kk == "name"]  # "[A] is a girl with a grandmother named [B]"
+            return names[0] if names else None
         return None
 
     def _holder(self, toks, i: int) -> str | None:
@@ -129,7 +139,14 @@ class KinshipReader:
         return None
 
     def _subject_holder(self, toks, i: int) -> str | None:
-        """"[B] is [A]'s <word>" / "[B] is the <word> of [A]": the name before the copula."""
+        """"[B] is [A]'s <word>" / "[B] is the <word> of [A]": the name before the copula; "[B],
+        [A]'s <word>,": the name the phrase is in apposition to."""
+        j = i - 1
+        while j >= 0 and toks[j][0] == "word" and toks[j][1].lower() in _SKIP:
+            j -= 1
+        if j >= 3 and toks[j][0] == "poss" and toks[j - 1][0] == "name" and toks[j - 2] == ("punct", ",") \
+                and toks[j - 3][0] == "name":
+            return toks[j - 3][1]
         j = i - 1
         while j >= 0 and not (toks[j][0] == "word" and toks[j][1].lower() in ("is", "was")):
             j -= 1
