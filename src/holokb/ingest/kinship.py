@@ -89,13 +89,18 @@ class KinshipReader:
             rel, _ = k
             possessor = self._possessor(toks, i, genders, before)
             holder = self._holder(toks, i)
+            j = i + 1
+            if possessor is None and j + 1 < len(toks) and toks[j] == ("word", "of") and toks[j + 1][0] == "name":
+                possessor = toks[j + 1][1]  # "[B] is the <word> of [A]"
+                holder = None
+            if possessor is None and out:
+                p = i - 1
+                while p >= 0 and toks[p][0] == "word" and toks[p][1].lower() in _SKIP:
+                    p -= 1
+                if p >= 0 and toks[p] == ("word", "and"):
+                    possessor = out[-1][1]  # "[A]'s daughter [B] and brother [C]": the same possessor
             if possessor is None and holder is None:
                 continue
-            if possessor is None and holder is not None:
-                # "[B] is the <word> of [A]"
-                j = i + 1
-                if j < len(toks) and toks[j] == ("word", "of") and j + 1 < len(toks) and toks[j + 1][0] == "name":
-                    possessor = toks[j + 1][1]
             if holder is None and possessor is not None:
                 holder = self._subject_holder(toks, i)
             if possessor and holder and possessor != holder:
@@ -115,8 +120,12 @@ class KinshipReader:
         k = i - 1
         while k >= 0 and toks[k][0] == "word" and toks[k][1].lower() in _SKIP | {"lovely", "new", "little", "older", "younger", "big"}:
             k -= 1
-        if k >= 1 and toks[k][0] == "word" and toks[k][1].lower() in ("has", "had", "have") and toks[k - 1][0] == "name":
-            return toks[k - 1][1]
+        if k >= 1 and toks[k][0] == "word" and toks[k][1].lower() in ("has", "had", "have"):
+            b = k - 1
+            if b >= 1 and toks[b] == ("punct", ","):
+                b -= 1  # "[C], has a son named [J]"
+            if toks[b][0] == "name":
+                return toks[b][1]
         if j >= 0 and toks[j][0] == "word" and toks[j][1].lower() in self.pronouns:
             # his/her: the sentence's subject (its first name) of that gender, else the nearest such name
             gender = self.pronouns[toks[j][1].lower()]
@@ -147,6 +156,9 @@ class KinshipReader:
         if j >= 3 and toks[j][0] == "poss" and toks[j - 1][0] == "name" and toks[j - 2] == ("punct", ",") \
                 and toks[j - 3][0] == "name":
             return toks[j - 3][1]
+        if j >= 2 and toks[j][0] == "word" and toks[j][1].lower() in self.pronouns and toks[j - 1] == ("punct", ",") \
+                and toks[j - 2][0] == "name":
+            return toks[j - 2][1]  # "[Anna] called [Angela], her sister,"
         j = i - 1
         while j >= 0 and not (toks[j][0] == "word" and toks[j][1].lower() in ("is", "was")):
             j -= 1
