@@ -8,13 +8,10 @@
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..core import IRI, Fact, Interval, MAX_TIME
-from ..engine import ProofNode
+from ..core import IRI, Interval, MAX_TIME
 from ..engine.model import Model
-from .contract import Answer, ChainEntry, ChainFact, ChainRole, Missing, MissingKind, Verdict
-from .over_reading import StoryModel, _span
+from .contract import Answer, Missing, MissingKind, Verdict
+from .over_reading import StoryModel, explain_at
 from .plan import AnswerForm, QueryPlan, TimeKind
 
 
@@ -170,56 +167,6 @@ def _word(t) -> str:
     if isinstance(t, IRI):
         return t.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
     return getattr(t, "lexical", str(t))
-
-
-def explain_at(story: StoryModel, pred: str, args: tuple, negated: bool, t: int) -> tuple[ChainEntry, ...]:
-    """The proof of the fact row whose validity contains ``t`` as chain entries (premises first)."""
-    root = _node_at(story.model, pred, args, negated, t)
-    rule_spans = {r.rule.name: r.span for r in story.reading.rules}
-    entries: dict[str, ChainEntry] = {}
-
-    def fid(n: ProofNode) -> str:
-        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm").id
-
-    def visit(n: ProofNode) -> str:
-        i = fid(n)
-        if n.id in entries:
-            return i
-        premises = tuple(visit(p) for p in n.premises)
-        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm", n.valid)
-        if n.rule is None:
-            f = story.reading.facts[n.key] if isinstance(n.key, int) else None
-            ev = (_span(story, f.span.start, f.span.end),) if f is not None else ()
-            entries[n.id] = ChainEntry(i, ChainRole.PREMISE, cf, ev, score=n.score)
-        else:
-            rs = rule_spans.get(n.rule)
-            rev = (_span(story, rs.start, rs.end),) if rs is not None else ()
-            entries[n.id] = ChainEntry(i, ChainRole.DERIVED, cf, (), n.rule, rev, premises, n.score)
-        return i
-
-    visit(root)
-    out = list(entries.values())
-    last = out.pop(list(entries).index(root.id))
-    if last.role is ChainRole.PREMISE:
-        out.append(last)
-    out.append(ChainEntry(last.fact_id, ChainRole.CONCLUSION, last.fact, (), last.rule, last.rule_evidence,
-                          last.premises or (last.fact_id,), last.score))
-    return tuple(out)
-
-
-def _node_at(model: Model, pred: str, args: tuple, negated: bool, t: int) -> ProofNode:
-    """Model.explain for the row valid at ``t`` (explain alone takes the first row of the args)."""
-    ev = model._ev  # the row-level proof entry point; Model exposes only the first row per args
-    rk = (pred, negated)
-    rel = ev.relations[rk]
-    ids = [ev.terms.lookup(a) for a in args]
-    hit = np.ones(rel.size, dtype=bool)
-    for c, i in enumerate(ids):
-        hit &= rel.col(c) == i
-    vf, vt = rel.meta("valid_from"), rel.meta("valid_to")
-    hit &= (vf <= t) & (t < vt)
-    rows = np.flatnonzero(hit)
-    return model._node(rk, int(rows[0]), 0, None, {})
 
 
 __all__ = ["answer_at", "explain_at", "instant", "rows_at", "Interval"]

@@ -51,7 +51,7 @@ def _group(task: str) -> str:
 def score(row: dict) -> ItemResult:
     from ..contract import Answer, Verdict
     from ..over_reading import close_reading
-    from ..story_answer import explain_at
+    from ..over_reading import explain_at
 
     _init()
     rid = row.get("id") or "?"
