@@ -45,6 +45,7 @@ class KinshipReader:
         self.words: dict[str, tuple[str, str]] = {k: (v[0].replace("ex:", self.ns), v[1])
                                                   for k, v in self.lex["words"].items()}
         self.pronouns: dict[str, str] = self.lex.get("pronouns", {})
+        self.pending: tuple[str, str] | None = None
 
     def entity(self, name: str) -> IRI:
         return IRI(self.ns + re.sub(r"\W+", "_", name.strip()))
@@ -63,11 +64,21 @@ class KinshipReader:
         skips: list[ReadSkip] = []
         spans: list[SourceSpan] = []
         last_names: list[str] = []
+        pending = None
         for i, (a, b) in enumerate(sentences(text)):
             span = SourceSpan(a, b, i)
             spans.append(span)
             toks = [(m.lastgroup, m.group(m.lastgroup)) for m in _TOKEN.finditer(text, a, b)]
+            if pending is not None and len(toks) >= 4 and toks[0][0] == "word" and toks[0][1].lower() in self.pronouns \
+                    and toks[1] == ("word", "name") and toks[2][0] == "word" and toks[2][1] in ("is", "was") \
+                    and toks[3][0] == "name":
+                rel, owner = pending
+                facts.append(ReadFact(Fact(self.entity(owner), IRI(rel), self.entity(toks[3][1])), Interval.always(), span))
+                pending = None
+                last_names = [toks[3][1]]
+                continue
             edges, has_kin = self._edges(toks, genders, last_names)
+            pending = self.pending
             names = [v for k, v in toks if k == "name"]
             if names:
                 last_names = names
@@ -82,6 +93,7 @@ class KinshipReader:
     def _edges(self, toks: list[tuple[str, str]], genders: dict[str, str], before: list[str]):
         out: list[tuple[str, str, str]] = []
         has_kin = False
+        self.pending = None
         for i, (kind, val) in enumerate(toks):
             if kind != "word" or (k := self.kin(val)) is None:
                 continue
@@ -89,6 +101,13 @@ class KinshipReader:
             rel, _ = k
             possessor = self._possessor(toks, i, genders, before)
             holder = self._holder(toks, i)
+            if possessor is None and i >= 1 and toks[i - 1] == ("word", "their") and holder is not None:
+                # "[A] and [B] … their mother [C]": each of them
+                owners = [v for kk, v in toks[:i] if kk == "name" and v != holder] or list(before)
+                out.extend((rel, o, holder) for o in owners if o != holder)
+                continue
+            if possessor is not None and holder is None and all(t[0] != "name" for t in toks[i + 1:]):
+                self.pending = (rel, possessor)  # "… with her son. His name is [Tom]."
             j = i + 1
             if possessor is None and j + 1 < len(toks) and toks[j] == ("word", "of") and toks[j + 1][0] == "name":
                 possessor = toks[j + 1][1]  # "[B] is the <word> of [A]"
@@ -122,6 +141,8 @@ class KinshipReader:
             k -= 1
         if k >= 1 and toks[k][0] == "word" and toks[k][1].lower() in ("has", "had", "have"):
             b = k - 1
+            if b >= 1 and toks[b][0] == "word" and toks[b][1].lower() in ("also", "still", "now", "already"):
+                b -= 1
             if b >= 1 and toks[b] == ("punct", ","):
                 b -= 1  # "[C], has a son named [J]"
             if toks[b][0] == "name":
@@ -159,8 +180,10 @@ class KinshipReader:
         if j >= 2 and toks[j][0] == "word" and toks[j][1].lower() in self.pronouns and toks[j - 1] == ("punct", ",") \
                 and toks[j - 2][0] == "name":
             return toks[j - 2][1]  # "[Anna] called [Angela], her sister,"
+        if j >= 0 and toks[j][0] == "name" and i + 1 < len(toks) and toks[i + 1] == ("word", "of"):
+            return toks[j][1]  # "[Matthew] the uncle of [Donna]"
         j = i - 1
-        while j >= 0 and not (toks[j][0] == "word" and toks[j][1].lower() in ("is", "was")):
+        while j >= 0 and not (toks[j][0] == "word" and toks[j][1].lower() in ("is", "was", "being")):
             j -= 1
             if i - j > 6:
                 return None
