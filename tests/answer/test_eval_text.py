@@ -86,3 +86,22 @@ def test_babi_task_full(corpora, task):
     run = eval_babi([_babi(corpora, task)], jobs=2)[0]
     assert run.accuracy >= 0.99, run.line()
     assert "uncited=0 bad_spans=0" in run.line()
+
+
+def test_clutrr_first_rows_compose_kinship(corpora):
+    from holokb.answer.evaluation.clutrr import eval_clutrr
+
+    run = eval_clutrr(corpora / "clutrr" / "gen_train23_test2to10" / "validation.csv", limit=20)
+    assert run.n == 20 and run.accuracy >= 0.7, run.line()
+    for r in run.results:
+        if r.correct:
+            assert r.cited and r.spans_ok
+
+
+def test_clutrr_malformed_csv(tmp_path):
+    from holokb.answer.evaluation.clutrr import eval_clutrr
+
+    f = tmp_path / "v.csv"
+    f.write_text("a,b\n1,2\n")
+    with pytest.raises(HolokbError, match="not a CLUTRR CSV"):
+        eval_clutrr(f)
