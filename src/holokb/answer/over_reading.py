@@ -50,6 +50,9 @@ def close_reading(reading: Reading, text: str, *, document: str = "doc", extra: 
     program = analyze(Module(file=None, prefixes=prefixes, declarations=decls, rules=rules,
                              facts=tuple(a for m in extra for a in m.facts)),
                       known_predicates=_predicates(reading))
+    for a in program.facts:  # ground facts written in the rule files are input facts too
+        db.add(a.predicate, tuple(x.term for x in a.args), key=f"rules:{a.origin}" if a.origin else "rules",
+               negated=a.negated)
     # all_valid: a fact that holds over two separate intervals (Mary back in the hallway) keeps both.
     model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True, all_valid=True)
     return StoryModel(reading, text, document, model)

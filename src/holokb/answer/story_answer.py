@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from ..core import IRI, Interval, MAX_TIME
+from ..core import IRI, MAX_TIME, RDF_TYPE, Interval
 from ..engine.model import Model
 from .contract import Answer, Missing, MissingKind, Verdict
 from .over_reading import StoryModel, explain_at
@@ -85,7 +85,10 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
             why = "nothing in the story says" if not values else "the story gives several values"
             return _unsupported(plan, MissingKind.NO_FACTS, why)
         chain = explain_at(story, pred, (subj, values[0]), False, t)
-        return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+        word = _word(values[0])
+        if any(args[1] == values[0] for args, _ in m.rows(RDF_TYPE)):
+            word = word[:1].lower() + word[1:]  # a class names an adjective or noun: "tired", not "Tired"
+        return Answer(word, Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
     obj = g.object.term
     negated = g.polarity == "negate"
     pos = (subj, obj) in rows_at(m, pred, subj, t)

@@ -444,6 +444,16 @@ class Interpreter:
         out = Meaning()
         if q.data == "q_if_judgement":
             return self.judgement_question(q, scope)
+        if q.data in ("q_where_will", "q_why"):
+            subs = self.subjects(_kids(q, "subjects")[0], scope)
+            if len(subs) != 1 or isinstance(subs[0].term, Var):
+                raise Unsupported("a question about one named thing")
+            pred = self.lex.table("intentions").get("will" if q.data == "q_where_will" else "why")
+            if pred is None:
+                raise Unsupported("no [intentions] in the lexicon")
+            out = Meaning()
+            out.ask = ("what", subs[0].term, self.lex.expand(pred))
+            return out
         if q.data == "q_path":
             ends = [self.np(c, scope).term for c in q.children if isinstance(c, Tree)]
             out = Meaning()
