@@ -444,6 +444,15 @@ class Interpreter:
         out = Meaning()
         if q.data == "q_if_judgement":
             return self.judgement_question(q, scope)
+        if q.data == "q_what_attribute":
+            subs = self.subjects(_kids(q, "subjects")[0], scope)
+            noun = [c for c in q.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value.lower()
+            pred = self.lex.table("attribute_questions").get(noun)
+            if pred is None or len(subs) != 1 or isinstance(subs[0].term, Var):
+                raise Unsupported(f"'what {noun}' questions")
+            out = Meaning()
+            out.ask = ("what", subs[0].term, self.lex.expand(pred))
+            return out
         if q.data in ("q_where_will", "q_why"):
             subs = self.subjects(_kids(q, "subjects")[0], scope)
             if len(subs) != 1 or isinstance(subs[0].term, Var):
