@@ -268,6 +268,12 @@ class Interpreter:
                 entry = self._verb_entry(f"be {prep.value.lower()}")
                 pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["is", prep.value.lower()], False)))
                 return [Prop(s, pred, self.np(obj, scope).term, neg, entry.get("kind", ""))]
+            case "be_side":
+                side = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value.lower()
+                obj = [c for c in t.children if isinstance(c, Tree)][0]
+                entry = self._verb_entry(f"be to the {side} of")
+                pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["to", side, "of"], False)))
+                return [Prop(s, pred, self.np(obj, scope).term, neg)]
             case "be_prep_no_longer":
                 obj = [c for c in t.children if isinstance(c, Tree)][0]
                 prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
@@ -474,7 +480,7 @@ class Interpreter:
         subs = self.subjects(_kids(q, "subjects")[0], scope)
         # The question's predicate is its own children minus the subjects: re-read it as a predicate.
         rest = [c for c in q.children if not (isinstance(c, Tree) and c.data == "subjects")]
-        label = {"q_be_adj": "be_adj", "q_be_prep": "be_prep", "q_be_adj_rel": "be_adj_rel",
+        label = {"q_be_adj": "be_adj", "q_be_prep": "be_prep", "q_be_adj_rel": "be_adj_rel", "q_be_side": "be_side",
                  "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
         if label is None:
             raise Unsupported(f"question form {q.data}")
