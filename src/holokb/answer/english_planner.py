@@ -54,6 +54,14 @@ class EnglishPlanner:
         from ..core import IRI
 
         kind, subject = meaning.ask[0], meaning.ask[1]
+        if kind == "path":
+            lex = self.reader.lexicon
+            preds = tuple(Const(IRI(lex.expand(k))) for k in sorted(lex.table("directions")))
+            if not preds:
+                return Unplannable(UnplannableReason.UNKNOWN_WORD, "no [directions] in the lexicon", 0, len(text))
+            return QueryPlan(subjects=(Const(subject),), predicates=preds,
+                             goal=Pattern(Var("step"), Const(subject), Const(meaning.ask[2])), form=AnswerForm.PATH,
+                             question=text)
         if kind.startswith("where"):
             entry = self.reader.interpreter._verb_entry("be in")
             pred = Const(IRI(self.reader.lexicon.expand(entry.get("predicate", "ex:isIn"))))
@@ -65,6 +73,12 @@ class EnglishPlanner:
             return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=goal, form=AnswerForm.VALUE,
                              time=time, question=text)
         pred = Const(IRI(meaning.ask[2]))
+        if kind in ("count", "list"):
+            return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=Pattern(pred, Const(subject), Var("x")),
+                             form=AnswerForm.COUNT if kind == "count" else AnswerForm.LIST, question=text)
+        if kind == "what_subject":
+            return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=Pattern(pred, Var("what"), Const(subject)),
+                             form=AnswerForm.VALUE, question=text)
         return QueryPlan(subjects=(Const(subject),), predicates=(pred,), goal=Pattern(pred, Const(subject), Var("what")),
                          form=AnswerForm.VALUE, question=text)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..analysis import analyze
 from ..core import IRI, Fact, Limits
 from ..engine import Database, Model, ProofNode, closure
@@ -48,6 +50,9 @@ def close_reading(reading: Reading, text: str, *, document: str = "doc", extra: 
     program = analyze(Module(file=None, prefixes=prefixes, declarations=decls, rules=rules,
                              facts=tuple(a for m in extra for a in m.facts)),
                       known_predicates=_predicates(reading))
+    for a in program.facts:  # ground facts written in the rule files are input facts too
+        db.add(a.predicate, tuple(x.term for x in a.args), key=f"rules:{a.origin}" if a.origin else "rules",
+               negated=a.negated)
     # all_valid: a fact that holds over two separate intervals (Mary back in the hallway) keeps both.
     model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True, all_valid=True)
     return StoryModel(reading, text, document, model)
@@ -75,13 +80,13 @@ def answer_plan(story: StoryModel, plan: QueryPlan) -> Answer:
     opposite = m.contains(pred, args, negated=not negated)
     truncated = m.truncated
     if same and opposite:
-        a = _chain(story, pred, args, negated, ChainRole.CONCLUSION)
-        b = _chain(story, pred, args, not negated, ChainRole.CONCLUSION)
+        a = explain_at(story, pred, args, negated)
+        b = explain_at(story, pred, args, not negated)
         conflict = Conflict(a[-1], b[-1], ConflictReason.POLARITY, (_show(args[0]), pred),
                             "the statement and its negation are both derived")
         return Answer(None, Verdict.CONFLICTING, fact_chain=a + b, conflicts=(conflict,), plan=plan, truncated=truncated)
     if same or opposite:
-        chain = _chain(story, pred, args, negated if same else not negated, ChainRole.CONCLUSION)
+        chain = explain_at(story, pred, args, negated if same else not negated)
         return Answer("Yes" if same else "No", Verdict.SUPPORTED, fact_chain=chain,
                       support_scores=tuple((e.fact_id, e.score) for e in chain if e.score is not None),
                       plan=plan, truncated=truncated)
@@ -121,42 +126,59 @@ def _span(story: StoryModel, start: int, end: int) -> SourceSpan:
     return SourceSpan(story.document, None, start, end, story.text[start:end], EXTRACTOR_ID, EXTRACTOR_VERSION, 1.0)
 
 
-def _chain(story: StoryModel, pred: str, args: tuple, negated: bool, role: ChainRole) -> tuple[ChainEntry, ...]:
-    """The proof of one fact as chain entries, premises first, the fact itself last with ``role``."""
-    root = story.model.explain(pred, args, negated=negated)
-    assert root is not None
+def explain_at(story: StoryModel, pred: str, args: tuple, negated: bool, t: int | None = None) -> tuple[ChainEntry, ...]:
+    """The proof of the fact (the row whose validity contains ``t``, else its first row) as chain
+    entries: premises first, the fact itself last as the conclusion."""
+    root = _node_at(story.model, pred, args, negated, t)
     rule_spans = {r.rule.name: r.span for r in story.reading.rules}
     entries: dict[str, ChainEntry] = {}
 
-    def fact_id(n: ProofNode) -> str:
+    def fid(n: ProofNode) -> str:
         return Fact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm").id
 
     def visit(n: ProofNode) -> str:
-        fid = fact_id(n)
+        i = fid(n)
         if n.id in entries:
-            return fid
+            return i
         premises = tuple(visit(p) for p in n.premises)
         cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm", n.valid)
         if n.rule is None:
             f = story.reading.facts[n.key] if isinstance(n.key, int) else None
             ev = (_span(story, f.span.start, f.span.end),) if f is not None else ()
-            entries[n.id] = ChainEntry(fid, ChainRole.PREMISE, cf, ev, score=n.score)
+            entries[n.id] = ChainEntry(i, ChainRole.PREMISE, cf, ev, score=n.score)
         else:
             rs = rule_spans.get(n.rule)
             rev = (_span(story, rs.start, rs.end),) if rs is not None else ()
-            entries[n.id] = ChainEntry(fid, ChainRole.DERIVED, cf, (), n.rule, rev, premises, n.score)
-        return fid
+            entries[n.id] = ChainEntry(i, ChainRole.DERIVED, cf, (), n.rule, rev, premises, n.score)
+        return i
 
     visit(root)
     out = list(entries.values())
     last = out.pop(list(entries).index(root.id))
     if last.role is ChainRole.PREMISE:
-        out.append(last)  # an asserted fact answers directly: it is the premise and the conclusion
-        out.append(ChainEntry(last.fact_id, role, last.fact, (), None, (), (last.fact_id,), last.score))
-    else:
-        out.append(ChainEntry(last.fact_id, role, last.fact, (), last.rule, last.rule_evidence, last.premises,
-                              last.score))
+        out.append(last)
+    out.append(ChainEntry(last.fact_id, ChainRole.CONCLUSION, last.fact, (), last.rule, last.rule_evidence,
+                          last.premises or (last.fact_id,), last.score))
     return tuple(out)
 
 
-__all__ = ["StoryModel", "answer_plan", "close_reading"]
+def _node_at(model: Model, pred: str, args: tuple, negated: bool, t: int | None) -> ProofNode:
+    """Model.explain for the row valid at ``t`` (explain alone takes the first row of the args)."""
+    if t is None:
+        node = model.explain(pred, args, negated=negated)
+        assert node is not None
+        return node
+    ev = model._ev  # the row-level proof entry point; Model exposes only the first row per args
+    rk = (pred, negated)
+    rel = ev.relations[rk]
+    ids = [ev.terms.lookup(a) for a in args]
+    hit = np.ones(rel.size, dtype=bool)
+    for c, i in enumerate(ids):
+        hit &= rel.col(c) == i
+    vf, vt = rel.meta("valid_from"), rel.meta("valid_to")
+    hit &= (vf <= t) & (t < vt)
+    rows = np.flatnonzero(hit)
+    return model._node(rk, int(rows[0]), 0, None, {})
+
+
+__all__ = ["StoryModel", "answer_plan", "close_reading", "explain_at"]

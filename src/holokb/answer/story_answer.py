@@ -8,13 +8,10 @@
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..core import IRI, Fact, Interval, MAX_TIME
-from ..engine import ProofNode
+from ..core import IRI, MAX_TIME, RDF_TYPE, Interval
 from ..engine.model import Model
-from .contract import Answer, ChainEntry, ChainFact, ChainRole, Missing, MissingKind, Verdict
-from .over_reading import StoryModel, _span
+from .contract import Answer, Missing, MissingKind, Verdict
+from .over_reading import StoryModel, explain_at
 from .plan import AnswerForm, QueryPlan, TimeKind
 
 
@@ -40,22 +37,58 @@ def instant(story: StoryModel, plan: QueryPlan) -> int | None:
     return latest.start - 1 if tr.kind is TimeKind.BEFORE else (latest.end if latest.end is not None else None)
 
 
-def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str]) -> Answer:
+def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str],
+              inertia: dict[str, tuple[str, str]] | None = None, words: dict[str, str] | None = None,
+              labels: dict[str, str] | None = None) -> Answer:
     """Answer a VALUE or YES_NO plan (constant subject; for YES_NO a constant object) at its time."""
     g = plan.goal
+    words = words or {}
     t = instant(story, plan)
     if g is None or t is None:
         return _unsupported(plan, MissingKind.NO_FACTS, "the time the question refers to never occurs in the story")
-    pred = g.predicate.term.value
-    subj = g.subject.term
     m = story.model
+    if plan.answer_form is AnswerForm.PATH:
+        return _path(story, plan, labels or {}, t)
+    pred = g.predicate.term.value
+    if plan.answer_form is AnswerForm.VALUE and not hasattr(g.subject, "term"):
+        obj = g.object.term  # "What is north of the kitchen?": the subject is asked for
+        values = sorted({args[0] for args, v in m.rows(pred) if args[1] == obj and v.contains(t)}, key=str)
+        if len(values) != 1:
+            return _unsupported(plan, MissingKind.NO_FACTS, "nothing in the story says" if not values
+                                else "the story gives several values")
+        chain = explain_at(story, pred, (values[0], obj), False, t)
+        return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+    subj = g.subject.term
+    if plan.answer_form in (AnswerForm.COUNT, AnswerForm.LIST):
+        # Listed in the order the story first relates them to the subject (bAbI's set order).
+        first: dict = {}
+        for args, v in m.rows(pred):
+            if args[0] == subj and v.start <= t:
+                first[args[1]] = min(first.get(args[1], v.start), v.start)
+        rows = sorted(((first[args[1]], args) for args, v in m.rows(pred) if args[0] == subj and v.contains(t)),
+                      key=lambda r: (r[0], str(r[1][1])))
+        chain = tuple(e for _, args in rows for e in explain_at(story, pred, args, False, t))
+        if plan.answer_form is AnswerForm.COUNT:
+            text = words.get(str(len(rows)), str(len(rows)))
+        else:
+            text = ",".join(_word(a[1]) for _, a in rows) or words.get("empty_list", "")
+        return Answer(text, Verdict.SUPPORTED, fact_chain=chain, values=tuple(a[1] for _, a in rows), plan=plan)
     if plan.answer_form is AnswerForm.VALUE:
         values = sorted({args[1] for args in rows_at(m, pred, subj, t)}, key=str)
+        if not values and inertia and pred in inertia:
+            kept = _inertia(m, subj, t, *inertia[pred])
+            if kept is not None:
+                since_pred, args, at = kept
+                chain = explain_at(story, since_pred, args, False, at)
+                return Answer(_word(args[1]), Verdict.SUPPORTED, fact_chain=chain, values=(args[1],), plan=plan)
         if len(values) != 1:
             why = "nothing in the story says" if not values else "the story gives several values"
             return _unsupported(plan, MissingKind.NO_FACTS, why)
         chain = explain_at(story, pred, (subj, values[0]), False, t)
-        return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+        word = _word(values[0])
+        if any(args[1] == values[0] for args, _ in m.rows(RDF_TYPE)):
+            word = word[:1].lower() + word[1:]  # a class names an adjective or noun: "tired", not "Tired"
+        return Answer(word, Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
     obj = g.object.term
     negated = g.polarity == "negate"
     pos = (subj, obj) in rows_at(m, pred, subj, t)
@@ -81,6 +114,54 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
     return _unsupported(plan, MissingKind.NOT_PROVED, "neither the statement nor its negation follows from the story")
 
 
+def _path(story: StoryModel, plan: QueryPlan, labels: dict[str, str], t: int) -> Answer:
+    """The labels of the shortest chain of steps from the goal's subject to its object (a step from u
+    to v follows ``p(v, u)``: v is north of u); several different shortest chains are no answer."""
+    m = story.model
+    start, goal = plan.goal.subject.term, plan.goal.object.term
+    edges: dict = {}
+    for p in plan.predicates:
+        pred = p.term.value
+        for args, v in m.rows(pred):
+            if v.contains(t):
+                edges.setdefault(args[1], []).append((args[0], pred, args))
+    frontier = {start: [()]}
+    seen = {start}
+    for _ in range(len(edges) + 1):
+        nxt: dict = {}
+        for u, paths in frontier.items():
+            for v, pred, args in sorted(edges.get(u, ()), key=lambda e: (str(e[0]), e[1])):
+                if v in seen:
+                    continue
+                nxt.setdefault(v, []).extend(path + ((pred, args),) for path in paths)
+        if not nxt:
+            break
+        if goal in nxt:
+            paths = {tuple(labels.get(pr, pr) for pr, _ in path): path for path in nxt[goal]}
+            if len(paths) != 1:
+                return _unsupported(plan, MissingKind.NOT_PROVED, "several different shortest ways")
+            text, path = next(iter(paths.items()))
+            chain = tuple(e for pr, args in path for e in explain_at(story, pr, args, False, t))
+            return Answer(",".join(text), Verdict.SUPPORTED, fact_chain=chain, plan=plan)
+        seen.update(nxt)
+        frontier = nxt
+    return _unsupported(plan, MissingKind.NO_FACTS, "no way from one to the other in the story")
+
+
+def _inertia(m: Model, subj, t: int, since: str, until: str) -> tuple[str, tuple, int] | None:
+    """The latest ``since`` fact about ``subj`` starting at or before ``t`` when no ``until`` fact
+    about it (``until(?, subj)``) starts after it and at or before ``t``."""
+    cands = [(v.start, args) for args, v in m.rows(since) if args[0] == subj and v.start <= t]
+    if not cands:
+        return None
+    start, args = max(cands, key=lambda c: c[0])
+    if len({a for s, a in cands if s == start}) > 1:
+        return None
+    if any(a[1] == subj and start < v.start <= t for a, v in m.rows(until)):
+        return None
+    return since, args, start
+
+
 def _unsupported(plan: QueryPlan, kind: MissingKind, message: str) -> Answer:
     return Answer(None, Verdict.UNSUPPORTED, plan=plan, missing=Missing(kind, message))
 
@@ -89,56 +170,6 @@ def _word(t) -> str:
     if isinstance(t, IRI):
         return t.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
     return getattr(t, "lexical", str(t))
-
-
-def explain_at(story: StoryModel, pred: str, args: tuple, negated: bool, t: int) -> tuple[ChainEntry, ...]:
-    """The proof of the fact row whose validity contains ``t`` as chain entries (premises first)."""
-    root = _node_at(story.model, pred, args, negated, t)
-    rule_spans = {r.rule.name: r.span for r in story.reading.rules}
-    entries: dict[str, ChainEntry] = {}
-
-    def fid(n: ProofNode) -> str:
-        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm").id
-
-    def visit(n: ProofNode) -> str:
-        i = fid(n)
-        if n.id in entries:
-            return i
-        premises = tuple(visit(p) for p in n.premises)
-        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm", n.valid)
-        if n.rule is None:
-            f = story.reading.facts[n.key] if isinstance(n.key, int) else None
-            ev = (_span(story, f.span.start, f.span.end),) if f is not None else ()
-            entries[n.id] = ChainEntry(i, ChainRole.PREMISE, cf, ev, score=n.score)
-        else:
-            rs = rule_spans.get(n.rule)
-            rev = (_span(story, rs.start, rs.end),) if rs is not None else ()
-            entries[n.id] = ChainEntry(i, ChainRole.DERIVED, cf, (), n.rule, rev, premises, n.score)
-        return i
-
-    visit(root)
-    out = list(entries.values())
-    last = out.pop(list(entries).index(root.id))
-    if last.role is ChainRole.PREMISE:
-        out.append(last)
-    out.append(ChainEntry(last.fact_id, ChainRole.CONCLUSION, last.fact, (), last.rule, last.rule_evidence,
-                          last.premises or (last.fact_id,), last.score))
-    return tuple(out)
-
-
-def _node_at(model: Model, pred: str, args: tuple, negated: bool, t: int) -> ProofNode:
-    """Model.explain for the row valid at ``t`` (explain alone takes the first row of the args)."""
-    ev = model._ev  # the row-level proof entry point; Model exposes only the first row per args
-    rk = (pred, negated)
-    rel = ev.relations[rk]
-    ids = [ev.terms.lookup(a) for a in args]
-    hit = np.ones(rel.size, dtype=bool)
-    for c, i in enumerate(ids):
-        hit &= rel.col(c) == i
-    vf, vt = rel.meta("valid_from"), rel.meta("valid_to")
-    hit &= (vf <= t) & (t < vt)
-    rows = np.flatnonzero(hit)
-    return model._node(rk, int(rows[0]), 0, None, {})
 
 
 __all__ = ["answer_at", "explain_at", "instant", "rows_at", "Interval"]

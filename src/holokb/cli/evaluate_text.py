@@ -44,3 +44,47 @@ def eval_proofwriter_cmd(file: Path = typer.Argument(..., help="ProofWriter JSON
     _check(limit, jobs)
     started = time.monotonic()
     _report(eval_proofwriter(file, limit=limit, jobs=jobs), out, started)
+
+
+@eval_app.command("babi")
+def eval_babi_cmd(files: list[Path] = typer.Argument(..., help="bAbI task files (qaN_*_train.txt / _test.txt)."),
+                  out: Optional[Path] = typer.Option(None, "--out", help="One JSON line per question."),
+                  limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N questions per file."),
+                  jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
+    """Read each story up to each question (story time is valid time); one accuracy line per file, then the total.
+
+    Example: holokb eval babi ../shared/corpora/babi/qa*_train.txt --jobs 2
+    """
+    from ..answer.evaluation.babi import eval_babi
+    from ..answer.evaluation.runner import EvalRun, write_jsonl
+
+    _check(limit, jobs)
+    started = time.monotonic()
+    runs = eval_babi(list(files), limit=limit, jobs=jobs)
+    write_jsonl(out, [r for run in runs for r in run.results])
+    for run in runs:
+        typer.echo(f"{Path(run.file).name}: {run.line()}")
+    total = EvalRun("total", tuple(r for run in runs for r in run.results))
+    took = time.monotonic() - started
+    if took > 0 and total.n:
+        typer.echo(f"{total.n / took:.1f} items/s", err=True)
+    typer.echo(total.line())
+
+
+@eval_app.command("clutrr")
+def eval_clutrr_cmd(file: Path = typer.Argument(..., help="CLUTRR CSV (story, query, target_text, genders, task_name)."),
+                    out: Optional[Path] = typer.Option(None, "--out", help="One JSON line per item."),
+                    limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
+                    jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
+    """Read each family story, compose kinship by rules/kinship.hkr; accuracy per story length, then overall.
+
+    Example: holokb eval clutrr ../shared/corpora/clutrr/gen_train23_test2to10/validation.csv --jobs 2
+    """
+    from ..answer.evaluation.clutrr import eval_clutrr
+
+    _check(limit, jobs)
+    started = time.monotonic()
+    run = eval_clutrr(file, limit=limit, jobs=jobs)
+    for g, (c, n) in run.by_group().items():
+        typer.echo(f"{g}: accuracy={c / n:.4f} n={n}")
+    _report(run, out, started)

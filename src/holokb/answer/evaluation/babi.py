@@ -150,9 +150,15 @@ def score(q: Question) -> ItemResult:
         plan = replace(plan, time=TimeRef(TimeKind.AT, instant=q.line))
     lex = _reader.lexicon
     answer = answer_at(story, plan, functional={lex.expand(k): v for k, v in lex.table("functional").items()},
-                       groups={lex.expand(k): lex.expand(v) for k, v in lex.table("functional_groups").items()})
+                       groups={lex.expand(k): lex.expand(v) for k, v in lex.table("functional_groups").items()},
+                       inertia={lex.expand(k): (lex.expand(v["since"]), lex.expand(v["until"]))
+                                for k, v in lex.table("inertia").items()},
+                       words={str(k): str(v) for k, v in lex.table("answer_words").items()},
+                       labels={lex.expand(k): str(v) for k, v in lex.table("directions").items()})
     if answer.verdict is Verdict.SUPPORTED:
         predicted = answer.text.lower() if answer.text in ("Yes", "No") else answer.text
+        if answer.text == "" or answer.text is None:
+            predicted = None
     elif answer.missing is not None and answer.missing.kind is MissingKind.NOT_PROVED and "maybe" in answer.missing.message:
         predicted = "maybe"
     else:

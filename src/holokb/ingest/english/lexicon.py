@@ -137,6 +137,8 @@ def pos_flags(low: str) -> str:
             flags.add("N")
         elif t in ("VERB", "AUX"):
             flags.add("V")
+    if "V" in flags and low.endswith("ed"):
+        flags.add("A")  # a past participle also works as an adjective: "Yann is bored."
     return "".join(sorted(flags)) or "X"
 
 

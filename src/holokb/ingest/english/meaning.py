@@ -268,6 +268,12 @@ class Interpreter:
                 entry = self._verb_entry(f"be {prep.value.lower()}")
                 pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["is", prep.value.lower()], False)))
                 return [Prop(s, pred, self.np(obj, scope).term, neg, entry.get("kind", ""))]
+            case "be_side":
+                side = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value.lower()
+                obj = [c for c in t.children if isinstance(c, Tree)][0]
+                entry = self._verb_entry(f"be to the {side} of")
+                pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["to", side, "of"], False)))
+                return [Prop(s, pred, self.np(obj, scope).term, neg)]
             case "be_prep_no_longer":
                 obj = [c for c in t.children if isinstance(c, Tree)][0]
                 prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
@@ -356,6 +362,12 @@ class Interpreter:
             used_prep = True
         if not objects:
             raise Unsupported(f"intransitive verb '{head}'")
+        if kind == "give":
+            to = [c for pp in pps if pp.data == "pp" and _tokens(pp)[0].value.lower() == "to"
+                  for c in pp.children if isinstance(c, Tree) and c.data not in ("measure", "number", "date", "time")]
+            if not to or not objs_t:
+                raise Unsupported(f"'{head}' without an object and a recipient")
+            s = self.np(to[0], scope).term
         if "predicate" in entry:
             pred = self.lex.expand(entry["predicate"])
         else:
@@ -363,9 +375,14 @@ class Interpreter:
             pred = self.lex.expand("ex:" + _camel(words, False))
         if kind == "effect" and isinstance(objects[0], Literal):
             frame.valid_from = _date_ms(objects[0].lexical)
+        stated = not neg  # "dropped" happened; "did not drop" did not
         if kind == "drop":
             neg = not neg
-        return [Prop(s, pred, o, neg, kind) for o in objects]
+        out = [Prop(s, pred, o, neg, kind) for o in objects]
+        if "event" in entry and stated and scope.ctx.story_time is not None:
+            t = frame.time_rank * STORY_RANK + scope.ctx.story_time
+            scope.events.extend(Prop(s, self.lex.expand(entry["event"]), o, False, "event:" + str(t)) for o in objects)
+        return out
 
     # -- time -----------------------------------------------------------------------------------
     def clock(self, hhmm: str, scope: "Scope") -> int:
@@ -421,6 +438,9 @@ class Interpreter:
             frame.version = scope.version
         for p in scope.extra:
             out.props.append((p, Frame(version=frame.version)))
+        for p in scope.events:  # instantaneous: holds at its story time only
+            t = int(p.kind.split(":", 1)[1])
+            out.props.append((replace(p, kind=""), Frame(valid_from=t, valid_to=t + 1)))
         if scope.last:
             ctx.last_subjects = tuple(scope.last)
         return out
@@ -430,12 +450,37 @@ class Interpreter:
         out = Meaning()
         if q.data == "q_if_judgement":
             return self.judgement_question(q, scope)
-        if q.data in ("q_where", "q_where_before", "q_what_adj_rel"):
+        if q.data == "q_what_attribute":
+            subs = self.subjects(_kids(q, "subjects")[0], scope)
+            noun = [c for c in q.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value.lower()
+            pred = self.lex.table("attribute_questions").get(noun)
+            if pred is None or len(subs) != 1 or isinstance(subs[0].term, Var):
+                raise Unsupported(f"'what {noun}' questions")
+            out = Meaning()
+            out.ask = ("what", subs[0].term, self.lex.expand(pred))
+            return out
+        if q.data in ("q_where_will", "q_why"):
+            subs = self.subjects(_kids(q, "subjects")[0], scope)
+            if len(subs) != 1 or isinstance(subs[0].term, Var):
+                raise Unsupported("a question about one named thing")
+            pred = self.lex.table("intentions").get("will" if q.data == "q_where_will" else "why")
+            if pred is None:
+                raise Unsupported("no [intentions] in the lexicon")
+            out = Meaning()
+            out.ask = ("what", subs[0].term, self.lex.expand(pred))
+            return out
+        if q.data == "q_path":
+            ends = [self.np(c, scope).term for c in q.children if isinstance(c, Tree)]
+            out = Meaning()
+            out.ask = ("path", ends[0], ends[1])
+            return out
+        if q.data in ("q_where", "q_where_before", "q_what_adj_rel", "q_count", "q_what_verb", "q_what_rel_subject",
+                      "q_what_rel_object"):
             return self.wh_question(q, scope)
         subs = self.subjects(_kids(q, "subjects")[0], scope)
         # The question's predicate is its own children minus the subjects: re-read it as a predicate.
         rest = [c for c in q.children if not (isinstance(c, Tree) and c.data == "subjects")]
-        label = {"q_be_adj": "be_adj", "q_be_prep": "be_prep", "q_be_adj_rel": "be_adj_rel",
+        label = {"q_be_adj": "be_adj", "q_be_prep": "be_prep", "q_be_adj_rel": "be_adj_rel", "q_be_side": "be_side",
                  "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
         if label is None:
             raise Unsupported(f"question form {q.data}")
@@ -448,10 +493,27 @@ class Interpreter:
     def wh_question(self, q: Tree, scope: "Scope") -> Meaning:
         """"Where is Mary?", "Where was the football before the kitchen?", "What is Gertrude afraid of?"."""
         out = Meaning()
+        if q.data == "q_what_rel_subject":  # "What is north of the kitchen?"
+            words = [t.value.lower() for t in _tokens(_kids(q, "nominal")[0])] + ["of"]
+            pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + _camel(words, False)))
+            obj = self.np([c for c in q.children if isinstance(c, Tree) and c.data != "nominal"][0], scope)
+            out.ask = ("what_subject", obj.term, pred)
+            return out
         subs = self.subjects(_kids(q, "subjects")[0], scope)
         if len(subs) != 1 or isinstance(subs[0].term, Var):
             raise Unsupported("a question about one named thing")
         s = subs[0].term
+        if q.data in ("q_count", "q_what_verb"):
+            verb = [c for c in q.children if isinstance(c, Token) and c.type.startswith("W_")][-1]
+            pred = self.lex.expand(self._verb_entry(lemma(verb.value, "VERB")).get(
+                "predicate", "ex:" + third_person(lemma(verb.value, "VERB"))))
+            out.ask = ("count" if q.data == "q_count" else "list", s, pred)
+            return out
+        if q.data == "q_what_rel_object":  # "What is the garden east of?"
+            words = [t.value.lower() for t in _tokens(_kids(q, "nominal")[0])] + ["of"]
+            pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + _camel(words, False)))
+            out.ask = ("what", s, pred)
+            return out
         if q.data == "q_where":
             out.ask = ("where", s)
         elif q.data == "q_where_before":
@@ -488,6 +550,7 @@ class Interpreter:
     def clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
         subs = self.subjects(_kids(body, "subjects")[0], scope)
         preds = [c for c in _kids(body, "predicates")[0].children if isinstance(c, Tree)]
+        subs = self._plural_agreement(body, subs, preds)
         generic = [r for r in subs if r.kind]
         if generic and any(p.data.startswith("be_") for p in preds):
             if len(subs) != 1:
@@ -505,13 +568,27 @@ class Interpreter:
                 for q in self.predicate(p, s, scope, frame):
                     out.props.append((q, self._story_frame(q, frame, scope)))
 
+    def _plural_agreement(self, body: Tree, subs: list[Ref], preds: list[Tree]) -> list[Ref]:
+        """"Sheep are afraid of wolves.": a bare noun whose plural is itself is generic when the
+        copula is plural ("are")."""
+        np = [c for c in _kids(body, "subjects")[0].children if isinstance(c, Tree)]
+        if len(subs) != 1 or subs[0].kind or len(np) != 1 or np[0].data not in ("bare", "named"):
+            return subs
+        words = _tokens(np[0])
+        bes = [t for p in preds for t in p.children if isinstance(t, Token) and t.type == "BE"]
+        if len(words) != 1 or not bes or any(b.value.lower() not in ("are", "were") for b in bes) \
+                or "N" not in pos_flags(words[0].value.lower()):
+            return subs
+        w = words[0].value.lower()
+        return [Ref(self.iri(w), kind=True, cls=self.class_iri([w]))]
+
     def _story_frame(self, p: Prop, frame: Frame, scope: "Scope") -> Frame:
         """In a story, a state change (move, acquire, drop) holds from the sentence's story time
         (ordered first by its time word: "yesterday" before "this morning")."""
         t = scope.ctx.story_time
         if t is None or not p.kind or frame.valid_from is not None:
             return frame
-        return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)
+        return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)  # kinds: move, acquire, give, drop
 
     def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame) -> list[Prop]:
         props: list[Prop] = []
@@ -580,6 +657,7 @@ class Scope:
         self.in_rule = False
         self.version: str | None = None
         self.extra: list[Prop] = []
+        self.events: list[Prop] = []
 
     def variable(self) -> Var:
         v = Var("x" if not self.vars else f"x{len(self.vars)}")

@@ -147,11 +147,12 @@ class EnglishReader:
             key = (group, f.fact.subject if which == "subject" else f.fact.object, f.fact.qualifiers)
             by_key.setdefault(key, []).append(i)
         for idx in by_key.values():
-            order = sorted(idx, key=lambda i: (facts[i].valid.start, i))
-            for cur, nxt in zip(order, order[1:]):
-                f, g = facts[cur], facts[nxt]
-                if f.valid.end is None and g.valid.start > f.valid.start:
-                    out[cur] = replace(f, valid=Interval(f.valid.start, g.valid.start))
+            starts = sorted({facts[i].valid.start for i in idx})
+            for i in idx:
+                f = facts[i]
+                later = [t for t in starts if t > f.valid.start]
+                if f.valid.end is None and later:  # statements made together ("either … or") end together
+                    out[i] = replace(f, valid=Interval(f.valid.start, later[0]))
         return out
 
 

@@ -1,0 +1,96 @@
+"""CLUTRR: family stories → kinship facts (the kinship reader), composed by rules/kinship.hkr; the
+query (A, B) asks "B is A's what?", answered by the one base relation derived for (A, B) worded by
+B's gender from the record (rules/kinship.toml ``[answers]``).  Several relations: no answer."""
+from __future__ import annotations
+
+import ast
+import csv
+from pathlib import Path
+
+from ...core import HolokbError, IRI
+from .runner import EvalRun, ItemResult, chain_json, check_citations, run_items
+
+_COLUMNS = ("id", "story", "query", "target_text", "genders", "task_name")
+
+_reader = None
+_extra = None
+
+
+def _init() -> None:
+    global _reader, _extra
+    if _reader is None:
+        from ...ingest.kinship import KinshipReader
+        from ...resources import data_dir
+        from ...syntax import parse_file
+
+        _reader = KinshipReader()
+        _extra = (parse_file(data_dir("rules") / "kinship.hkr"),)
+
+
+def load(path: Path) -> list[dict]:
+    """The rows of a CLUTRR CSV; a file without the expected columns is an error."""
+    csv.field_size_limit(10**8)
+    try:
+        with open(path, newline="", encoding="utf-8", errors="surrogateescape") as f:
+            reader = csv.DictReader(f)
+            cols = {c.lstrip("\ufeff") for c in (reader.fieldnames or [])}
+            missing = [c for c in _COLUMNS if c not in cols]
+            if missing:
+                raise HolokbError(f"{path}: not a CLUTRR CSV (missing columns: {', '.join(missing)})")
+            return [dict(r) for r in reader]
+    except OSError as e:
+        raise HolokbError(f"{path}: cannot read ({e.strerror})") from None
+    except csv.Error as e:
+        raise HolokbError(f"{path}: not a CLUTRR CSV ({e})") from None
+
+
+def _group(task: str) -> str:
+    return "length=" + task.rsplit(".", 1)[-1] if "." in task else task
+
+
+def score(row: dict) -> ItemResult:
+    from ..contract import Answer, Verdict
+    from ..over_reading import close_reading
+    from ..over_reading import explain_at
+
+    _init()
+    rid = row.get("id") or "?"
+    gold = row.get("target_text") or "?"
+    group = _group(row.get("task_name") or "")
+    try:
+        if any(not isinstance(row.get(c), str) or not row.get(c) for c in _COLUMNS):
+            raise ValueError("missing field")
+        for c in _COLUMNS:
+            row[c].encode("utf-8")
+        a, b = ast.literal_eval(row["query"])
+        genders = dict(p.split(":", 1) for p in row["genders"].split(",") if ":" in p)
+    except (ValueError, SyntaxError, UnicodeEncodeError, TypeError) as e:
+        return ItemResult(rid, gold, None, "unsupported", False, group, reason=f"bad_input: {e}", bad_input=True)
+    story_text = row["story"]
+    reading = _reader.read(story_text, genders)
+    skips = tuple({"code": s.code.value, "start": s.span.start, "end": s.span.end, "text": s.text}
+                  for s in reading.skips if s.code.value != "no_statement")
+    story = close_reading(reading, story_text, document=rid, extra=_extra)
+    ea, eb = _reader.entity(a), _reader.entity(b)
+    answers = _reader.lex["answers"]
+    rels = sorted({rel for rel in answers if story.model.contains(rel.replace("ex:", _reader.ns), (ea, eb))})
+    if len(rels) != 1:
+        why = "no kinship relation derived between them" if not rels else f"several relations derived: {rels}"
+        return ItemResult(rid, gold, None, "unsupported", False, group, reason=why, skips=skips)
+    rel = rels[0].replace("ex:", _reader.ns)
+    word = answers[rels[0]].get(genders.get(b, ""), None)
+    if word is None:
+        return ItemResult(rid, gold, None, "unsupported", False, group, reason=f"no gender for {b}", skips=skips)
+    chain = explain_at(story, rel, (ea, eb), False, 0)
+    answer = Answer(word, Verdict.SUPPORTED, fact_chain=chain, values=(IRI(rel),))
+    correct = word == gold
+    cited, ok = check_citations(answer, story_text, {(s.start, s.end) for s in reading.sentences})
+    return ItemResult(rid, gold, word, "supported", correct, group, chain_json(answer), None, skips,
+                      cited=cited if correct else None, spans_ok=ok if correct else None)
+
+
+def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1) -> EvalRun:
+    rows = load(path)
+    if limit is not None:
+        rows = rows[:limit]
+    return EvalRun(str(path), tuple(run_items(rows, score, jobs=jobs, init=_init, chunksize=16)))

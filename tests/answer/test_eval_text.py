@@ -1,0 +1,107 @@
+"""holokb eval proofwriter | babi: small end-to-end runs on the corpora, bad input, full files (conformance)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from holokb.answer.evaluation.babi import eval_babi
+from holokb.answer.evaluation.proofwriter import eval_proofwriter
+from holokb.core import HolokbError
+
+#: bAbI tasks the reader answers (>= 99% on the training file); the others are still open.
+BABI_DONE = (2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20)
+
+
+def _babi(corpora: Path, task: int) -> Path:
+    return sorted((corpora / "babi").glob(f"qa{task}_*_train.txt"))[0]
+
+
+def test_proofwriter_first_items_right_and_cited(corpora):
+    run = eval_proofwriter(corpora / "proofwriter" / "dev.json", limit=12)
+    assert run.n == 12 and run.accuracy == 1.0
+    for r in run.results:
+        if r.verdict == "supported":
+            assert r.cited and r.spans_ok
+            assert all(s["text"] for e in r.chain for s in e.get("sources", ()))
+
+
+@pytest.mark.parametrize("task", [2, 6, 10, 14])
+def test_babi_first_questions(corpora, task):
+    run = eval_babi([_babi(corpora, task)], limit=15)[0]
+    assert run.n == 15 and run.accuracy == 1.0, [(r.id, r.gold, r.predicted, r.reason) for r in run.results if not r.correct]
+
+
+def test_jobs_keep_the_order(corpora):
+    one = eval_proofwriter(corpora / "proofwriter" / "dev.json", limit=8, jobs=1)
+    two = eval_proofwriter(corpora / "proofwriter" / "dev.json", limit=8, jobs=2)
+    assert [r.to_json() for r in one.results] == [r.to_json() for r in two.results]
+
+
+def test_malformed_files_are_errors_before_scoring(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text("{not json")
+    with pytest.raises(HolokbError, match="not a ProofWriter JSON file"):
+        eval_proofwriter(bad)
+    bad.write_text('{"id": 1}')
+    with pytest.raises(HolokbError, match="array of records"):
+        eval_proofwriter(bad)
+    txt = tmp_path / "qa.txt"
+    txt.write_text("no ids here\n")
+    with pytest.raises(HolokbError, match="not a bAbI line"):
+        eval_babi([txt])
+
+
+def test_bad_records_are_unsupported_and_counted(tmp_path):
+    recs = [{"id": "a", "context": "Bob is big.", "question": "? Bob is big.", "answer": "A"},
+            {"id": "b", "context": "Bob is big."},
+            {"id": "c", "context": "Bob is big. Blorp the zibble!", "question": "? Bob is nice.", "answer": "C"},
+            {"id": "d", "context": "Bob is big.", "question": "? Where?", "answer": "A"}]
+    f = tmp_path / "pw.json"
+    f.write_text(json.dumps(recs))
+    run = eval_proofwriter(f)
+    assert [r.correct for r in run.results] == [True, False, True, False]
+    assert [r.bad_input for r in run.results] == [False, True, False, True]
+    assert "bad_input=2" in run.line()
+    assert run.results[2].skips[0]["code"] == "unparsed"
+    babi = tmp_path / "qa.txt"
+    babi.write_bytes(b"1 Mary went to the kitchen.\n2 Where is Mary?\tkitchen\t1\n3 Where is \xff?\tkitchen\t1\n")
+    r = eval_babi([babi])[0]
+    assert [x.correct for x in r.results] == [True, False] and r.results[1].bad_input
+
+
+@pytest.mark.conformance
+@pytest.mark.slow
+def test_proofwriter_dev_full(corpora):
+    run = eval_proofwriter(corpora / "proofwriter" / "dev.json", jobs=2)
+    assert run.accuracy >= 0.995, run.line()
+    assert "uncited=0 bad_spans=0" in run.line()
+
+
+@pytest.mark.conformance
+@pytest.mark.slow
+@pytest.mark.parametrize("task", BABI_DONE)
+def test_babi_task_full(corpora, task):
+    run = eval_babi([_babi(corpora, task)], jobs=2)[0]
+    assert run.accuracy >= 0.99, run.line()
+    assert "uncited=0 bad_spans=0" in run.line()
+
+
+def test_clutrr_first_rows_compose_kinship(corpora):
+    from holokb.answer.evaluation.clutrr import eval_clutrr
+
+    run = eval_clutrr(corpora / "clutrr" / "gen_train23_test2to10" / "validation.csv", limit=20)
+    assert run.n == 20 and run.accuracy >= 0.7, run.line()
+    for r in run.results:
+        if r.correct:
+            assert r.cited and r.spans_ok
+
+
+def test_clutrr_malformed_csv(tmp_path):
+    from holokb.answer.evaluation.clutrr import eval_clutrr
+
+    f = tmp_path / "v.csv"
+    f.write_text("a,b\n1,2\n")
+    with pytest.raises(HolokbError, match="not a CLUTRR CSV"):
+        eval_clutrr(f)

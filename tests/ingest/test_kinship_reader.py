@@ -1,0 +1,37 @@
+"""The kinship reader, one row per phrasing: story, genders, expected relation(possessor, holder) facts."""
+from __future__ import annotations
+
+import pytest
+
+from holokb.ingest.english.reading import describe_fact
+from holokb.ingest.kinship import KinshipReader
+
+CASES = [
+    ("[Russell]'s sister, [Asia], was too lazy.", {}, ["sibling(Russell, Asia)"]),
+    ("[Jose] wanted to stay with his mother [Myrna].", {"Jose": "male"}, ["parent(Jose, Myrna)"]),
+    ("[Asia] is [Russell]'s sister.", {}, ["sibling(Russell, Asia)"]),
+    ("[Asia] is a daughter of [Michael] it seems.", {}, ["child(Michael, Asia)"]),
+    ("[Stephanie] has a son named [William].", {}, ["child(Stephanie, William)"]),
+    ("[Herman] went out with his father [Roy] and his son [James].", {"Herman": "male", "Roy": "male"},
+     ["parent(Herman, Roy)", "child(Herman, James)"]),
+    ("[Dorothy]'s daughter [Theresa] and brother [Dwight] went out.", {}, ["child(Dorothy, Theresa)", "sibling(Dorothy, Dwight)"]),
+    ("[Anna] called [Angela], her sister, to ask.", {"Anna": "female", "Angela": "female"}, ["sibling(Anna, Angela)"]),
+    ("[Mary], [Stephanie]'s mother, read to him.", {}, ["parent(Stephanie, Mary)"]),
+    ("[Helen] and [Alma] had lunch with their mother [Latisha].", {}, ["parent(Helen, Latisha)", "parent(Alma, Latisha)"]),
+    ("[Michelle] went shopping with her son. His name is [Tom].", {"Michelle": "female"}, ["child(Michelle, Tom)"]),
+    ("One day [Matthew] the uncle of [Donna] came.", {}, ["uncleOrAunt(Donna, Matthew)"]),
+    ("[Bob] went to the park.", {}, []),
+]
+
+
+@pytest.mark.parametrize("story,genders,expected", CASES, ids=[c[0][:40] for c in CASES])
+def test_kinship_phrasings(story, genders, expected):
+    got = KinshipReader().read(story, genders)
+    assert sorted(describe_fact(f) for f in got.facts) == sorted(expected)
+    for f in got.facts:
+        assert story[f.span.start:f.span.end].strip() == story[f.span.start:f.span.end]
+
+
+def test_kinship_words_without_a_reading_are_reported():
+    got = KinshipReader().read("The sister smiled.", {})
+    assert [s.code.value for s in got.skips] == ["unsupported_form"]
