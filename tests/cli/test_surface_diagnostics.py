@@ -130,7 +130,7 @@ def test_random_bytes_never_give_a_traceback(info, param, template, tmp_path_fac
     (exit 1 or 2) and the ledger as it was."""
     counter = iter(range(10**6))
 
-    @settings(max_examples=6, deadline=None, derandomize=True,
+    @settings(max_examples=12, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
     @given(data=st.one_of(st.binary(max_size=400), st.text(max_size=200).map(str.encode),
                           st.sampled_from([b"", b"\xef\xbb\xbf", b"[]", b"{}", b"@prefix : <x> .", b"\x1f\x8b\x08"])),
