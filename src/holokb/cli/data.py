@@ -152,7 +152,7 @@ def facts(about: Optional[str] = typer.Argument(None, help="Subject IRI or prefi
                                    "facts": [view_json(kb, v) for v in page], "truncated": page.truncated},
                                   sort_keys=True, ensure_ascii=False))
             return
-        typer.echo(f"{len(page)} facts {('about ' + about) if about else ''} at {point}")
+        typer.echo(f"{len(page)} fact{'' if len(page) == 1 else 's'} {('about ' + about) if about else ''} at {point}")
         for v in page:
             typer.echo(f"  {fact_line(v, with_subject=about is None)}    {interval_text(v)}")
             for line in evidence_lines(kb, v):

@@ -108,7 +108,8 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
             "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
                            for v in model.violations]}, sort_keys=True))
     else:
-        typer.echo(f"derived {model.stats.derived} facts in {model.stats.iterations} iterations at {point}")
+        n, it = model.stats.derived, model.stats.iterations
+        typer.echo(f"derived {n} fact{'' if n == 1 else 's'} in {it} iteration{'' if it == 1 else 's'} at {point}")
         for d in derived[:show]:
             args = ", ".join(short(a) for a in d.args)
             typer.echo(f"  {short(IRI(d.predicate))}({args})  valid {d.valid}  by {d.rule}"
@@ -153,7 +154,9 @@ def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapa
     else:
         if not ans.rows:
             typer.echo("no answers" + (" (see the warnings above)" if warnings else ""))
-        for row in ans.rows:
+        elif not ans.variables:  # a ground question: it holds
+            typer.echo("yes")
+        for row in (ans.rows if ans.variables else ()):
             typer.echo("  " + "  ".join(f"?{v} = {short(t)}" for v, t in zip(ans.variables, row)))
         if ans.truncated:
             typer.echo(f"truncated: the {ans.limit_hit} budget was hit")
