@@ -30,9 +30,10 @@ def test_cli_page_lists_every_command_and_code():
         assert f"| {f.code} |" in page
 
 
-#: Modules that must not load for `holokb --help` or `holokb stats` (the heavy stages).
+#: Modules that must not load for `holokb --help` or `holokb stats` (the heavy stages, and logging).
 HEAVY = ("rdflib", "pyshacl", "numpy", "scipy", "pyoxigraph", "z3", "lark", "rich", "holokb.engine",
-         "holokb.sparql", "holokb.shapes", "holokb.rdf", "holokb.solver", "holokb.syntax", "holokb.analysis")
+         "holokb.sparql", "holokb.shapes", "holokb.rdf", "holokb.solver", "holokb.syntax", "holokb.analysis",
+         "logging", "uvicorn", "starlette", "pydantic")
 
 
 def imported_by(args: list[str], cwd: Path) -> set[str]:

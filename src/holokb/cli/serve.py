@@ -1,7 +1,6 @@
 """holokb serve: the HTTP face (SPARQL 1.1 Protocol, JSON API, proof browser) on uvicorn."""
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 from typing import Optional
@@ -57,6 +56,8 @@ def serve(db: str = DB, host: str = typer.Option("127.0.0.1", "--host", help="Ad
                           shapes=tuple(str(Path(s).resolve()) for s in shapes), write_token=write_token or None,
                           allow_update=allow_update, timeout_s=timeout, workers=workers, max_pending=max_pending,
                           max_body=max_body, max_rows=max_rows)
+    import logging  # here, not at module level: every command's start would pay for it
+
     log = logging.getLogger("holokb.server")
     log.handlers[:] = [logging.StreamHandler(sys.stderr)]
     log.handlers[0].setFormatter(logging.Formatter("%(message)s"))
