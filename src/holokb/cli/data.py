@@ -93,12 +93,13 @@ def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt
         after = kb.stats()
     added = {k: after[k] - before.get(k, 0) for k in ("facts", "spans", "evidence", "documents", "chunks")}
     if format == "json":
-        typer.echo(json.dumps({"files": list(r.files), "statements": r.facts, "at": r.at,
+        typer.echo(json.dumps({"files": list(r.files), "at": r.at,
                                "atText": format_ms(r.at), **added}, sort_keys=True))
     else:
-        typer.echo(f"loaded {len(r.files)} file(s) into {db} at {format_ms(r.at)}: {r.facts} statement(s) read; "
-                   f"new: {added['facts']} fact(s), {added['spans']} span(s), {added['evidence']} evidence, "
-                   f"{added['documents']} document(s) ({added['chunks']} chunk(s))")
+        typer.echo(f"loaded {len(r.files)} file(s) into {db} at {format_ms(r.at)}: new in the ledger: "
+                   f"{added['facts']} fact(s) (distinct statements), {added['spans']} span(s) (a statement with its "
+                   f"valid and system time), {added['evidence']} evidence, {added['documents']} document(s) "
+                   f"({added['chunks']} chunk(s))")
 
 
 def check_load_paths(paths: list[Path], *, as_text: bool) -> list[tuple[str, list[str]]]:
