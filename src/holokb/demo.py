@@ -35,7 +35,7 @@ def run_demo(db: str | None = None) -> Iterator[str]:
         with KnowledgeBase.open(path, shapes=[data_dir("shapes")]) as kb:
             yield "== 1. load the example KB (kb/: TriG with provenance blocks + source documents)"
             r = kb.load([data_dir("kb")], at=loaded_at)
-            yield f"loaded {r.facts} facts, {r.documents} documents, {r.chunks} chunks at {format_ms(loaded_at)}"
+            yield f"loaded {r.facts} statements, {r.documents} documents, {r.chunks} chunks at {format_ms(loaded_at)}"
             yield f"SHACL gate ran: {', '.join(r.shapes_run) or 'no shapes'}"
 
             yield "== 2. validate (domain shapes over the snapshot; annotation shapes over the ledger export)"

@@ -466,6 +466,16 @@ class KnowledgeBase:
             loop = loops[program.rule_set_hash] = IntuitionLoop(self.ledger, program, cardinalities=cards)
         return loop.prove(parse_ground_atom(goal, program), as_of=as_of, settings=settings or LoopSettings())
 
+    def lint(self, program: Program, *, as_of: AsOf | None = None, query: str | None = None) -> tuple:
+        """Warnings (diagnostics) for ``program`` and an optional ``?-`` query against the facts visible at
+        ``as_of`` (``None``: facts at any time): undeclared predicates, predicates nothing produces,
+        rules that can never fire."""
+        from .analysis.lint import lint
+        from .reasoning import census, parse_query
+
+        q = parse_query(query, program) if query is not None else None
+        return lint(program, census(self.ledger, as_of), query=q)
+
     def stats(self) -> dict[str, int]:
         """Counts of facts, spans, evidence, entities, documents, chunks and terms."""
         return self.ledger.stats()

@@ -6,7 +6,7 @@ integer term ids seed the engine's dictionary, so no term is decoded unless a ru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from .core.inputs import not_found
 from .engine import Database, TermDictionary
 from .ledger import Ledger
 from .syntax import parse_rules
+
+if TYPE_CHECKING:
+    from .analysis.lint import Census
 
 
 #: The ternary relation holding every visible triple, for rules that quantify over properties.
@@ -87,6 +90,34 @@ def _known(program: Program) -> dict[str, int]:
         if r.head is not None:
             known.setdefault(r.head.predicate, r.head.arity)
     return known
+
+
+def census(ledger: Ledger, as_of: AsOf | None = None) -> "Census":
+    """What rules can read from the ledger (for :func:`analysis.lint.lint`): the predicates and
+    rdf:type classes of the facts visible at ``as_of``, and those with facts only at other times;
+    with ``as_of=None``, of every fact ever recorded."""
+    from .analysis.lint import Census
+    from .core import MAX_TIME, RDF_TYPE, format_ms
+
+    ever_p, ever_c = ledger.relations()
+    if as_of is None:
+        return Census(ever_p, ever_c)
+    enc = ledger.encoded_visible(as_of)
+    preds: dict[int, Term] = {pid: ledger.term(pid) for pid in np.unique(enc.p).tolist()} if len(enc) else {}
+    classes: set[str] = set()
+    type_id = next((pid for pid, t in preds.items() if isinstance(t, IRI) and t.value == RDF_TYPE), None)
+    if type_id is not None:
+        for oid in np.unique(enc.o[enc.p == type_id]).tolist():
+            t = ledger.term(oid)
+            if isinstance(t, IRI):
+                classes.add(t.value)
+    visible = frozenset(t.value for t in preds.values() if isinstance(t, IRI))
+
+    def at(t: int) -> str:
+        return "latest" if t == MAX_TIME else format_ms(t)
+
+    when = f"visible at system time {at(as_of.system)}, valid time {at(as_of.valid)}"
+    return Census(visible, frozenset(classes), when, ever_p - visible, ever_c - frozenset(classes))
 
 
 def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> Database:

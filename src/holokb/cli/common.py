@@ -24,25 +24,32 @@ if TYPE_CHECKING:
     from ..kb import KnowledgeBase
     from ..ledger import FactView
 
-DB = typer.Option("holokb.db", "--db", help="The ledger file; it must exist (holokb load creates one).")
+DB = typer.Option("holokb.db", "--db", metavar="FILE", help="The ledger file; it must exist (holokb load creates one).")
 
 
-DB_NEW = typer.Option("holokb.db", "--db", help="The ledger file; created if missing.")
+DB_IF_PRESENT = typer.Option("holokb.db", "--db", metavar="FILE",
+                             help="The ledger file; read if present (its facts inform the warnings).")
 
 
-AS_OF = typer.Option(None, "--as-of", help="System time (and valid time unless --valid): 2026-01-01, 2026-01-01T10:00Z, latest.")
+DB_NEW = typer.Option("holokb.db", "--db", metavar="FILE", help="The ledger file; created if missing.")
 
 
-VALID = typer.Option(None, "--valid", help="Valid time, when it differs from --as-of.")
+AS_OF = typer.Option(None, "--as-of", metavar="TIME", help="System time (and valid time unless --valid): 2026-01-01, 2026-01-01T10:00Z, latest.")
 
 
-FORMAT = typer.Option("text", "--format", help="text or json.")
+VALID = typer.Option(None, "--valid", metavar="TIME", help="Valid time, when it differs from --as-of.")
 
 
-RULES = typer.Option(None, "--rules", help="Rule files or folders (default ./rules if present).")
+FORMAT = typer.Option("text", "--format", metavar="FORMAT", help="text or json.")
 
 
-SHAPES = typer.Option(None, "--shapes", help="SHACL shapes (files or folders) gating writes; default ./shapes if present.")
+OUT = typer.Option(None, "--out", "-o", writable=True, metavar="FILE", help="Write to FILE instead of stdout.")
+
+
+RULES = typer.Option(None, "--rules", metavar="PATH", help="Rule files or folders (default ./rules if present).")
+
+
+SHAPES = typer.Option(None, "--shapes", metavar="PATH", help="SHACL shapes (files or folders) gating writes; default ./shapes if present.")
 
 
 DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
@@ -160,6 +167,19 @@ def open_kb(db: str, shapes: Optional[list] = None, *, create: bool = False) -> 
     from ..kb import KnowledgeBase
 
     return KnowledgeBase.open(db, shapes=shapes)
+
+
+def check_output(path: Optional[Path]) -> None:
+    """An output file's folder must exist and the path must not be a folder (checked before any work)."""
+    from ..core import inputs
+
+    if path is None:
+        return
+    if path.is_dir():
+        raise inputs.input_error(inputs.IS_FOLDER, str(path), "is a folder; --out names a file to write")
+    if not path.parent.is_dir():
+        raise inputs.input_error(inputs.NOT_FOUND, str(path), f"cannot write here: the folder {path.parent}/ does not exist",
+                                 hint="create the folder first, or choose another --out")
 
 
 def check_ledger_path(db: str, *, create: bool) -> None:

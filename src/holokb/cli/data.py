@@ -13,7 +13,7 @@ from ..core import Limits, format_ms
 from ..resources import data_dir
 from .app import app
 from .common import (
-    AS_OF, DB, DB_NEW, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, evidence_lines, fact_line,
+    AS_OF, DB, DB_NEW, FORMAT, OUT, RULES, SHAPES, VALID, Usage, as_of_point, check_output, at_time, evidence_lines, fact_line,
     interval_text, load_rules, open_kb, parse_iri, short, view_json, working,
 )
 
@@ -22,11 +22,12 @@ RULE_SETS = ("rdfs", "owl2rl")
 
 
 @app.command()
-def init(folder: Path = typer.Argument(Path("."), help="Where to scaffold kb/, rules/, shapes/ and provenance.rq."),
+def init(folder: Path = typer.Argument(Path("."), writable=True, help="Where to scaffold kb/, rules/, shapes/ and provenance.rq."),
          with_: Optional[list[str]] = typer.Option(None, "--with", metavar="RULESET",
                                                    help="Also copy a shipped rule set into rules/: rdfs or owl2rl (repeatable).")) -> None:
     """Scaffold kb/, rules/, shapes/ and provenance.rq with a working example.
 
+    \b
     Example: holokb init myproject && cd myproject && holokb load kb/
     Example: holokb init lubm --with owl2rl
     """
@@ -69,7 +70,7 @@ def init(folder: Path = typer.Argument(Path("."), help="Where to scaffold kb/, r
 
 @app.command()
 def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt .nq .owl .rdf, optionally .gz) and folders; .txt/.md become documents."),
-         db: str = DB_NEW, at: Optional[str] = typer.Option(None, "--at", help="System time of the load (default: now)."),
+         db: str = DB_NEW, at: Optional[str] = typer.Option(None, "--at", metavar="TIME", help="System time of the load (default: now)."),
          shapes: Optional[list[Path]] = SHAPES,
          as_text: bool = typer.Option(False, "--as-text", help="Load the named files as text documents, whatever their extension."),
          format: str = FORMAT) -> None:
@@ -77,6 +78,8 @@ def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt
 
     Prints what it stored: new facts (distinct statements), new spans (a statement's valid and
     system time), evidence, documents and chunks.
+
+    \b
     Example: holokb load kb/ --at 2026-01-01
     """
     when = at_time(at)
@@ -95,7 +98,8 @@ def load(paths: list[Path] = typer.Argument(..., help="RDF files (.ttl .trig .nt
                                "closedSpans": r.spans_closed, **added}, sort_keys=True))
     else:
         typer.echo(f"loaded {len(r.files)} file(s) into {db} at {format_ms(r.at)}: {r.facts} statement(s) read; "
-                   f"new: {added['facts']} fact(s), {added['spans']} span(s), {added['evidence']} evidence, "
+                   f"new in the ledger: {added['facts']} fact(s) (distinct statements), {added['spans']} span(s) "
+                   f"(a statement with its valid and system time), {added['evidence']} evidence, "
                    f"{added['documents']} document(s) ({added['chunks']} chunk(s))"
                    + (f"; {r.spans_closed} span(s) closed" if r.spans_closed else "")
                    + (f"; {r.spans_unchanged} span(s) unchanged (already held)" if r.spans_unchanged else ""))
@@ -127,16 +131,20 @@ def check_load_paths(paths: list[Path], *, as_text: bool) -> list[tuple[str, lis
 
 @app.command()
 def facts(about: Optional[str] = typer.Argument(None, help="Subject IRI or prefixed name (ex:Alice)."),
-          predicate: Optional[str] = typer.Option(None, "--predicate", "-p"),
+          predicate: Optional[str] = typer.Option(None, "--predicate", "-p", help="Only this predicate (ex:locatedIn)."),
           db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
-          limit: int = typer.Option(100, "--limit"),
+          limit: int = typer.Option(100, "--limit", help="Most facts to print; the output says when more exist."),
           derived: bool = typer.Option(False, "--derived", help="Derived facts (stored closure when fresh, else computed)."),
           rules: Optional[list[Path]] = RULES, format: str = FORMAT) -> None:
     """What the KB believed (system time) about what was true (valid time), with where it came from.
 
+    \b
     Example: holokb facts ex:Alice --as-of 2026-01-01T10:00Z
+    Example: holokb facts --derived --rules rules/ --valid 2026-04-01
     """
     point = as_of_point(as_of, valid)
+    if rules is not None and not derived:
+        raise Usage("--rules applies to derived facts only", hint="add --derived, or drop --rules")
     if derived:
         _derived_facts(db, rules, point, about, predicate, limit, format)
         return
@@ -148,7 +156,7 @@ def facts(about: Optional[str] = typer.Argument(None, help="Subject IRI or prefi
                                    "facts": [view_json(kb, v) for v in page], "truncated": page.truncated},
                                   sort_keys=True, ensure_ascii=False))
             return
-        typer.echo(f"{len(page)} facts {('about ' + about) if about else ''} at {point}")
+        typer.echo(f"{len(page)} fact{'' if len(page) == 1 else 's'} {('about ' + about) if about else ''} at {point}")
         for v in page:
             typer.echo(f"  {fact_line(v, with_subject=about is None)}    {interval_text(v)}")
             for line in evidence_lines(kb, v):
@@ -184,6 +192,7 @@ def history(subject: str = typer.Argument(..., help="Subject (ex:Alice)."),
             db: str = DB, format: str = FORMAT) -> None:
     """Every span ever recorded for (subject, predicate), on both time axes.
 
+    \b
     Example: holokb history ex:Alice ex:locatedIn
     """
     with open_kb(db, []) as kb:
@@ -199,11 +208,13 @@ def history(subject: str = typer.Argument(..., help="Subject (ex:Alice)."),
 
 @app.command()
 def export(db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
-           out: Optional[Path] = typer.Option(None, "--out", "-o")) -> None:
+           out: Optional[Path] = OUT) -> None:
     """Export TriG: the full reified ledger, or with --as-of/--valid a plain snapshot.
 
+    \b
     Example: holokb export --out ledger.trig
     """
+    check_output(out)
     with open_kb(db, []) as kb:
         text = kb.export(as_of=as_of_point(as_of, valid) if (as_of is not None or valid is not None) else None)
     if out:
@@ -217,6 +228,7 @@ def validate(db: str = DB, shapes: Optional[list[Path]] = SHAPES, as_of: Optiona
              valid: Optional[str] = VALID, format: str = FORMAT) -> None:
     """Validate the whole snapshot against the domain shapes and the ledger against shapes/holokb.ttl.
 
+    \b
     Example: holokb validate --shapes shapes/
     """
     with open_kb(db, shapes) as kb, working("validating", format):
@@ -241,6 +253,7 @@ def validate(db: str = DB, shapes: Optional[list[Path]] = SHAPES, as_of: Optiona
 def stats(db: str = DB, json_: bool = typer.Option(False, "--json", help="Machine-readable counts.")) -> None:
     """Counts of facts, spans, evidence, entities, documents.
 
+    \b
     Example: holokb stats --json
     """
     with open_kb(db, []) as kb:

@@ -104,8 +104,7 @@ SURFACE_FAILURES: tuple[Failure, ...] = (
     Failure(inputs.PERMISSION, "a file that may not be read", 1, "check the file's permissions", ()),
     Failure(inputs.NOT_UTF8, "a text file that is not UTF-8", 1, "save the file as UTF-8", (
         Example(("load", "notes.txt"), (("notes.txt", b"caf\xe9 au lait\n"),), where="notes.txt:1:4"),
-        Example(("query", "--file", "q.rq"), (("q.rq", b"SELECT *\nWHERE { ?s ?p \xff }"),), where="q.rq:2:13"),
-        Example(("check", "r.hkr"), (("r.hkr", b"\xfe\xff"),), where="r.hkr:1:1"),
+        Example(("query", "--file", "q.rq"), (("q.rq", b"SELECT *\nWHERE { ?s ?p \xff }"),), where="q.rq:2:15"),
         Example(("load", "data.ttl"), (("data.ttl", b"<http://x/a> <http://x/b> \"\xe9\" .\n"),),
                 where="data.ttl:1:28"),
     )),
@@ -188,6 +187,11 @@ SURFACE_FAILURES: tuple[Failure, ...] = (
                 where="b.ttl:2:"),
         Example(("load", "b.ttl"), (("b.ttl", b"\xef\xbb\xbf\xef\xbb\xbf<http://x/a> <http://x/b> 1 .\n"),),
                 where="b.ttl:1:1"),
+    )),
+    Failure("HK108", "a rule file that cannot be read (the rule language's code)", 1, "save it as UTF-8", (
+        Example(("check", "r.hkr"), (("r.hkr", b"\xfe\xff"),), where="r.hkr:1:1"),
+        Example(("derive", "--rules", "r.hkr"), (("r.hkr", b"@prefix ex: <http://example.org/> .\n# caf\xe9\n"),),
+                where="r.hkr:2:6"),
     )),
     Failure("HK500", "SPARQL that does not parse", 2, "the caret points at the problem", (
         Example(("query", "SELECT ?x WHERE { ?x ex:p }")),

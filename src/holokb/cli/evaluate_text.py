@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .common import Usage
+from .common import OUT, Usage, check_output
 from .evaluate import eval_app
 
 
@@ -32,16 +32,18 @@ def _report(run, out: Optional[Path], started: float, groups: bool = False) -> N
 
 @eval_app.command("proofwriter")
 def eval_proofwriter_cmd(file: Path = typer.Argument(..., help="ProofWriter JSON (context, question, answer A/B/C)."),
-                         out: Optional[Path] = typer.Option(None, "--out", help="One JSON line per item."),
+                         out: Optional[Path] = OUT,
                          limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
                          jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
     """Read each item's context, check the question's statement (True / False / Unknown); prints accuracy=… n=….
 
+    \b
     Example: holokb eval proofwriter ../shared/corpora/proofwriter/dev.json --out preds.jsonl --jobs 2
     """
     from ..answer.evaluation.proofwriter import eval_proofwriter
 
     _check(limit, jobs)
+    check_output(out)
     started = time.monotonic()
     _report(eval_proofwriter(file, limit=limit, jobs=jobs), out, started)
 

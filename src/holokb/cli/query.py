@@ -27,10 +27,13 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
     Rules: --rules, else ./rules, else the rule set of the last `holokb derive` on this ledger; stderr
     says which (or none); --no-rules queries the asserted triples only.  The prefixes declared in
     ./kb and ./rules (and rdf, rdfs, owl, xsd, hk, ex) need no PREFIX lines.
+
+    \b
     Example: holokb query 'SELECT ?c WHERE { ex:AchillesIDE ex:hasCapability ?c }' --valid 2026-04-01
     Example: holokb query --ledger --file provenance.rq
     """
     from ..core.inputs import read_text
+    from ..sparql import SparqlSyntaxError
 
     if (text is None) == (file is None):
         raise Usage("give the query as an argument or with --file, not both" if text else
@@ -44,9 +47,13 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
         if not ledger:
             program, said = _rule_set(kb, rules, no_rules)
         typer.echo(said, err=True)
-        with working("querying (builds the snapshot when it is missing or stale)", format):
-            result = kb.query(q, as_of=point, rules=program, ledger_view=ledger, limits=Limits(max_results=limit),
-                              name=str(file) if file else "<query>", prefixes=prefixes())
+        try:
+            with working("querying (builds the snapshot when it is missing or stale)", format):
+                result = kb.query(q, as_of=point, rules=program, ledger_view=ledger, limits=Limits(max_results=limit),
+                                  name=str(file) if file else "<query>", prefixes=prefixes())
+        except SparqlSyntaxError as e:  # the query is the command's input: a usage error (exit 2)
+            typer.echo(e.render(), err=True)
+            raise typer.Exit(2)
     if result.snapshot_built:
         typer.echo("snapshot rebuilt", err=True)
     sys.stdout.write(result.serialize(format))

@@ -10,25 +10,35 @@ import typer
 from ..core import IRI, format_ms
 from .app import app
 from .common import (
-    AS_OF, DB, FORMAT, RULES, SHAPES, VALID, as_of_point, limits_of, load_rules, now_ms, open_kb, short, working,
+    AS_OF, DB, DB_IF_PRESENT, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, limits_of, load_rules, now_ms, open_kb, short, working,
 )
 
 
 @app.command()
 def check(files: Optional[list[Path]] = typer.Argument(None, help="Rule files or folders (default ./rules)."),
           consistency: bool = typer.Option(False, "--consistency", help="Also check that the KB, rules, constraints and shape cardinalities can all hold."),
-          db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
+          db: str = DB_IF_PRESENT, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID,
           shapes: Optional[list[Path]] = SHAPES, solver: str = typer.Option("z3", "--solver", help="z3 or cvc5."),
           timeout: float = typer.Option(10.0, "--timeout", help="Solver seconds."),
           format: str = FORMAT) -> None:
     """Check rule files: every mistake at once, with code, file:line:col, the line, a caret and a hint.
     With --consistency, also solve: print the smallest set of conflicting facts with their evidence.
 
-    Example: holokb check rules/ --consistency --as-of 2026-01-01T10:00Z
+    \b
+    Example: holokb check rules/
+    Example: holokb check rules/ --consistency --shapes shapes/ --as-of 2026-01-01T10:00Z
     """
+    if shapes is not None and not consistency:
+        raise Usage("--shapes applies to --consistency only", hint="add --consistency, or drop --shapes")
     prog = load_rules(files)
+    point = as_of_point(as_of, valid)
+    warnings = lint_warnings(db, prog, point if (as_of is not None or valid is not None) else None)
     summary = {"rules": len(prog.rules), "constraints": len(prog.constraints), "queries": len(prog.queries),
-               "strata": len(prog.strata), "ruleSetHash": prog.rule_set_hash}
+               "strata": len(prog.strata), "ruleSetHash": prog.rule_set_hash,
+               "warnings": [warning_json(w) for w in warnings]}
+    if format != "json":
+        for w in warnings:
+            typer.echo(w.render(), err=True)
     if not consistency:
         if format == "json":
             typer.echo(json.dumps(summary, sort_keys=True))
@@ -38,7 +48,6 @@ def check(files: Optional[list[Path]] = typer.Argument(None, help="Rule files or
         return
     from ..solver import SolverLimits
 
-    point = as_of_point(as_of, valid)
     with open_kb(db, shapes) as kb:
         result, info = kb.check_consistency(prog, as_of=point, backend=solver,
                                             limits=SolverLimits(timeout_ms=int(timeout * 1000)))
@@ -72,14 +81,15 @@ def check(files: Optional[list[Path]] = typer.Argument(None, help="Rule files or
 
 @app.command()
 def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
-           valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
-           max_derived: Optional[int] = typer.Option(None, "--max-derived"),
+           valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth", help="Deepest proof to derive (budget; the result says when it was hit)."),
+           max_derived: Optional[int] = typer.Option(None, "--max-derived", help="Most facts to derive (budget; the result says when it was hit)."),
            timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds."),
            show: int = typer.Option(20, "--show", help="How many derived facts to print."),
            store: bool = typer.Option(True, "--store/--no-store", help="Store the closure (with proofs) in the ledger."),
            format: str = FORMAT) -> None:
     """Close the KB under the rules as of a time; store it, marked derived, with its proofs.
 
+    \b
     Example: holokb derive --rules rules/ --valid 2026-04-01
     """
     prog = load_rules(rules)
@@ -101,7 +111,8 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
             "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
                            for v in model.violations]}, sort_keys=True))
     else:
-        typer.echo(f"derived {model.stats.derived} facts in {model.stats.iterations} iterations at {point}")
+        n, it = model.stats.derived, model.stats.iterations
+        typer.echo(f"derived {n} fact{'' if n == 1 else 's'} in {it} iteration{'' if it == 1 else 's'} at {point}")
         for d in derived[:show]:
             args = ", ".join(short(a) for a in d.args)
             typer.echo(f"  {short(IRI(d.predicate))}({args})  valid {d.valid}  by {d.rule}"
@@ -122,24 +133,33 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
 @app.command()
 def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapability(ex:AchillesIDE, ?c).'"),
         rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
-        valid: Optional[str] = VALID, timeout: Optional[float] = typer.Option(None, "--timeout"),
+        valid: Optional[str] = VALID, timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds (budget; the answer says when it was hit)."),
         format: str = FORMAT) -> None:
     """Answer a rule query goal-directed (without materialising everything).
 
+    \b
     Example: holokb ask '?- ex:hasCapability(ex:AchillesIDE, ?c).'
     """
     prog = load_rules(rules)
+    point = as_of_point(as_of, valid)
     with open_kb(db, []) as kb:
-        ans = kb.ask(prog, query, as_of=as_of_point(as_of, valid), limits=limits_of(None, None, timeout))
+        warnings = kb.lint(prog, as_of=point, query=query)
+        if format != "json":
+            for w in warnings:
+                typer.echo(w.render(), err=True)
+        ans = kb.ask(prog, query, as_of=point, limits=limits_of(None, None, timeout))
     if format == "json":
         typer.echo(json.dumps({"head": {"vars": list(ans.variables)},
                                "results": {"bindings": [{v: str(t) for v, t in zip(ans.variables, row)}
                                                         for row in ans.rows]},
-                               "truncated": ans.truncated}, sort_keys=True))
+                               "truncated": ans.truncated, "warnings": [warning_json(w) for w in warnings]},
+                              sort_keys=True))
     else:
         if not ans.rows:
-            typer.echo("no answers")
-        for row in ans.rows:
+            typer.echo("no answers" + (" (see the warnings above)" if warnings else ""))
+        elif not ans.variables:  # a ground question: it holds
+            typer.echo("yes")
+        for row in (ans.rows if ans.variables else ()):
             typer.echo("  " + "  ".join(f"?{v} = {short(t)}" for v, t in zip(ans.variables, row)))
         if ans.truncated:
             typer.echo(f"truncated: the {ans.limit_hit} budget was hit")
@@ -148,10 +168,11 @@ def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapa
 @app.command()
 def explain(fact: str = typer.Argument(..., help="A ground fact, e.g. 'ex:hasCapability(ex:AchillesIDE, ex:sandboxing)'."),
             rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
-            valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth"),
+            valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth", help="Deepest proof level to show."),
             format: str = typer.Option("text", "--format", help="text, json or dot.")) -> None:
     """The proof of a fact down to asserted facts and the source text they came from.
 
+    \b
     Example: holokb explain 'ex:hasCapability(ex:AchillesIDE, ex:sandboxing)'
     """
     from ..answer.proofs import render_text, to_dot, to_json
@@ -181,11 +202,13 @@ def explain(fact: str = typer.Argument(..., help="A ground fact, e.g. 'ex:hasCap
 def prove(goal: str = typer.Argument(..., help="A ground fact, e.g. 'ex:expired(ex:supportConsoleToken)'."),
           rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
           valid: Optional[str] = VALID, shapes: Optional[list[Path]] = SHAPES,
-          solver: str = typer.Option("z3", "--solver"), timeout: float = typer.Option(10.0, "--timeout"),
-          max_rounds: int = typer.Option(3, "--max-rounds"), format: str = FORMAT,
+          solver: str = typer.Option("z3", "--solver", help="z3 or cvc5."),
+          timeout: float = typer.Option(10.0, "--timeout", help="Solver seconds."),
+          max_rounds: int = typer.Option(3, "--max-rounds", help="Times the fact neighbourhood grows by one hop before the answer is unknown."), format: str = FORMAT,
           intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: decide on a candidate set the vector index proposes.")) -> None:
     """Is a fact entailed, refuted, or unknown at a time? With the facts and rules that decide it.
 
+    \b
     Example: holokb prove 'ex:expired(ex:supportConsoleToken)' --valid 2026-04-01
     """
     from ..solver import SolverLimits
@@ -228,3 +251,23 @@ def _absence_text(a) -> str:
 
 def _absence_json(a) -> dict:
     return {"predicate": a.predicate, "negated": a.negated, "args": [None if t is None else str(t) for t in a.args]}
+
+
+def lint_warnings(db: str, program, point) -> tuple:
+    """The program's warnings, against the ledger's facts at ``point`` (None: at any time) when there
+    is a ledger."""
+    from ..analysis.lint import lint
+
+    if not Path(db).exists():
+        warnings = lint(program)
+        if warnings or program.rules:
+            typer.echo(f"note: no ledger at {db}: the rules were not checked against facts", err=True)
+        return warnings
+    with open_kb(db, []) as kb:
+        return kb.lint(program, as_of=point)
+
+
+def warning_json(d) -> dict:
+    loc = d.location
+    return {"code": d.code, "message": d.message, "hint": d.hint,
+            "location": None if loc is None else {"file": loc.file, "line": loc.line, "column": loc.column}}

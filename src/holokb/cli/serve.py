@@ -1,7 +1,6 @@
 """holokb serve: the HTTP face (SPARQL 1.1 Protocol, JSON API, proof browser) on uvicorn."""
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 from typing import Optional
@@ -9,7 +8,7 @@ from typing import Optional
 import typer
 
 from .app import app
-from .common import DB, RULES, SHAPES, Usage
+from .common import DB, RULES, SHAPES, Usage, check_ledger_path
 
 
 @app.command()
@@ -29,12 +28,14 @@ def serve(db: str = DB, host: str = typer.Option("127.0.0.1", "--host", help="Ad
           quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-request log lines on stderr.")) -> None:
     """Serve the KB over HTTP: SPARQL at /sparql, the ledger at /sparql/ledger, a JSON API, a proof browser at /.
 
-    Read-only unless started with a write token. Example: holokb serve --db kb.db --port 7878
+    Read-only unless started with a write token; runs until interrupted.
+
+    \b
+    Example: holokb serve --db kb.db --port 7878
     """
     if timeout <= 0 or workers < 1 or max_pending < workers or max_body < 1 or max_rows < 1:
         raise Usage("need --timeout > 0, --workers >= 1, --max-pending >= --workers, --max-body and --max-rows >= 1")
-    if not Path(db).exists():
-        raise Usage(f"{db}: no such ledger (create one with holokb load … --db {db})")
+    check_ledger_path(db, create=False)
     if rules is None and Path("rules").is_dir():
         rules = ["rules"]
     if shapes is None:
@@ -55,6 +56,8 @@ def serve(db: str = DB, host: str = typer.Option("127.0.0.1", "--host", help="Ad
                           shapes=tuple(str(Path(s).resolve()) for s in shapes), write_token=write_token or None,
                           allow_update=allow_update, timeout_s=timeout, workers=workers, max_pending=max_pending,
                           max_body=max_body, max_rows=max_rows)
+    import logging  # here, not at module level: every command's start would pay for it
+
     log = logging.getLogger("holokb.server")
     log.handlers[:] = [logging.StreamHandler(sys.stderr)]
     log.handlers[0].setFormatter(logging.Formatter("%(message)s"))

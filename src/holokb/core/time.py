@@ -31,7 +31,7 @@ class Interval:
 
     def __post_init__(self) -> None:
         if self.end is not None and self.end <= self.start:
-            raise InvalidValueError(f"empty or inverted interval [{self.start}, {self.end})")
+            raise InvalidValueError(f"empty or inverted interval [{_shown(self.start)}, {_shown(self.end)})")
 
     @staticmethod
     def always() -> "Interval":
@@ -206,3 +206,11 @@ def format_ms(ms: int) -> str:
     if dt.microsecond:
         return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
     return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _shown(t: int) -> str:
+    """An instant for a message: ISO-8601 when it is one, else the number (an out-of-range value)."""
+    try:
+        return format_ms(t)
+    except (ValueError, OverflowError, OSError):
+        return str(t)

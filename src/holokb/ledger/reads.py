@@ -276,6 +276,21 @@ class LedgerReads:
         ).fetchall()
         return tuple(PredicateInfo(IRI(r[0]), r[1], tuple(IRI(a) for a in r[2].split()), bool(r[3])) for r in rows)
 
+    def relations(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(predicate IRIs, rdf:type class IRIs) of every affirmed fact ever recorded, at any time:
+        what rules could read from this ledger (analysis.lint warns about the rest)."""
+        rows = self._db.execute(
+            "SELECT t.lexical FROM (SELECT DISTINCT p FROM facts WHERE polarity = 1) f "
+            "JOIN terms t ON t.term_id = f.p WHERE t.kind = 0").fetchall()
+        preds = frozenset(r[0] for r in rows)
+        (type_id,) = self.term_ids([IRI(RDF_TYPE)])
+        if type_id is None:
+            return preds, frozenset()
+        rows = self._db.execute(
+            "SELECT t.lexical FROM (SELECT DISTINCT o FROM facts WHERE polarity = 1 AND p = ?) f "
+            "JOIN terms t ON t.term_id = f.o WHERE t.kind = 0", (type_id,)).fetchall()
+        return preds, frozenset(r[0] for r in rows)
+
     def entities_by_alias(self, text: str) -> list[IRI]:
         """Entities with an alias matching ``text`` after normalisation (NFKC, casefold, whitespace); by IRI."""
         from ..core.fact import alias_key

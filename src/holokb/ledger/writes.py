@@ -201,7 +201,8 @@ class Batch:
         for _, sf in open_spans:
             if when <= sf:
                 raise RetractionError(
-                    f"cannot retract fact {fact.id[:12]} at {when}: its open span starts at {sf} (system time)"
+                    f"cannot retract fact {fact.id[:12]} at {format_ms(when)}: its open span starts at "
+                    f"{format_ms(sf)} (system time)"
                 )
         self._close([sid for sid, _ in open_spans], when)
         return len(open_spans)
@@ -224,7 +225,8 @@ class Batch:
             sid, sys_to = row
             if sys_to != record.system.end:
                 if sys_to is not None:
-                    raise LedgerError(f"span {sh.hex()[:12]} is already closed at {sys_to}, not {record.system.end}")
+                    raise LedgerError(f"span {sh.hex()[:12]} is already closed at {format_ms(sys_to)}, not "
+                                      f"{'open' if record.system.end is None else format_ms(record.system.end)}")
                 self._close([sid], record.system.end)
             if not _covers(self._evidence_of(sid), record.evidence):
                 raise LedgerError(f"span {sh.hex()[:12]} is already stored with other evidence (a span's evidence "

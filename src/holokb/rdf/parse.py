@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from ..core import DataSyntaxError, Diagnostic, InvalidValueError, Location
-from ..core.inputs import TOO_LARGE, printable, read_bytes
+from ..core.inputs import NOT_UTF8, TOO_LARGE, printable, read_bytes
 from ..core.terms import HK, IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
 
 #: Extension (without .gz) → pyoxigraph RdfFormat attribute name.
@@ -108,6 +108,10 @@ _POS_SUFFIX = re.compile(r" \(line \d+\)$")
 
 def _from_parser_error(src: Source, e: BaseException) -> DataSyntaxError:
     msg = printable(_POS_SUFFIX.sub("", _POS_PREFIX.sub("", str(e))) or type(e).__name__)
+    if msg.startswith("Invalid UTF-8"):  # the same failure as any other text file's, with its code
+        code, hint = NOT_UTF8, "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8 FILE)"
+    else:
+        code, hint = "HK300", None
     if isinstance(e, MemoryError):  # pyoxigraph's token buffer (16 MiB) overflowed
         line = next((i for i, text in enumerate(src.data.split(b"\n"), 1) if len(text) >= _TOKEN_LIMIT), None)
         return _error(src.name, f"a token is too large for the parser ({msg})", line or 1, 1, TOO_LARGE,
@@ -116,8 +120,8 @@ def _from_parser_error(src: Source, e: BaseException) -> DataSyntaxError:
     line = getattr(e, "lineno", None)
     col = getattr(e, "offset", None)
     if not line:
-        return _error(src.name, msg, 1, 1, note="the parser reported no position")
-    return _error(src.name, msg, int(line), int(col or 1))
+        return _error(src.name, msg, 1, 1, code, note="the parser reported no position", hint=hint)
+    return _error(src.name, msg, int(line), int(col or 1), code, hint=hint)
 
 
 def locate(data: bytes, needle: str) -> tuple[int, int] | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import Diagnostic, DiagnosticError, Location
+from ..core.inputs import os_error
 from .types import Lane
 
 SHIPPED = Path(__file__).with_name("profiles.json")
@@ -96,7 +97,7 @@ def load_profiles(path: str | Path | None = None) -> dict[str, RetrievalProfile]
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except OSError as e:
-        raise ProfileError(f"cannot read profile file {p}: {e.strerror or e}") from None
+        raise ProfileError(f"cannot read profile file {p}", os_error(e, p, what="profile file").diagnostics) from None
     except (UnicodeDecodeError, ValueError) as e:
         line, col = (getattr(e, "lineno", 1), getattr(e, "colno", 1))
         raise ProfileError(f"{p} is not JSON", (Diagnostic("HK701", f"not JSON: {e}", Location(str(p), line, col)),)) \

@@ -6,12 +6,12 @@ same proposal, and the option whose goal is entailed is the prediction.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import IO, Any
 
 from ..core.errors import SolverError
+from ..core.inputs import bad_record, read_json
 from .backend import Backend, get_backend
 from .eval_common import EvalSummary, RecordWriter, summarise
 from .proposal import gate_proposal
@@ -93,6 +93,8 @@ def puzzle_proposal(record: dict[str, Any]) -> tuple[dict, list[dict]]:
     body = context.split("\n\n", 1)[-1]
     n, objs = _objects(body)
     intro_end = _INTRO.search(body) or re.search(r"sells (\w+) [\w\s-]+?: (.*?)\.(?:\s|$)", body, re.S)
+    if intro_end is None:
+        raise PuzzleParseError("no sentence introducing the objects")
     sentences = [s for s in re.split(r"(?<=\.)\s+", body[intro_end.end():].strip()) if s]
     decls = [{"kind": "const", "name": f"o{i}", "resultSort": "Int"} for i in range(n)]
     asserts = [{"assertionId": f"range_{i}", "role": "axiom",
@@ -141,11 +143,26 @@ def solve_record(record: dict[str, Any], backend: Backend, *, timeout_ms: int = 
             "verdict": verdict, "reason": ",".join(entailed)}
 
 
+def check_records(records: Any, name: str) -> None:
+    """The file's shape: a JSON list of objects with a ``context`` string and a list of ``options`` strings."""
+    if not isinstance(records, list):
+        raise bad_record(name, f"expected a JSON list of puzzles, got {type(records).__name__}",
+                         hint="a logical-deduction file is [{\"id\": …, \"context\": …, \"options\": […], \"answer\": …}, …]")
+    for k, r in enumerate(records):
+        if not isinstance(r, dict):
+            raise bad_record(name, f"item {k}: expected an object, got {type(r).__name__}")
+        if not isinstance(r.get("context"), str):
+            raise bad_record(name, f"item {k}: 'context' must be a string")
+        opts = r.get("options")
+        if not isinstance(opts, list) or not all(isinstance(o, str) for o in opts):
+            raise bad_record(name, f"item {k}: 'options' must be a list of strings")
+
+
 def eval_deduction(path: str | Path, *, out: str | Path | IO[str] | None = None, backend: str = "z3",
                    limit: int | None = None) -> EvalSummary:
     """Score the LogicalDeduction file at ``path`` (JSON list); one JSON line per item to ``out``."""
-    with open(path, encoding="utf-8") as fh:
-        records = json.load(fh)
+    records = read_json(path, what="logical-deduction file")
+    check_records(records, str(path))
     if limit is not None:
         records = records[:limit]
     be = get_backend(backend)
@@ -154,7 +171,7 @@ def eval_deduction(path: str | Path, *, out: str | Path | IO[str] | None = None,
         for rec in records:
             row = solve_record(rec, be)
             w.write(row)
-            if row["predicted"] == row["gold"]:
+            if row["predicted"] is not None and row["predicted"] == row["gold"]:  # no prediction is never right
                 correct += 1
             else:
                 causes[row["verdict"]] = causes.get(row["verdict"], 0) + 1

@@ -9,10 +9,10 @@ noise or an annotation error in the FOL).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import IO, Any
 
+from ..core.inputs import bad_record, parse_json, read_text
 from .backend import Backend, get_backend
 from .eval_common import EvalSummary, RecordWriter, summarise
 from .fol import FolSyntaxError, ProposalBuilder, parse_fol
@@ -85,22 +85,38 @@ def _cause(row: dict[str, Any]) -> str:
     return "label_mismatch"
 
 
+def check_item(rec: Any, name: str, line: int) -> None:
+    """One JSON line's shape: an object whose FOL fields are strings (premises: a string or a list of them)."""
+    if not isinstance(rec, dict):
+        raise bad_record(name, f"expected a JSON object per line, got {type(rec).__name__}", line=line,
+                         hint="a FOLIO file has one {\"premises-FOL\": …, \"conclusion-FOL\": …, \"label\": …} per line")
+    prem = rec.get("premises-FOL", [])
+    if not (isinstance(prem, str) or (isinstance(prem, list) and all(isinstance(p, str) for p in prem))):
+        raise bad_record(name, "'premises-FOL' must be a string or a list of strings", line=line)
+    for key in ("conclusion-FOL", "label"):
+        if key in rec and not isinstance(rec[key], str):
+            raise bad_record(name, f"{key!r} must be a string", line=line)
+
+
 def eval_folio(path: str | Path, *, out: str | Path | IO[str] | None = None, backend: str = "z3",
                timeout_ms: int = 5_000, limit: int | None = None, unique_names: bool = False,
                finite_domain: int | None = None) -> EvalSummary:
     """Score a FOLIO jsonl file; one JSON line per item (id, gold, predicted, verdict, reason, cause) to ``out``."""
     be = get_backend(backend)
     correct, n, causes = 0, 0, {}
-    with open(path, encoding="utf-8") as fh, RecordWriter(out) as w:
-        for line in fh:
+    text = read_text(path, what="FOLIO file")
+    with RecordWriter(out) as w:
+        for lineno, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             if limit is not None and n >= limit:
                 break
-            row = solve_item(json.loads(line), be, timeout_ms=timeout_ms, unique_names=unique_names,
+            rec = parse_json(line, str(path), line_offset=lineno - 1)
+            check_item(rec, str(path), lineno)
+            row = solve_item(rec, be, timeout_ms=timeout_ms, unique_names=unique_names,
                              finite_domain=finite_domain)
             n += 1
-            if row["predicted"] == row["gold"]:
+            if row["predicted"] is not None and row["predicted"] == row["gold"]:  # no prediction is never right
                 correct += 1
                 row["cause"] = None
             else:

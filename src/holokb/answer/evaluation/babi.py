@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...core import HolokbError
+from ...core.inputs import os_error
 from .runner import EvalRun, ItemResult, chain_json, check_citations, run_items
 
 _LINE = re.compile(r"^(\d+) (.*)$")
@@ -33,7 +34,7 @@ def load(path: Path) -> list[Question]:
     try:
         raw = Path(path).read_bytes()
     except OSError as e:
-        raise HolokbError(f"{path}: cannot read ({e.strerror})") from None
+        raise os_error(e, path) from None
     out: list[Question] = []
     story: list[tuple[int, str]] = []
     n_story = 0

@@ -5,10 +5,9 @@ C (Unknown) = unsupported (``../shared/corpora/README.md``).  ``conflicting`` ma
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ...core import HolokbError
+from ...core.inputs import bad_record, os_error, parse_json
 from .runner import EvalRun, ItemResult, chain_json, check_citations, run_items
 
 LABELS = {"A": "True", "B": "False", "C": "Unknown"}
@@ -33,13 +32,10 @@ def load(path: Path) -> list:
     try:
         raw = Path(path).read_bytes()
     except OSError as e:
-        raise HolokbError(f"{path}: cannot read ({e.strerror})") from None
-    try:
-        data = json.loads(raw.decode("utf-8", errors="surrogateescape"))
-    except (json.JSONDecodeError, UnicodeError) as e:
-        raise HolokbError(f"{path}: not a ProofWriter JSON file ({e})") from None
+        raise os_error(e, path) from None
+    data = parse_json(raw.decode("utf-8", errors="surrogateescape"), str(path))
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise HolokbError(f"{path}: not a ProofWriter JSON file (expected an array of records)")
+        raise bad_record(str(path), "not a ProofWriter JSON file (expected an array of records)")
     return data
 
 
