@@ -43,7 +43,8 @@ def test_the_capability_is_proved_on_a_small_candidate_set(example, strategy, so
     assert r.status == "entailed" and r.stop is LoopStop.DECIDED
     assert r.candidates < r.kb_facts / 3 and len(r.rounds) >= 1
     assert r.score == pytest.approx(0.95 * 0.9 * 0.95 / 1.25)  # conf x conf x rule weight x 1/(1 + 0.25)
-    assert {f.key for f in r.solver_result.facts} <= set(r.candidate_ids)
+    # (a rule with a per-rule depth reaches the solver as the engine's derived facts: "derived:<rule>")
+    assert {f.key for f in r.solver_result.facts if not f.key.startswith("derived:")} <= set(r.candidate_ids)
 
 
 def test_rounds_grow_by_the_fixed_step_and_stop_when_nothing_new_is_found(example):
