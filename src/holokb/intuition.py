@@ -36,6 +36,8 @@ from .vectors import DEFAULT_VECTORS, VectorCache
 from .vsa import VSAConfig, VectorSpace
 
 _ALL = Limits(max_results=None)
+#: Hits read per query term beyond what the round needs (see _nearest).
+_TERM_DEPTH = 512
 
 
 class Strategy(enum.Enum):
@@ -135,7 +137,8 @@ class IntuitionLoop:
         self.vectors = vectors or DEFAULT_VECTORS
         self._views: tuple[tuple, AsOf, dict[str, FactView]] | None = None
         self._closed = closed_relations(program.rules + program.constraints)
-        self._cones: dict[str, Program] = {}
+        self._cones: dict[tuple, Program] = {}
+        self._index: tuple[dict, dict] | None = None
 
     def visible(self, as_of: AsOf) -> dict[str, FactView]:
         """Visible facts by fact id (cached while the ledger is unchanged)."""
@@ -181,6 +184,12 @@ class IntuitionLoop:
             rounds.append(RoundReport(rnd, len(ids), res.status, holds))
             if res.status != "unknown":
                 stop = LoopStop.DECIDED
+                if len(in_set) < len(views) and self.opposite_holds(goal, as_of, res.status):
+                    # The decision rests on a subset and the other polarity follows from the whole KB:
+                    # a clash, which the whole KB reports as unknown (inconsistent premises).
+                    res = EntailmentResult("unknown", reason="inconsistent premises: the goal and its negation "
+                                                             "both follow from the facts visible at this time")
+                    holds, score, proof = False, None, None
                 break
             if len(in_set) >= len(views):
                 stop = LoopStop.WHOLE_KB
@@ -192,6 +201,56 @@ class IntuitionLoop:
         ids = tuple(sorted(in_set))
         return IntuitionResult(res.status, settings.strategy, settings.solver, tuple(rounds), len(ids), len(views),
                                stop, res, score, proof, ids)
+
+    def opposite_holds(self, goal: Atom, as_of: AsOf, status: str) -> bool:
+        """Whether the polarity opposite to a decision follows by the rules from every visible fact of
+        the relations its derivation can read (read whole from the cached snapshot, not the candidates).
+
+        ``entailed`` is undone by a derivable negation of the goal, ``refuted`` by the goal itself:
+        either way the KB holds both (DS005's polarity conflict)."""
+        pos, neg = self.polarities(goal, as_of)
+        derives_goal = neg if goal.negated else pos
+        derives_negation = pos if goal.negated else neg
+        return derives_goal if status == "refuted" else derives_negation
+
+    def polarities(self, goal: Atom, as_of: AsOf) -> tuple[bool, bool]:
+        """(the goal's atom holds, its negation holds) by the engine over every visible fact of the
+        relations the goal's dependency cone reads."""
+        program = self._cone(goal)
+        plain = replace(goal, negated=False)
+        reads = {_key(plain), _key(replace(plain, negated=True))} | {
+            _key(a) for r in program.rules for a in _body_atoms(r)}
+        index = self._relation_index(as_of)
+        ids = sorted({i for k in reads for i in index.get(k, ())}
+                     | {i for k in reads if k[1] is None for i in index.get((k[0], "*", k[2]), ())})
+        views = self.visible(as_of)
+        db = Database()
+        for i in ids:
+            v = views[i]
+            f = v.fact
+            db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id,
+                   negated=f.polarity == "negate")
+        _add_program_facts(db, program)
+        model = closure(program, db, limits=Limits(max_results=None), record_proofs=False)
+        args = tuple(a.term for a in goal.args if isinstance(a, Const))
+        return model.contains(goal.predicate, args), model.contains(goal.predicate, args, negated=True)
+
+    def _relation_index(self, as_of: AsOf) -> dict[tuple, list[str]]:
+        """Visible fact ids by (predicate, class or None, negated); rdf:type facts also under class "*"."""
+        views = self.visible(as_of)
+        if self._index is not None and self._index[0] is views:
+            return self._index[1]
+        out: dict[tuple, list[str]] = {}
+        for fid, v in views.items():
+            f = v.fact
+            neg = f.polarity == "negate"
+            if f.predicate.value == RDF_TYPE and isinstance(f.object, IRI):
+                out.setdefault((RDF_TYPE, f.object.value, neg), []).append(fid)
+                out.setdefault((RDF_TYPE, "*", neg), []).append(fid)
+            else:
+                out.setdefault((f.predicate.value, None, neg), []).append(fid)
+        self._index = (views, out)
+        return out
 
     def _cone(self, goal: Atom) -> Program:
         """The rules that can derive the goal in either polarity (class-aware for ``rdf:type``), and
@@ -245,6 +304,14 @@ class IntuitionLoop:
         lim = replace(settings.solver_limits,
                       timeout_ms=max(1, min(settings.solver_limits.timeout_ms, int(remaining * 1000))), max_rounds=1)
         return entails(cw.active, goal, backend=settings.solver, limits=lim), holds, score, proof
+
+
+def _body_atoms(r) -> list[Atom]:
+    out: list[Atom] = []
+    for b in r.body:
+        out.extend([b] if isinstance(b, Atom) else [b.atom] if isinstance(b, Negation) else
+                   list(b.body) if isinstance(b, Aggregate) else [])
+    return out
 
 
 def _key(a: Atom) -> tuple[str, str | None, bool]:
@@ -310,7 +377,9 @@ def _nearest(space: VectorSpace, terms: Sequence[Term], want: int, taken: set[st
     chance = 0.5 if space.encoder.hdc else 0.0
     scores: dict[str, float] = {}
     for t in terms:
-        for h in space.similar_facts(space.term_query([t]), want + len(taken)):
+        # A generous depth per term: a fact naming several terms must get credit from each of them,
+        # also when one of the terms names many facts (ties beyond the depth are cut by fact id).
+        for h in space.similar_facts(space.term_query([t]), want + len(taken) + _TERM_DEPTH):
             if h.score <= floor:
                 break
             if h.key not in taken and h.key in views:
