@@ -2,30 +2,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, cwd: Path, ok: int = 0) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    p = subprocess.run([sys.executable, "-m", "holokb", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                       timeout=120)
-    assert p.returncode == ok, (p.returncode, p.stdout, p.stderr)
-    return p
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("proj")
-    run("init", str(d), cwd=d)
-    run("load", "kb/", "--at", "2026-01-01", cwd=d)
-    return d
+from test_cli import project, run  # noqa: F401  (the example project, loaded once per module)
 
 
 def test_similar_lists_the_closest_entities_with_scores(project):

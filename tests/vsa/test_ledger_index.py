@@ -2,15 +2,14 @@
 or corrupt cache file costs a rebuild, never a wrong neighbour."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from holokb import AsOf, KnowledgeBase
+from holokb import AsOf
 from holokb.core import IRI, Fact, parse_instant
-from holokb.resources import data_dir
 from holokb.vectors import IndexSource, VectorCache, cache_path
 from holokb.vsa import UnknownEntityError, VSAConfig
+
+from _example import example_kb
 
 EX = "http://example.org/"
 AT = parse_instant("2026-01-01")
@@ -19,9 +18,7 @@ CFG = VSAConfig.default("hdc", dim=2048)
 
 @pytest.fixture()
 def kb(tmp_path):
-    shutil.copytree(data_dir("kb"), tmp_path / "kb")
-    k = KnowledgeBase.open(tmp_path / "kb.db")
-    k.load([tmp_path / "kb"], at=AT)
+    k = example_kb(tmp_path)
     yield k
     k.close()
 

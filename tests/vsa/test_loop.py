@@ -2,8 +2,6 @@
 (differential, against strategy none), growth and stop conditions, and negation as failure."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -14,6 +12,8 @@ from holokb.intuition import IntuitionLoop, LoopSettings, LoopStop, Strategy
 from holokb.reasoning import load_program, parse_ground_atom
 from holokb.resources import data_dir
 from holokb.syntax import parse_rules
+
+from _example import example_kb
 
 EX = "http://example.org/"
 AT = parse_instant("2026-01-01")
@@ -26,10 +26,7 @@ rule direct: ex:q(?x, ?y) :- ex:p2(?x, ?y).
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
-    d = tmp_path_factory.mktemp("ex")
-    shutil.copytree(data_dir("kb"), d / "kb")
-    kb = KnowledgeBase.open(d / "kb.db")
-    kb.load([d / "kb"], at=AT)
+    kb = example_kb(tmp_path_factory.mktemp("ex"))
     yield kb, load_program([data_dir("rules") / "example.hkr"])
     kb.close()
 
