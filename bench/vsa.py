@@ -27,6 +27,8 @@ from holokb.vsa import FactRecord, Representation, VSAConfig, VectorSpace
 from holokb.vsa.index import VectorIndex
 
 EX = "http://example.org/"
+#: (sketch bits, candidates) settings of the sketch-filtered kernel measured in one run.
+SWEEP = ((512, 2048), (512, 16384), (1024, 4096), (1024, 16384), (1024, 65536))
 
 
 def synthetic(n: int, seed: int = 0) -> list[FactRecord]:
@@ -83,7 +85,7 @@ def p95(xs):
 
 def run_rep(rep: str, recs: list[FactRecord], args) -> None:
     cfg = VSAConfig.default(rep)
-    cfg = VSAConfig(cfg.representation, cfg.dim, cfg.seed, sketch_bits=args.sketch_bits or cfg.sketch_bits,
+    cfg = VSAConfig(cfg.representation, cfg.dim, cfg.seed, sketch_bits=args.sketch_bits or 1024,
                     candidates=args.candidates or cfg.candidates, exact_below=cfg.exact_below)
     t0 = time.perf_counter()
     space = VectorSpace(cfg)
@@ -105,13 +107,23 @@ def run_rep(rep: str, recs: list[FactRecord], args) -> None:
         rec.setdefault(name, {}).setdefault(kind, []).append(r)
 
     peers = _peers(rep, idx, cfg, len(recs))
+    full_sketch = idx._sketch
     for kind, q in qs:
         t = time.perf_counter()
         want = exact(idx, q, 10)
         note("numpy exact", kind, time.perf_counter() - t, 1.0)
-        t = time.perf_counter()
-        got = idx.search(q, 10)
-        note("numpy sketch", kind, time.perf_counter() - t, recall([h.score for h in got], want))
+        # Sketches are prefixes (first bits / signs of the first coordinates), so a shorter sketch is a
+        # slice of the stored one: one build serves the whole sweep.
+        for bits, cands in SWEEP:
+            if bits > cfg.sketch_bits:
+                continue
+            object.__setattr__(idx, "config", VSAConfig(cfg.representation, cfg.dim, cfg.seed, bits, cands, 0))
+            idx._sketch = full_sketch[: bits // 64]
+            t = time.perf_counter()
+            got = idx.search(q, 10)
+            note(f"numpy sketch {bits}/{cands}", kind, time.perf_counter() - t, recall([h.score for h in got], want))
+        idx._sketch = full_sketch
+        object.__setattr__(idx, "config", cfg)
         for name, search in peers:
             t = time.perf_counter()
             rows = search(q)

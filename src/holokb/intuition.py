@@ -28,12 +28,16 @@ from .core import AsOf, IRI, InvalidValueError, Limits, RDF_TYPE, Term
 from .engine import Database, ProofNode, closure
 from .ledger import FactView, Ledger
 from .checking import ground
+from .closed_world import closed_relations, with_snapshot
 from .reasoning import _add_program_facts
 from .solver import ActiveSet, Cardinality, EntailmentResult, SolverLimits, entails
+from .solver.active_set import relation_key
 from .vectors import DEFAULT_VECTORS, VectorCache
 from .vsa import VSAConfig, VectorSpace
 
 _ALL = Limits(max_results=None)
+#: Hits read per query term beyond what the round needs (see _nearest).
+_TERM_DEPTH = 512
 
 
 class Strategy(enum.Enum):
@@ -132,7 +136,9 @@ class IntuitionLoop:
         self.cards = tuple(replace(c, min_count=0) for c in cardinalities if c.max_count is not None or c.datatype)
         self.vectors = vectors or DEFAULT_VECTORS
         self._views: tuple[tuple, AsOf, dict[str, FactView]] | None = None
-        self._closed = _closed_patterns(program)
+        self._closed = closed_relations(program.rules + program.constraints)
+        self._cones: dict[tuple, Program] = {}
+        self._index: tuple[dict, dict] | None = None
 
     def visible(self, as_of: AsOf) -> dict[str, FactView]:
         """Visible facts by fact id (cached while the ledger is unchanged)."""
@@ -178,6 +184,12 @@ class IntuitionLoop:
             rounds.append(RoundReport(rnd, len(ids), res.status, holds))
             if res.status != "unknown":
                 stop = LoopStop.DECIDED
+                if len(in_set) < len(views) and self.opposite_holds(goal, as_of, res.status):
+                    # The decision rests on a subset and the other polarity follows from the whole KB:
+                    # a clash, which the whole KB reports as unknown (inconsistent premises).
+                    res = EntailmentResult("unknown", reason="inconsistent premises: the goal and its negation "
+                                                             "both follow from the facts visible at this time")
+                    holds, score, proof = False, None, None
                 break
             if len(in_set) >= len(views):
                 stop = LoopStop.WHOLE_KB
@@ -190,14 +202,78 @@ class IntuitionLoop:
         return IntuitionResult(res.status, settings.strategy, settings.solver, tuple(rounds), len(ids), len(views),
                                stop, res, score, proof, ids)
 
+    def opposite_holds(self, goal: Atom, as_of: AsOf, status: str) -> bool:
+        """Whether the polarity opposite to a decision follows by the rules from every visible fact of
+        the relations its derivation can read (read whole from the cached snapshot, not the candidates).
+
+        ``entailed`` is undone by a derivable negation of the goal, ``refuted`` by the goal itself:
+        either way the KB holds both (DS005's polarity conflict)."""
+        pos, neg = self.polarities(goal, as_of)
+        derives_goal = neg if goal.negated else pos
+        derives_negation = pos if goal.negated else neg
+        return derives_goal if status == "refuted" else derives_negation
+
+    def polarities(self, goal: Atom, as_of: AsOf) -> tuple[bool, bool]:
+        """(the goal's atom holds, its negation holds) by the engine over every visible fact of the
+        relations the goal's dependency cone reads."""
+        program = self._cone(goal)
+        plain = replace(goal, negated=False)
+        reads = {_key(plain), _key(replace(plain, negated=True))} | {
+            _key(a) for r in program.rules for a in _body_atoms(r)}
+        index = self._relation_index(as_of)
+        ids = sorted({i for k in reads for i in index.get(k, ())}
+                     | {i for k in reads if k[1] is None for i in index.get((k[0], "*", k[2]), ())})
+        views = self.visible(as_of)
+        db = Database()
+        for i in ids:
+            v = views[i]
+            f = v.fact
+            db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id,
+                   negated=f.polarity == "negate")
+        _add_program_facts(db, program)
+        model = closure(program, db, limits=Limits(max_results=None), record_proofs=False)
+        args = tuple(a.term for a in goal.args if isinstance(a, Const))
+        return model.contains(goal.predicate, args), model.contains(goal.predicate, args, negated=True)
+
+    def _relation_index(self, as_of: AsOf) -> dict[tuple, list[str]]:
+        """Visible fact ids by (predicate, class or None, negated); rdf:type facts also under class "*"."""
+        views = self.visible(as_of)
+        if self._index is not None and self._index[0] is views:
+            return self._index[1]
+        out: dict[tuple, list[str]] = {}
+        for fid, v in views.items():
+            f = v.fact
+            neg = f.polarity == "negate"
+            if f.predicate.value == RDF_TYPE and isinstance(f.object, IRI):
+                out.setdefault((RDF_TYPE, f.object.value, neg), []).append(fid)
+                out.setdefault((RDF_TYPE, "*", neg), []).append(fid)
+            else:
+                out.setdefault((f.predicate.value, None, neg), []).append(fid)
+        self._index = (views, out)
+        return out
+
+    def _cone(self, goal: Atom) -> Program:
+        """The rules that can derive the goal in either polarity (class-aware for ``rdf:type``), and
+        all constraints: fewer rules decide less, never differently, so this only saves work."""
+        key = _key(goal)
+        hit = self._cones.get(key)
+        if hit is None:
+            p = self.program
+            keep = _cone(p, {key, (key[0], key[1], not key[2])})
+            # strata=(): the engine stratifies the sub-program itself (as the answer path does).
+            hit = self._cones[key] = replace(p, rules=tuple(p.rules[i] for i in keep), strata=())
+        return hit
+
     def _closed_facts(self, views: dict[str, FactView]) -> list[str]:
+        """Every visible fact of a relation read under ``not`` or in an aggregate, or one they depend
+        on: the candidate set always holds them whole, so negation reads the KB's complete extension."""
         if not self._closed:
             return []
         out = []
         for fid, v in views.items():
             f = v.fact
-            if (f.predicate.value, None) in self._closed or (
-                    f.predicate.value == RDF_TYPE and (RDF_TYPE, getattr(f.object, "value", None)) in self._closed):
+            key = relation_key(f.predicate.value, (f.subject, f.object), f.polarity == "negate")
+            if key in self._closed or (f.predicate.value == RDF_TYPE and (RDF_TYPE, key[1]) in self._closed):
                 out.append(fid)
         return sorted(out)
 
@@ -210,31 +286,66 @@ class IntuitionLoop:
             conf = max((e.confidence for e in v.evidence), default=1.0)
             db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id, confidence=conf,
                    negated=f.polarity == "negate")
-        _add_program_facts(db, self.program)
+        program = self._cone(goal)
+        _add_program_facts(db, program)
         remaining = max(0.001, deadline - time.monotonic())
-        model = closure(self.program, db, limits=Limits(max_results=None, timeout_s=remaining), record_proofs=True)
+        model = closure(program, db, limits=Limits(max_results=None, timeout_s=remaining), record_proofs=True)
         args = tuple(a.term for a in goal.args if isinstance(a, Const))
         holds = model.contains(goal.predicate, args, negated=goal.negated)
         score = model.score(goal.predicate, args, negated=goal.negated) if holds else None
         proof = model.explain(goal.predicate, args, negated=goal.negated) if holds else None
-        active = ActiveSet.from_program(self.program, [ground(v) for v in facts], self.cards)
+        active = ActiveSet.from_program(program, [ground(v) for v in facts], self.cards)
+        # `not`, aggregates and per-rule depths reach the solver as the engine computes them over the
+        # candidates (complete for the closed relations, see _closed_facts).
+        cw = with_snapshot(active, db, limits=Limits(max_results=None, timeout_s=remaining))
+        if cw.limit_hit is not None:
+            return EntailmentResult("unknown", reason=f"budget: {cw.limit_hit}", limit_hit=cw.limit_hit), holds, \
+                score, proof
         lim = replace(settings.solver_limits,
                       timeout_ms=max(1, min(settings.solver_limits.timeout_ms, int(remaining * 1000))), max_rounds=1)
-        return entails(active, goal, backend=settings.solver, limits=lim), holds, score, proof
+        return entails(cw.active, goal, backend=settings.solver, limits=lim), holds, score, proof
 
 
-def _closed_patterns(program: Program) -> set[tuple[str, str | None]]:
-    """(predicate, class) patterns read under negation as failure or inside aggregates."""
-    out: set[tuple[str, str | None]] = set()
-    for r in program.rules + program.constraints:
-        for b in r.body:
-            atoms = [b.atom] if isinstance(b, Negation) else list(b.body) if isinstance(b, Aggregate) else []
-            for a in atoms:
-                cls = None
-                if a.predicate == RDF_TYPE and len(a.args) == 2 and isinstance(a.args[1], Const):
-                    cls = getattr(a.args[1].term, "value", None)
-                out.add((a.predicate, cls))
+def _body_atoms(r) -> list[Atom]:
+    out: list[Atom] = []
+    for b in r.body:
+        out.extend([b] if isinstance(b, Atom) else [b.atom] if isinstance(b, Negation) else
+                   list(b.body) if isinstance(b, Aggregate) else [])
     return out
+
+
+def _key(a: Atom) -> tuple[str, str | None, bool]:
+    """A relation key that tells classes apart: (predicate, class for rdf:type with a constant class, negated)."""
+    cls = None
+    if a.predicate == RDF_TYPE and len(a.args) == 2 and isinstance(a.args[1], Const):
+        cls = getattr(a.args[1].term, "value", None)
+    return (a.predicate, cls, a.negated)
+
+
+def _cone(program: Program, start: set) -> list[int]:
+    """Indices of the rules the relation keys depend on, transitively (a class-less key, e.g. a
+    variable class, matches every class of its predicate)."""
+    heads: dict[tuple[str, bool], list[tuple[str | None, int]]] = {}
+    for i, r in enumerate(program.rules):
+        if r.head is not None:
+            k = _key(r.head)
+            heads.setdefault((k[0], k[2]), []).append((k[1], i))
+    seen, todo, keep = set(start), list(start), set()
+    while todo:
+        pred, cls, neg = todo.pop()
+        for hcls, i in heads.get((pred, neg), ()):
+            if i in keep or not (cls is None or hcls is None or cls == hcls):
+                continue
+            keep.add(i)
+            for b in program.rules[i].body:
+                atoms = [b] if isinstance(b, Atom) else [b.atom] if isinstance(b, Negation) else \
+                    list(b.body) if isinstance(b, Aggregate) else []
+                for a in atoms:
+                    k = _key(a)
+                    if k not in seen:
+                        seen.add(k)
+                        todo.append(k)
+    return sorted(keep)
 
 
 def _goal_terms(goal: Atom) -> list[Term]:
@@ -256,19 +367,22 @@ def _entities(ids: Sequence[str], views: dict[str, FactView], *, exclude: set) -
 
 def _nearest(space: VectorSpace, terms: Sequence[Term], want: int, taken: set[str],
              views: dict[str, FactView]) -> list[str]:
-    """The ``want`` facts nearest to ``terms`` that are not taken yet and are visible unqualified facts,
-    above the noise floor (fewer when fewer are related)."""
-    if not terms:
-        return []
-    q = space.term_query(list(terms))
+    """The ``want`` facts nearest to ``terms`` that are not taken yet and are visible unqualified facts.
+
+    Each term is its own query (a bundle of many terms would sink single matches below the noise
+    floor); a fact scores the sum, over the terms, of its similarity above chance, so facts naming
+    more of the terms come first.  Order: score desc, fact id.  Fewer than ``want`` when fewer facts
+    are related above the noise floor."""
     floor = space.encoder.noise_floor()
-    hits = space.similar_facts(q, want + len(taken), exclude=())
-    out = []
-    for h in hits:
-        if h.score <= floor:
-            break
-        if h.key not in taken and h.key in views:
-            out.append(h.key)
-            if len(out) == want:
+    chance = 0.5 if space.encoder.hdc else 0.0
+    scores: dict[str, float] = {}
+    for t in terms:
+        # A generous depth per term: a fact naming several terms must get credit from each of them,
+        # also when one of the terms names many facts (ties beyond the depth are cut by fact id).
+        for h in space.similar_facts(space.term_query([t]), want + len(taken) + _TERM_DEPTH):
+            if h.score <= floor:
                 break
-    return out
+            if h.key not in taken and h.key in views:
+                scores[h.key] = scores.get(h.key, 0.0) + (h.score - chance)
+    ranked = sorted(scores, key=lambda k: (-round(scores[k], 9), k))
+    return ranked[:want]

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from .intuition import IntuitionResult, LoopSettings
+    from .intuitive_answer import IntuitiveAnswer
     from .ledger_search import Similar
     from .retrieval import RetrievalProfile, SearchResult
     from .vsa import VSAConfig
@@ -512,6 +513,21 @@ class KnowledgeBase:
         answerer = Answerer(self.ledger, rules=rules, prefixes=prefixes, retriever=retriever,
                             options=options or AnswerOptions())
         return answerer.answer(plan, as_of)
+
+    def answer_with_intuition(self, question: "str | QueryPlan", *, as_of: AsOf, settings: "LoopSettings",
+                              rules: Program | None = None, planner: "Planner | None" = None,
+                              options: "AnswerOptions | None" = None,
+                              prefixes: dict[str, str] | None = None) -> "IntuitiveAnswer":
+        """:meth:`answer` with the candidate facts proposed by the vector index and grown in fixed
+        steps (yes/no questions about a ground goal; others use complete retrieval); the result says
+        how many rounds it took and how large the candidate set was."""
+        from .answer.plan import QueryPlan
+        from .ingest.extractors import plan_question
+        from .intuitive_answer import answer_with_intuition
+
+        plan = question if isinstance(question, QueryPlan) else plan_question(question, planner)
+        return answer_with_intuition(self.ledger, plan, as_of=as_of, settings=settings, rules=rules,
+                                     prefixes=prefixes, options=options)
 
     async def aingest(self, text: "str | bytes", **kwargs) -> "IngestionReport":
         """:meth:`ingest` for callers that run an event loop (runs in a worker thread, one at a time)."""

@@ -2,17 +2,16 @@
 example KB: determinism, a hit only the structured lane finds, no-signal queries, bad queries."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from holokb import AsOf, KnowledgeBase
+from holokb import AsOf
 from holokb.core import IRI, Evidence, Fact, parse_instant
-from holokb.resources import data_dir
 from holokb.retrieval import (
     ChunkRef, EvidenceRef, FactHit, Lane, QueryError, StructuredOptions, entity_candidates, query_tokens,
 )
 from holokb.retrieval.lanes import structured_lane
+
+from _example import example_kb
 
 EX = "http://example.org/"
 AT = parse_instant("2026-01-01")
@@ -76,10 +75,7 @@ def test_no_entity_candidate_means_no_signal():
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory):
-    d = tmp_path_factory.mktemp("kb")
-    shutil.copytree(data_dir("kb"), d / "kb")
-    k = KnowledgeBase.open(d / "kb.db")
-    k.load([d / "kb"], at=AT)
+    k = example_kb(tmp_path_factory.mktemp("kb"))
     # Evidence in a chunk that shares no word with the query "AchillesIDE": only the structured lane finds it.
     k.assert_fact(Fact(IRI(EX + "AchillesIDE"), IRI(EX + "listedIn"), IRI(EX + "inventory")), at=AT + 1,
                   evidence=[Evidence("tools.txt", "p0", 0, 17, confidence=0.99, asserted_at=AT + 1)])
