@@ -150,13 +150,13 @@ def _cone(program: Program, atom: Atom) -> Program:
     """The rules the goal's relation (both polarities) depends on, stratified as analysis does (per class
     for ``rdf:type``), with the goal as a query so that its predicate is loaded."""
     from .analysis import Query
-    from .analysis.stratify import stratify
+    from .analysis import check_program
     from .engine.magic import dependency_cone
 
-    keep = dependency_cone(program, {(atom.predicate, atom.negated), (atom.predicate, not atom.negated)})
+    keep = dependency_cone(program.rules, {(atom.predicate, atom.negated), (atom.predicate, not atom.negated)})
     rules = tuple(program.rules[i] for i in keep)
     twin = replace(atom, negated=not atom.negated)
-    return Program(rules, (), (Query((atom,), ()), Query((twin,), ())), program.vocabulary, stratify(rules)[0])
+    return check_program(rules, queries=(Query((atom,), ()), Query((twin,), ())), vocabulary=program.vocabulary)
 
 
 def _absences(proof: ProofNode, rules: dict[str, Rule]) -> tuple[Absence, ...]:

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from .analysis import Program
-from .analysis.program import Aggregate, Atom, Negation, Rule, body_atoms
-from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges, stratify
+from .analysis import Program, check_program
+from .analysis.program import Aggregate, Atom, Negation, Rule
+from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges
 from .core import HK, Interval, Limits, RDF_TYPE
 from .engine import Database, Model, closure
 from .solver import ActiveSet, GroundFact
@@ -105,7 +105,7 @@ def _program(rules: Iterable[Rule], helpers: tuple[Rule, ...]) -> Program:
     """The engine's program: rules and helpers stratified as analysis does (per class for rdf:type)."""
     rules = tuple(rules)
     heads = tuple(r for r in rules if r.head is not None) + helpers
-    return Program(heads, tuple(r for r in rules if r.head is None), strata=stratify(heads)[0])
+    return check_program(heads, constraints=tuple(r for r in rules if r.head is None))
 
 
 def _rows(model: Model, keys: Iterable[RelKey], valid: Interval) -> list[GroundFact]:

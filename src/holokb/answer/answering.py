@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..analysis import check_program
 from ..analysis.program import Atom, Const, Program, Query, Var, body_atoms
 from ..core.limits import Limits
 from ..core.terms import HK, IRI, OWL, RDF, RDFS, XSD, Literal, Term, term_sort_key
@@ -209,7 +210,7 @@ class Answerer:
                 hint_subjects: tuple[Term, ...]) -> None:
         program = run.program
         keys = {(p.value, neg) for p in goal_preds for neg in (False, True)}
-        cone = dependency_cone(program, keys)
+        cone = dependency_cone(program.rules, keys)
         rules = tuple(program.rules[i] for i in cone)
         run.rules = rules
         preds = {p.value for p in goal_preds}
@@ -240,7 +241,7 @@ class Answerer:
             run.views[v.fact_id] = v
             db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id,
                    confidence=max((e.confidence for e in v.evidence), default=1.0), negated=f.polarity == "negate")
-        sub = Program(rules, (), (), program.vocabulary, (), program.prefixes, program.rule_set_hash, program.facts)
+        sub = check_program(rules, vocabulary=program.vocabulary, prefixes=program.prefixes, facts=program.facts)
         o = self.options
         model = closure(sub, db, limits=Limits(max_depth=None, max_derived=o.max_derived, max_results=None,
                                                timeout_s=o.timeout_s), record_proofs=True)

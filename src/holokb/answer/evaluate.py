@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..analysis.program import Const, Var
-from ..core.terms import IRI, XSD_DURATION, DateTimeValue, DateValue, Literal, Term
+from ..core.terms import IRI, DateTimeValue, DateValue, Literal, Term
 from ..core.time import Duration
 from .plan import Compare, Operand, Param, QueryPlan
 

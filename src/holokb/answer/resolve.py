@@ -19,7 +19,7 @@ from ..core.errors import InvalidValueError
 from ..core.terms import IRI, Literal, Term
 from ..ingest.naming import Naming, quantity
 from ..ledger import Ledger
-from .plan import Name, Pattern, PlanTerm
+from .plan import Pattern, PlanTerm
 
 #: A resolved position: a variable, a term, or None (any value).
 Slot = Union[Var, IRI, Literal, None]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..analysis import check_program
 from ..analysis.program import Program, body_atoms
 from ..core.limits import Limits
 from ..core.terms import IRI, Literal
@@ -37,7 +38,7 @@ def anchor_instant(ledger: Ledger, program: Program, anchor: Goal, kind: TimeKin
         return AnchorTime(None, "the anchor of a time reference needs a named predicate")
     pred = anchor.predicate.value
     neg = anchor.polarity == "negate"
-    cone = dependency_cone(program, {(pred, neg)})
+    cone = dependency_cone(program.rules, {(pred, neg)})
     rules = tuple(program.rules[i] for i in cone)
     preds = {pred} | {r.head.predicate for r in rules if r.head is not None}
     for r in rules:
@@ -55,7 +56,7 @@ def anchor_instant(ledger: Ledger, program: Program, anchor: Goal, kind: TimeKin
         conf = max((e.confidence for e in rec.evidence), default=1.0)
         db.add(f.predicate.value, (f.subject, f.object), valid=rec.valid, key=f.id, confidence=conf,
                negated=f.polarity == "negate")
-    sub = Program(rules, (), (), program.vocabulary, (), program.prefixes, program.rule_set_hash, program.facts)
+    sub = check_program(rules, vocabulary=program.vocabulary, prefixes=program.prefixes, facts=program.facts)
     model = closure(sub, db, limits=limits, all_valid=True)
     spans: list[Interval] = []
     for args, valid in model.rows(pred, negated=neg):

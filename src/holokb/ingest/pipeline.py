@@ -31,12 +31,11 @@ from ..core.errors import (
 from ..core.fact import Evidence, Fact, SpanRecord
 from ..core.inputs import position
 from ..core.terms import HK, IRI, Literal
-from ..core.time import Interval
 from ..ledger import Ledger
 from .chunking import Chunk, chunk_paragraphs
 from .consistency import extraction_consistency
 from .extract import (
-    DocumentInput, DocumentMeta, ExtractedFact, ExtractedRule, Extraction, Extractor, Skip, SkipReason,
+    DocumentInput, DocumentMeta, ExtractedFact, ExtractedRule, Extraction, Extractor, SkipReason,
 )
 from .report import IngestionReport, IngestLimit, Phase, SkipEntry
 from .rule_json import rule_to_json
