@@ -160,7 +160,7 @@ def test_ask_respects_limits():
 # -- with negation and aggregates: goal-directed == full, local ⊆ full -------------------
 from hypothesis import HealthCheck  # noqa: E402
 
-from random_programs import DOMAIN, IDB, database, programs, temporal_facts, value  # noqa: E402
+from stratified_programs import DOMAIN, IDB, database, programs, temporal_facts, value  # noqa: E402
 
 
 @settings(max_examples=60, deadline=None, database=None,

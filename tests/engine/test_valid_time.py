@@ -10,7 +10,7 @@ from holokb.core import AssertedRef, Interval
 from holokb.engine import Database, closure
 
 from lang import EX, iri, rules
-from random_programs import IDB, database, instants, programs, temporal_facts
+from stratified_programs import IDB, database, instants, programs, temporal_facts
 
 ALICE = rules("""
     rule placed: ex:placed(?p) :- ex:locatedIn(?p, ?_).
