@@ -188,7 +188,7 @@ def prove(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tupl
     args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
     budget = Limits(timeout_s=limits.timeout_ms / 1000, max_results=None)
     model = closure(_cone(program, atom), database_at(ledger, as_of, _cone(program, atom)), limits=budget,
-                    record_proofs=True)
+                    record_proofs=True, valid_at=as_of.valid)
     if model.contains(atom.predicate, args, negated=atom.negated):
         return _entailed(ledger, program, atom, args, as_of, model, backend, limits)
     if model.truncated:
@@ -289,7 +289,7 @@ def consistency(ledger: Ledger, program: Program, as_of: AsOf, cards: tuple[Card
     every visible fact, so the answer is the one ``derive`` implies; the conflict is a minimal core."""
     active, info = consistency_active_set(ledger, program, as_of, cards, max_facts=limits.max_atoms)
     budget = Limits(timeout_s=limits.timeout_ms / 1000, max_results=None)
-    cw = with_snapshot(active, database_at(ledger, as_of, program), limits=budget)
+    cw = with_snapshot(active, database_at(ledger, as_of, program), limits=budget, valid_at=as_of.valid)
     if cw.limit_hit is not None:
         return ConsistencyResult("unknown", reason="the closure ran out of budget", limit_hit=cw.limit_hit), info
     return check_consistency(cw.active, backend=backend, limits=limits, at=as_of.valid), info

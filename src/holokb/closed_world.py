@@ -189,14 +189,16 @@ def with_closed_world(active: ActiveSet, *, limits: Limits | None = None) -> Clo
     return _finish(active, rw, extra, cw, hit)
 
 
-def with_snapshot(active: ActiveSet, db: Database, *, limits: Limits | None = None) -> ClosedWorldResult:
+def with_snapshot(active: ActiveSet, db: Database, *, limits: Limits | None = None,
+                  valid_at: int | None = None) -> ClosedWorldResult:
     """``active`` with negation, aggregates and depth-bounded rules read from the engine's closure of
-    ``db`` (the complete snapshot at one AsOf, of which ``active`` may hold only a part)."""
+    ``db`` (the complete snapshot at one AsOf, of which ``active`` may hold only a part), as it holds
+    at ``valid_at`` (``db`` may span the whole valid-time axis)."""
     rw = rewrite(active.rules)
     if _plain(active.rules, rw):
         return _finish(active, rw, [], [], None)
     program = _program(active.rules, rw.helper_rules)
-    model = closure(program, db, limits=limits or Limits.unbounded())
+    model = closure(program, db, limits=limits or Limits.unbounded(), valid_at=valid_at)
     always = Interval.always()
     return _finish(active, rw, _engine_facts(model, rw, always),
                    _rows(model, negated_relations(active.rules), always), model.limit_hit)

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Literal as _Lit, Sequence
 
-from .analysis import Atom, Const, Program
+from .analysis import Atom, Const, Program, check_program
 from .analysis.program import Aggregate, Negation
 from .core import AsOf, IRI, InvalidValueError, Limits, RDF_TYPE, Term
 from .engine import Database, ProofNode, closure
@@ -157,7 +157,7 @@ class IntuitionLoop:
         deadline = time.monotonic() + settings.timeout_s
         views = self.visible(as_of)
         if settings.strategy is Strategy.NONE:
-            res, holds, score, proof = self._decide(goal, sorted(views), views, settings, deadline)
+            res, holds, score, proof = self._decide(goal, sorted(views), views, settings, deadline, as_of)
             return IntuitionResult(res.status, settings.strategy, settings.solver,
                                    (RoundReport(0, len(views), res.status, holds),), len(views), len(views),
                                    LoopStop.WHOLE_KB, res, score, proof, tuple(sorted(views)))
@@ -180,7 +180,7 @@ class IntuitionLoop:
             chosen.extend(added)
             in_set.update(added)
             ids = sorted(in_set)
-            res, holds, score, proof = self._decide(goal, ids, views, settings, deadline)
+            res, holds, score, proof = self._decide(goal, ids, views, settings, deadline, as_of)
             rounds.append(RoundReport(rnd, len(ids), res.status, holds))
             if res.status != "unknown":
                 stop = LoopStop.DECIDED
@@ -231,7 +231,7 @@ class IntuitionLoop:
             db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id,
                    negated=f.polarity == "negate")
         _add_program_facts(db, program)
-        model = closure(program, db, limits=Limits(max_results=None), record_proofs=False)
+        model = closure(program, db, limits=Limits(max_results=None), record_proofs=False, valid_at=as_of.valid)
         args = tuple(a.term for a in goal.args if isinstance(a, Const))
         return model.contains(goal.predicate, args), model.contains(goal.predicate, args, negated=True)
 
@@ -260,8 +260,8 @@ class IntuitionLoop:
         if hit is None:
             p = self.program
             keep = _cone(p, {key, (key[0], key[1], not key[2])})
-            # strata=(): the engine stratifies the sub-program itself (as the answer path does).
-            hit = self._cones[key] = replace(p, rules=tuple(p.rules[i] for i in keep), strata=())
+            hit = self._cones[key] = check_program(tuple(p.rules[i] for i in keep), constraints=p.constraints,
+                                                   vocabulary=p.vocabulary, prefixes=p.prefixes, facts=p.facts)
         return hit
 
     def _closed_facts(self, views: dict[str, FactView]) -> list[str]:
@@ -278,7 +278,7 @@ class IntuitionLoop:
         return sorted(out)
 
     def _decide(self, goal: Atom, ids: Sequence[str], views: dict[str, FactView], settings: LoopSettings,
-                deadline: float):
+                deadline: float, as_of: AsOf):
         facts = [views[i] for i in ids]
         db = Database()
         for v in facts:
@@ -289,7 +289,8 @@ class IntuitionLoop:
         program = self._cone(goal)
         _add_program_facts(db, program)
         remaining = max(0.001, deadline - time.monotonic())
-        model = closure(program, db, limits=Limits(max_results=None, timeout_s=remaining), record_proofs=True)
+        model = closure(program, db, limits=Limits(max_results=None, timeout_s=remaining), record_proofs=True,
+                        valid_at=as_of.valid)
         args = tuple(a.term for a in goal.args if isinstance(a, Const))
         holds = model.contains(goal.predicate, args, negated=goal.negated)
         score = model.score(goal.predicate, args, negated=goal.negated) if holds else None
@@ -297,7 +298,7 @@ class IntuitionLoop:
         active = ActiveSet.from_program(program, [ground(v) for v in facts], self.cards)
         # `not`, aggregates and per-rule depths reach the solver as the engine computes them over the
         # candidates (complete for the closed relations, see _closed_facts).
-        cw = with_snapshot(active, db, limits=Limits(max_results=None, timeout_s=remaining))
+        cw = with_snapshot(active, db, limits=Limits(max_results=None, timeout_s=remaining), valid_at=as_of.valid)
         if cw.limit_hit is not None:
             return EntailmentResult("unknown", reason=f"budget: {cw.limit_hit}", limit_hit=cw.limit_hit), holds, \
                 score, proof

@@ -94,6 +94,8 @@ class Explanation:
     evidence: dict
     truncated: bool = False
     limit_hit: LimitHit | None = None
+    #: The maximal interval around the AsOf's valid time over which the fact holds (None: it does not).
+    valid: Interval | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,13 +312,15 @@ class KnowledgeBase:
     # -- rules ----------------------------------------------------------------------------------------
 
     def derive(self, program: Program, *, as_of: AsOf, limits: Limits | None = None,
-               record_proofs: bool = True) -> Model:
-        """Close the facts visible at ``as_of`` under ``program`` (budgeted; never raises on a budget)."""
+               record_proofs: bool = True, all_valid: bool = False) -> Model:
+        """Close the facts recorded at ``as_of.system`` under ``program`` (budgeted; never raises on a
+        budget).  The model shows what holds at ``as_of.valid``, each fact with its maximal interval
+        around it; ``all_valid`` shows the whole valid-time axis, every fact with every maximal interval."""
         from .engine import closure
         from .reasoning import database_at
 
         return closure(program, database_at(self.ledger, as_of, program), limits=limits or Limits.unbounded(),
-                       record_proofs=record_proofs)
+                       record_proofs=record_proofs, valid_at=None if all_valid else as_of.valid)
 
     def derive_and_store(self, program: Program, *, as_of: AsOf, computed_at: int,
                          limits: Limits | None = None) -> tuple[Model, ClosureInfo]:
@@ -376,7 +380,8 @@ class KnowledgeBase:
         from .reasoning import database_at, parse_query
 
         q = parse_query(query, program)
-        return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded())
+        return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded(),
+                   valid_at=as_of.valid)
 
     def explain(self, program: Program, fact: str, *, as_of: AsOf, max_depth: int | None = None,
                 limits: Limits | None = None, model: Model | None = None) -> "Explanation":
@@ -397,7 +402,9 @@ class KnowledgeBase:
             view = input_view(self.ledger, n, as_of)
             if view is not None:
                 evidence[n.id] = view
-        return Explanation(atom.predicate, args, proof, evidence, model.truncated, model.limit_hit)
+        held = model.validity(atom.predicate, args, negated=atom.negated)
+        return Explanation(atom.predicate, args, proof, evidence, model.truncated, model.limit_hit,
+                           held[0] if held else None)
 
     # -- consistency and entailment -------------------------------------------------------------
 

@@ -121,11 +121,13 @@ def census(ledger: Ledger, as_of: AsOf | None = None) -> "Census":
 
 
 def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> Database:
-    """The facts visible at ``as_of`` as engine input, keyed by ledger fact id, with confidences.
+    """The facts recorded at ``as_of.system`` over the whole valid-time axis, as engine input keyed by
+    ledger fact id, with confidences (the engine works out what holds at ``as_of.valid`` and for how
+    long: a conclusion through ``not`` depends on when the negated fact held).
 
     Only predicates the program mentions are loaded when a program is given.
     """
-    enc = ledger.encoded_visible(as_of)
+    enc = ledger.encoded_visible(as_of, all_valid=True)
     terms = TermDictionary()
     db = Database(terms)
     if len(enc) == 0:

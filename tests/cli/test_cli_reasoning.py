@@ -126,3 +126,26 @@ def test_derive_stores_the_closure_and_new_assertions_make_it_stale(project, tmp
     assert stale["source"] == "stale"
     text = run("facts", "--derived", *latest, cwd=project).stdout
     assert "is stale" in text and "holokb derive" in text
+
+
+def test_a_conclusion_through_not_holds_only_while_the_negated_fact_is_absent(project):
+    # Issue 8 #2: Alice is in the Lab on 2026-01-01 09:00–18:00, so ex:unplaced(ex:Alice) holds before
+    # and after, never [-inf, +inf), and the explanation names the absent premise with its interval.
+    out = run("explain", "ex:unplaced(ex:Alice)", "--valid", "2026-04-01", cwd=project).stdout
+    assert "holds over [2026-01-01T18:00:00Z, +inf)" in out
+    assert "not ex:locatedIn(ex:Alice, ?_)  absent throughout [2026-01-01T18:00:00Z, +inf)" in out
+    run("explain", "ex:unplaced(ex:Alice)", "--valid", "2026-01-01T10:00Z", cwd=project, ok=1)
+    asked = run("ask", "?- ex:unplaced(ex:Alice).", "--valid", "2026-01-01T10:00Z", cwd=project).stdout
+    assert "no answers" in asked
+    proof = json.loads(run("explain", "ex:unplaced(ex:Alice)", "--valid", "2026-04-01", "--format", "json",
+                           cwd=project).stdout)
+    absent = [n for n in proof["proof"]["nodes"].values() if n["absent"]]
+    assert len(absent) == 1 and absent[0]["args"][1] == {"type": "any"}
+
+
+def test_derive_all_valid_lists_every_maximal_interval(project):
+    out = run("derive", "--all-valid", "--show", "100", cwd=project).stdout
+    alice = [line for line in out.splitlines() if "rdf:type(ex:Alice, ex:unplaced)" in line]
+    assert [line.split("valid ")[1].split("  by")[0] for line in alice] == [
+        "[-inf, 2026-01-01T09:00:00Z)", "[2026-01-01T18:00:00Z, +inf)"]
+    assert "over all valid time" in out and "stored as closure" not in out

@@ -160,13 +160,17 @@ def test_derived_interval_is_the_intersection_and_empty_means_not_derived():
     assert m.rows(EX + "cap") == (((iri("x"), iri("z")), Interval(50, 100)),)
 
 
-def test_all_valid_mode_keeps_facts_apart_by_interval():
+def test_every_maximal_interval_or_the_one_around_an_instant():
     db = Database()
     db.add(EX + "e", (iri("a"), iri("b")), valid=Interval(0, 10))
     db.add(EX + "e", (iri("a"), iri("b")), valid=Interval(20, 30))
+    db.add(EX + "e", (iri("a"), iri("b")), valid=Interval(25, 40))
     p = rules("rule r: ex:f(?x, ?y) :- ex:e(?x, ?y).")
-    assert len(closure(p, db, all_valid=True).rows(EX + "f")) == 2
-    assert len(closure(p, db).rows(EX + "f")) == 1
+    assert [iv for _, iv in closure(p, db).rows(EX + "f")] == [Interval(0, 10), Interval(20, 40)]
+    assert [d.valid for d in closure(p, db).derived()] == [Interval(0, 10), Interval(20, 40)]
+    at = closure(p, db, valid_at=27)
+    assert at.rows(EX + "f") == (((iri("a"), iri("b")), Interval(20, 40)),)
+    assert closure(p, db, valid_at=15).derived() == ()
 
 
 def test_rule_depth_limits_derivation_depth():

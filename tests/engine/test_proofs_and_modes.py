@@ -155,3 +155,50 @@ def test_ask_equals_full_closure(case):
 def test_ask_respects_limits():
     ans = ask(tc_program(), chain(50), query("ex:path(ex:n0, ?y)"), limits=Limits(max_derived=10))
     assert ans.truncated and ans.limit_hit is LimitHit.MAX_DERIVED
+
+
+# -- with negation and aggregates: goal-directed == full, local ⊆ full -------------------
+from hypothesis import HealthCheck  # noqa: E402
+
+from stratified_programs import DOMAIN, IDB, database, programs, temporal_facts, value  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs(), temporal_facts(), st.integers(0, DOMAIN - 1), st.sampled_from([None, 5, 25]))
+def test_ask_equals_full_closure_with_negation_aggregates_and_time(text, edb, const, at):
+    prog = rules(text)
+    db = database(edb)
+    for p, n in IDB:
+        args = ["?a", "?b"][:n]
+        for q in (query(f"ex:{p}({', '.join(args)})", prog), query(f"ex:{p}({', '.join([str(const)] + args[1:])})", prog)):
+            full = closure(prog, db, valid_at=at).query(q)
+            goal = ask(prog, db, q, valid_at=at)
+            assert goal.rows == full, (text, q)
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs(), temporal_facts(), st.integers(0, DOMAIN - 1), st.integers(1, 3))
+def test_local_closure_never_derives_what_the_full_closure_does_not(text, edb, seed, hops):
+    prog = rules(text)
+    db = database(edb, iris=True)
+    full = closure(prog, db)
+    local = local_closure(prog, db, (value(seed, True),), hops=hops)
+    everything = local_closure(prog, db, tuple(value(v, True) for v in range(DOMAIN)), hops=1)
+    for p, _ in IDB:
+        assert set(local.rows(EX + p)) <= set(full.rows(EX + p)) or _covered(local, full, p), text
+        assert everything.rows(EX + p) == full.rows(EX + p), text
+    assert {d.predicate for d in local.derived()} <= {EX + p for p, _ in IDB}
+
+
+def _covered(local, full, p) -> bool:
+    """Every (args, interval) of ``local`` lies inside an interval of the same args in ``full``."""
+    got = {}
+    for args, iv in full.rows(EX + p):
+        got.setdefault(args, []).append(iv)
+    for args, iv in local.rows(EX + p):
+        end = iv.end if iv.end is not None else float("inf")
+        if not any(f.start <= iv.start and (f.end is None or end <= f.end) for f in got.get(args, [])):
+            return False
+    return True

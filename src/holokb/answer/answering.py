@@ -244,7 +244,8 @@ class Answerer:
         sub = check_program(rules, vocabulary=program.vocabulary, prefixes=program.prefixes, facts=program.facts)
         o = self.options
         model = closure(sub, db, limits=Limits(max_depth=None, max_derived=o.max_derived, max_results=None,
-                                               timeout_s=o.timeout_s), record_proofs=True)
+                                               timeout_s=o.timeout_s), record_proofs=True,
+                        valid_at=run.as_of.valid)
         run.model = model
         if model.truncated:
             run.truncated = True

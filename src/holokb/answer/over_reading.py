@@ -53,8 +53,9 @@ def close_reading(reading: Reading, text: str, *, document: str = "doc", extra: 
     for a in program.facts:  # ground facts written in the rule files are input facts too
         db.add(a.predicate, tuple(x.term for x in a.args), key=f"rules:{a.origin}" if a.origin else "rules",
                negated=a.negated)
-    # all_valid: a fact that holds over two separate intervals (Mary back in the hallway) keeps both.
-    model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True, all_valid=True)
+    # valid_at=None (the whole valid-time axis): a fact that holds over two separate intervals (Mary back
+    # in the hallway) keeps both.
+    model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True)
     return StoryModel(reading, text, document, model)
 
 

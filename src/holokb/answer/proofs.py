@@ -15,10 +15,11 @@ Short = Callable[[Term], str]
 
 def _atom(predicate: str, args, negated: bool, short: Short) -> str:
     p = short(IRI(predicate))
-    if predicate.endswith("#type") and len(args) == 2:
-        text = f"{short(args[1])}({short(args[0])})"
+    sh = lambda a: "?_" if a is None else short(a)  # noqa: E731 - None: any value (a negated premise's ?_)
+    if predicate.endswith("#type") and len(args) == 2 and args[1] is not None:
+        text = f"{short(args[1])}({sh(args[0])})"
     else:
-        text = f"{p}({', '.join(short(a) for a in args)})"
+        text = f"{p}({', '.join(sh(a) for a in args)})"
     return ("not " + text) if negated else text
 
 
@@ -29,7 +30,8 @@ def render_text(expl, short: Short, quote: Callable[[object], str | None]) -> li
         note = f" (closure truncated: {expl.limit_hit})" if expl.truncated else ""
         return [f"{head} does not hold at this time{note}"]
     root = expl.proof
-    lines = [f"{head}  holds over {root.valid}  score {root.score:.4f}"]
+    held = getattr(expl, "valid", None) or root.valid
+    lines = [f"{head}  holds over {held}  score {root.score:.4f}"]
     seen: set[str] = set()
 
     def walk(node, prefix: str, last: bool) -> None:
@@ -40,6 +42,9 @@ def render_text(expl, short: Short, quote: Callable[[object], str | None]) -> li
             lines.append(f"{prefix}{branch}{label}  (shown above, {node.id[:10]})")
             return
         seen.add(node.id)
+        if node.absent:
+            lines.append(f"{prefix}{branch}not {label}  absent throughout {node.valid}")
+            return
         if node.partial and node.rule is None:
             lines.append(f"{prefix}{branch}{label}  … proof cut by the depth budget (partial)")
             return
@@ -69,7 +74,9 @@ def render_text(expl, short: Short, quote: Callable[[object], str | None]) -> li
     return lines
 
 
-def _term_json(t: Term) -> dict:
+def _term_json(t: Term | None) -> dict:
+    if t is None:
+        return {"type": "any"}
     if isinstance(t, IRI):
         return {"type": "uri", "value": t.value}
     assert isinstance(t, Literal)
@@ -83,13 +90,16 @@ def to_json(expl) -> dict:
     """``{"fact", "holds", "proof": {nodes by id, root}}`` — a DAG, premises by node id."""
     out: dict = {"fact": {"predicate": expl.predicate, "args": [_term_json(a) for a in expl.args]},
                  "holds": expl.proof is not None, "truncated": expl.truncated, "limitHit": expl.limit_hit}
+    held = getattr(expl, "valid", None)
+    if held is not None:
+        out["valid"] = [held.start, held.end]
     if expl.proof is None:
         return out
     nodes = {}
     for n in expl.proof.nodes():
         d = {"predicate": n.predicate, "args": [_term_json(a) for a in n.args], "negated": n.negated,
              "valid": [n.valid.start, n.valid.end], "rule": n.rule, "partial": n.partial, "score": n.score,
-             "confidence": n.confidence, "bindings": {k: _term_json(v) for k, v in n.bindings},
+             "confidence": n.confidence, "bindings": {k: _term_json(v) for k, v in n.bindings}, "absent": n.absent,
              "premises": [p.id for p in n.premises]}
         view = expl.evidence.get(n.id)
         if view is not None:
@@ -108,8 +118,8 @@ def to_dot(expl, short: Short) -> str:
     lines = ["digraph proof {", "  rankdir=BT;", "  node [shape=box, fontname=\"monospace\"];"]
     if expl.proof is not None:
         for n in expl.proof.nodes():
-            label = _atom(n.predicate, n.args, n.negated, short)
-            sub = f"rule {n.rule}" if n.rule else "asserted"
+            label = ("not " if n.absent else "") + _atom(n.predicate, n.args, n.negated, short)
+            sub = f"rule {n.rule}" if n.rule else "absent" if n.absent else "asserted"
             style = ", style=dashed" if n.partial else ""
             lines.append(f'  "{n.id[:16]}" [label={json.dumps(label + chr(10) + sub + " " + str(n.valid))}{style}];')
             for p in n.premises:

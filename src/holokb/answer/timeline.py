@@ -57,7 +57,7 @@ def anchor_instant(ledger: Ledger, program: Program, anchor: Goal, kind: TimeKin
         db.add(f.predicate.value, (f.subject, f.object), valid=rec.valid, key=f.id, confidence=conf,
                negated=f.polarity == "negate")
     sub = check_program(rules, vocabulary=program.vocabulary, prefixes=program.prefixes, facts=program.facts)
-    model = closure(sub, db, limits=limits, all_valid=True)
+    model = closure(sub, db, limits=limits)  # the whole valid-time axis: every maximal interval
     spans: list[Interval] = []
     for args, valid in model.rows(pred, negated=neg):
         if len(args) == 2 and _matches(anchor.subject, args[0]) and _matches(anchor.object, args[1]):

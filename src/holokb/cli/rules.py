@@ -86,6 +86,9 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
            timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds."),
            show: int = typer.Option(20, "--show", help="How many derived facts to print."),
            store: bool = typer.Option(True, "--store/--no-store", help="Store the closure (with proofs) in the ledger."),
+           all_valid: bool = typer.Option(False, "--all-valid",
+                                          help="The whole valid-time axis: every derived fact with every maximal "
+                                               "interval over which it holds (not stored)."),
            format: str = FORMAT) -> None:
     """Close the KB under the rules as of a time; store it, marked derived, with its proofs.
 
@@ -96,7 +99,9 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
     point = as_of_point(as_of, valid)
     info = None
     with open_kb(db, []) as kb, working("deriving", format):
-        if store:
+        if all_valid:
+            model = kb.derive(prog, as_of=point, limits=limits_of(max_depth, max_derived, timeout), all_valid=True)
+        elif store:
             model, info = kb.derive_and_store(prog, as_of=point, computed_at=now_ms(),
                                               limits=limits_of(max_depth, max_derived, timeout))
         else:
@@ -104,15 +109,16 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
     derived = model.derived()
     if format == "json":
         typer.echo(json.dumps({
-            "asOf": {"system": point.system, "valid": point.valid}, "derived": model.stats.derived,
+            "asOf": {"system": point.system, "valid": point.valid}, "derived": len(derived),
             "iterations": model.stats.iterations, "truncated": model.truncated, "limitHit": model.limit_hit,
-            "ruleCounts": dict(model.stats.rule_counts), "ruleSetHash": prog.rule_set_hash,
+            "ruleCounts": dict(model.rule_counts()), "ruleSetHash": prog.rule_set_hash, "allValid": all_valid,
             "storedClosure": None if info is None else info.id,
             "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
                            for v in model.violations]}, sort_keys=True))
     else:
-        n, it = model.stats.derived, model.stats.iterations
-        typer.echo(f"derived {n} fact{'' if n == 1 else 's'} in {it} iteration{'' if it == 1 else 's'} at {point}")
+        n, it = len(derived), model.stats.iterations
+        where = f"over all valid time as recorded at {point}" if all_valid else f"at {point}"
+        typer.echo(f"derived {n} fact{'' if n == 1 else 's'} in {it} iteration{'' if it == 1 else 's'} {where}")
         for d in derived[:show]:
             args = ", ".join(short(a) for a in d.args)
             typer.echo(f"  {short(IRI(d.predicate))}({args})  valid {d.valid}  by {d.rule}"

@@ -4,9 +4,10 @@ Semantics: the aggregate body is solved over the (complete, lower-stratum) relat
 solutions are the distinct bindings of all its named variables; they are grouped by
 ``group_by``.  ``count`` counts solutions; ``sum`` adds the term's value over solutions (numbers,
 or day-time durations); ``min``/``max`` take the least/greatest value among comparable values
-(numbers, dateTimes, durations of one kind).  A group exists only if it has a solution.  The
-result holds over the intersection of its solutions' validity (empty ⇒ no result) and is one
-level deeper than its deepest premise.  Aggregated premises are not listed in proofs.
+(numbers, dateTimes, durations of one kind).  A group exists only where it has a solution.  Over
+valid time the value is computed pointwise: it holds where the set of solutions valid at each
+instant gives the same value (see :func:`aggregate_relation`).  The result is as deep as its
+deepest premise.  Aggregated premises are not listed in proofs.
 """
 from __future__ import annotations
 
@@ -20,50 +21,75 @@ from ..core.time import Duration
 from .joins import eval_expr
 from .model import AGGREGATE_RELATION
 from .relation import Relation
+from .temporal import segments
 
 
 def aggregate_relation(solver, agg: Aggregate) -> tuple[Relation, Atom]:
     """A temporary relation (group_by..., target) with the aggregate's results, and its atom
-    (``solver`` is the :class:`~.body.BodySolver` reading the lower strata)."""
-    ev = solver
-    b = ev.solve(agg.body, None, None, False)
+    (``solver`` is the :class:`~.body.BodySolver` reading the lower strata).
+
+    Over time (pointwise, :mod:`.temporal`): a group's value is computed per elementary segment of
+    its solutions' intervals from the solutions valid throughout it, and a result row holds where
+    the value stays the same; a group has no row where it has no solution.
+    """
+    b = solver.solve(agg.body, None, None, False)
     names = sorted(b.vars)
     group = [v.name for v in agg.group_by]
     rel = Relation(len(group) + 1)
     atom = Atom(AGGREGATE_RELATION, tuple(agg.group_by) + (agg.target,))
     if b.n == 0:
         return rel, atom
-    # Distinct solutions over all named variables (set semantics).
+    # Solutions: distinct bindings of the body's variables (set semantics), each with its rows' intervals.
     stacked = np.stack([b.vars[n] for n in names], axis=1) if names else np.zeros((b.n, 1), np.int64)
-    _, first = np.unique(stacked, axis=0, return_index=True)
-    b = b.take(np.sort(first))
-    values = eval_expr(agg.term, b, ev.terms) if agg.term is not None else None
+    _, sol = np.unique(stacked, axis=0, return_inverse=True)
+    sol = sol.reshape(-1)
+    values = eval_expr(agg.term, b, solver.terms) if agg.term is not None else None
     gcols = [b.vars[g] for g in group]
     gkey = np.stack(gcols, axis=1) if gcols else np.zeros((b.n, 1), np.int64)
     uniq, inv = np.unique(gkey, axis=0, return_inverse=True)
     inv = inv.reshape(-1)
     order = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+    vf_all, vt_all, depth_all = b.meta["vf"], b.meta["vt"], b.meta["depth"]
     out_cols: list[list[int]] = [[] for _ in range(len(group) + 1)]
     vf, vt, depth = [], [], []
     for g in range(len(uniq)):
         rows = order[bounds[g]:bounds[g + 1]]
-        res = _reduce(agg.func, None if values is None else values[rows], len(rows), ev.terms)
-        if res is None:
-            continue
-        f, t = int(b.meta["vf"][rows].max()), int(b.meta["vt"][rows].min())
-        if f >= t:
-            continue
-        for k in range(len(group)):
-            out_cols[k].append(int(uniq[g, k]))
-        out_cols[-1].append(ev.terms.intern(res))
-        vf.append(f)
-        vt.append(t)
-        depth.append(int(b.meta["depth"][rows].max()))
+        for lo, hi, res, d in _over_time(agg.func, rows, sol, values, vf_all, vt_all, depth_all, solver.terms):
+            for k in range(len(group)):
+                out_cols[k].append(int(uniq[g, k]))
+            out_cols[-1].append(res)
+            vf.append(lo)
+            vt.append(hi)
+            depth.append(d)
     if vf:
         rel.append([np.array(c, np.int64) for c in out_cols], valid_from=np.array(vf, np.int64),
                    valid_to=np.array(vt, np.int64), depth=np.array(depth, np.int64))
     return rel, atom
+
+
+def _over_time(func: str, rows: np.ndarray, sol: np.ndarray, values, vf: np.ndarray, vt: np.ndarray,
+               depth: np.ndarray, terms) -> list[tuple[int, int, int, int]]:
+    """(from, to, result id, depth) rows for one group, where its value is constant."""
+    f, t = vf[rows], vt[rows]
+    if (f == f[0]).all() and (t == t[0]).all():  # the common case: one interval for all solutions
+        pieces = [(int(f[0]), int(t[0]), np.arange(len(rows)))]
+    else:
+        pieces = segments(f, t)
+    out: list[tuple[int, int, int, int]] = []
+    for lo, hi, active in pieces:
+        act = rows[active]
+        _, first = np.unique(sol[act], return_index=True)  # one row per solution valid here
+        act = act[np.sort(first)]
+        res = _reduce(func, None if values is None else values[act], len(act), terms)
+        if res is None:
+            continue
+        rid, d = terms.intern(res), int(depth[act].max())
+        if out and out[-1][1] == lo and out[-1][2] == rid:  # same value on touching segments: one row
+            out[-1] = (out[-1][0], hi, rid, max(out[-1][3], d))
+        else:
+            out.append((lo, hi, rid, d))
+    return out
 
 
 def _reduce(func: str, ids, n: int, terms) -> Literal | None:

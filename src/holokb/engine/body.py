@@ -75,7 +75,8 @@ class BodySolver:
                 b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record, self.cap)
             elif step.kind == "neg":
                 a = item.atom
-                b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits, self.cap)
+                b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits,
+                              self.endpoints, self.cap)
             elif step.kind == "cmp":
                 left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
                 ok = (left >= 0) & (right >= 0)

@@ -1,4 +1,4 @@
-"""Full materialisation: ``closure(program, db, *, limits, record_proofs, all_valid)``."""
+"""Full materialisation: ``closure(program, db, *, limits, record_proofs, valid_at)``."""
 from __future__ import annotations
 
 from ..analysis.program import Program
@@ -16,8 +16,12 @@ def require_checked(program: Program) -> None:
 
 
 def closure(program: Program, db: Database, *, limits: Limits | None = None,
-            record_proofs: bool = False, all_valid: bool = False) -> Model:
+            record_proofs: bool = False, valid_at: int | None = None) -> Model:
     """Evaluate every stratum of ``program`` over ``db`` to a fixpoint (or a budget) → a frozen :class:`Model`.
+
+    Time is the whole valid-time axis of ``db``'s facts (pointwise semantics, :mod:`.temporal`);
+    ``valid_at=t`` makes the model show the facts that hold at ``t`` with their maximal interval
+    around it, ``None`` every fact with every maximal interval.
 
     Budgets never raise: a hit one sets ``model.truncated`` and ``model.limit_hit``, a
     :class:`~holokb.core.LimitHit` (``MAX_DEPTH``, ``MAX_DERIVED``, ``TIMEOUT``; ``MAX_EDGES`` when
@@ -26,6 +30,6 @@ def closure(program: Program, db: Database, *, limits: Limits | None = None,
     MemoryError).  Constraints are checked on what was derived, also when truncated.
     """
     require_checked(program)
-    ev = Evaluation(program, db, limits or Limits.unbounded(), record_proofs, all_valid)
+    ev = Evaluation(program, db, limits or Limits.unbounded(), record_proofs, valid_at)
     ev.run()
     return ev.result()

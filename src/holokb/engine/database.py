@@ -81,15 +81,26 @@ class Database:
                 for row in b[0].tolist():
                     yield rk, tuple(self.terms.term(i) for i in row)
 
+    def rows(self):
+        """Every fact added as ``(relation key, args, valid, key, confidence)``, relations sorted."""
+        for rk in self.predicates():
+            for args, valid, key, conf in self._facts.get(rk, []):
+                yield rk, args, valid, key, conf
+            for ids, vf, vt, conf, keys in self._bulk.get(rk, []):
+                ks = keys if keys is not None else [None] * len(vf)
+                for row, f, t, c, k in zip(ids.tolist(), vf.tolist(), vt.tolist(), conf.tolist(), ks):
+                    args = tuple(self.terms.term(i) for i in row)
+                    yield rk, args, Interval(f, None if t == MAX_TIME else t), k, c
+
     def predicates(self) -> list[RelKey]:
         """Relation keys with input facts, sorted."""
         return sorted(set(self._facts) | set(self._bulk))
 
-    def encode(self, extra: tuple[str, ...] = (), all_valid: bool = False) -> dict[RelKey, InputRows]:
+    def encode(self, extra: tuple[str, ...] = ()) -> dict[RelKey, InputRows]:
         """Intern all terms and build one sorted, deduplicated relation per predicate.
 
-        Rows with equal args are one fact (the first in sort order wins) unless ``all_valid``,
-        where rows with different validity intervals stay apart."""
+        Rows with equal args and validity are one row (the first in sort order wins: highest
+        confidence); rows of different validity intervals stay apart."""
         self.terms.intern_sorted(t for rows in self._facts.values() for r in rows for t in r[0])
         out: dict[RelKey, InputRows] = {}
         for rk in self.predicates():
@@ -116,8 +127,7 @@ class Database:
             keys = [keys_all[i] for i in order.tolist()]
             if len(ids) > 1:
                 same = np.all(ids[1:] == ids[:-1], axis=1) if arity else np.ones(len(ids) - 1, bool)
-                if all_valid:
-                    same &= (vf[1:] == vf[:-1]) & (vt[1:] == vt[:-1])
+                same &= (vf[1:] == vf[:-1]) & (vt[1:] == vt[:-1])
                 first = np.concatenate([[True], ~same])
                 ids, vf, vt, conf = ids[first], vf[first], vt[first], conf[first]
                 keys = [k for k, f in zip(keys, first.tolist()) if f]

@@ -12,10 +12,10 @@ binding back.  A join step that would pass the intermediate-row cap stops the ru
 as does MemoryError.  :meth:`Evaluation.result` hands the frozen relations, proof table and
 statistics to a :class:`~.model.Model`; the evaluation is not kept.
 
-Tuple identity is the args (``all_valid=False``, the default: the KB passes facts visible at one
-``AsOf``, so every intersection contains that instant and the first derivation's interval is
-kept) or the args plus the validity interval (``all_valid=True``: a fact derived over two
-different intervals is two rows).
+Valid time is the whole axis (:mod:`.temporal`): a row is the args plus a validity interval, a
+fact derived over two intervals is two rows, and a new row is dropped when a row of the same args
+already covers its interval (it could add no instant; this also keeps input facts from being
+derived again).  :class:`~.model.Model` coalesces rows into maximal intervals.
 """
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ from .database import Database, RelKey
 from .joins import Bindings, expr_vars
 from .model import Model, ProofTable, RuleProofs, Stats, decode_violations
 from .planning import positive_atoms
-from .relation import IntermediateOverflow, Relation
+from .relation import IntermediateOverflow, Relation, fits, pack
+from .temporal import MAX_T as MAX_TIME, MIN_T as MIN_TIME
 
 PROOF_COLS = ("proof", "prod", "plen")
 
@@ -39,17 +40,17 @@ PROOF_COLS = ("proof", "prod", "plen")
 class Evaluation(BodySolver):
     """The state of one closure run: relations, budgets, proof tables, statistics."""
 
-    def __init__(self, program: Program, db: Database, limits: Limits, record: bool, all_valid: bool):
+    def __init__(self, program: Program, db: Database, limits: Limits, record: bool, valid_at: int | None):
         self.program = program
         self.record = record
-        self.all_valid = all_valid
+        self.valid_at = valid_at
         self.limits = limits
         self.deadline = limits.deadline()
         cap, self.cap_name = _body.MAX_INTERMEDIATE_ROWS, LimitHit.MAX_INTERMEDIATE
         if limits.max_edges is not None and limits.max_edges < cap:
             cap, self.cap_name = max(int(limits.max_edges), 0), LimitHit.MAX_EDGES
         self.extra = PROOF_COLS if record else ()
-        inputs = db.encode(self.extra, all_valid)
+        inputs = db.encode(self.extra)
         relations: dict[RelKey, Relation] = {rk: r.relation for rk, r in inputs.items()}
         self.input_keys = {rk: r.keys for rk, r in inputs.items()}
         ends = {np.iinfo(np.int64).min, np.iinfo(np.int64).max}
@@ -85,8 +86,6 @@ class Evaluation(BodySolver):
         return rel
 
     def _key_cols(self, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray) -> list[np.ndarray]:
-        if not self.all_valid:
-            return cols if cols else [np.zeros(len(vf), np.int64)]
         return cols + [np.searchsorted(self.endpoints, vf), np.searchsorted(self.endpoints, vt)]
 
     def on_step(self) -> None:
@@ -192,7 +191,7 @@ class Evaluation(BodySolver):
         from .transitive import match, reachability
 
         lim = self.limits
-        if self.record or self.all_valid or lim.max_depth is not None or lim.max_derived is not None:
+        if self.record or lim.max_depth is not None or lim.max_derived is not None:
             return False
         m = match(rules)
         if m is None:
@@ -254,6 +253,7 @@ class Evaluation(BodySolver):
         rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
         keys = self._key_cols(cols, vf, vt)
         mask = rel.claim_new(keys, self.bits)
+        self._drop_covered(rel, cols, vf, vt, mask)
         if self.limits.max_derived is not None:
             room = self.limits.max_derived - self.derived
             if int(mask.sum()) > room:
@@ -273,6 +273,30 @@ class Evaluation(BodySolver):
         counts = np.bincount(rule[sel], minlength=len(self.rule_counts))
         for i in np.flatnonzero(counts).tolist():
             self.rule_counts[i] += int(counts[i])
+
+    def _drop_covered(self, rel: Relation, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray,
+                      mask: np.ndarray) -> None:
+        """Unset ``mask`` for candidates whose interval a stored row of the same args covers.
+
+        Only candidates valid over less than the whole axis can be covered by a row other than
+        their own key's, so the common case (everything always valid) costs one comparison.
+        """
+        part = np.flatnonzero(mask & ((vf != MIN_TIME) | (vt != MAX_TIME)))
+        if len(part) == 0 or rel.size == 0:
+            return
+        if rel.arity == 0:
+            pos = np.repeat(np.arange(len(part)), rel.size)
+            rows = np.tile(np.arange(rel.size), len(part))
+        else:
+            k = fits(rel.arity, self.bits)
+            idx = rel.index(tuple(range(rel.arity)), self.bits)
+            pos, rows = idx.probe(pack([c[part] for c in cols[:k]], self.bits))
+            same = np.ones(len(pos), dtype=bool)
+            for c in range(k, rel.arity):
+                same &= rel.col(c)[rows] == cols[c][part][pos]
+            pos, rows = pos[same], rows[same]
+        covered = (rel.meta("valid_from")[rows] <= vf[part][pos]) & (rel.meta("valid_to")[rows] >= vt[part][pos])
+        mask[part[pos[covered]]] = False
 
     def _record(self, batches: list, sel: np.ndarray) -> dict:
         """Store premises and bindings of the kept rows in their rule's proof table."""
@@ -324,8 +348,8 @@ class Evaluation(BodySolver):
         stats = Stats(self.iterations, self.derived, tuple(zip(names, self.rule_counts)))
         return Model(self.program, self.terms, MappingProxyType(dict(self.relations)),
                      MappingProxyType(dict(self.input_keys)), proofs, stats,
-                     self.truncated, self.limit_hit, decode_violations(self, violations), self.endpoints,
-                     self.cap, self.cap_name)
+                     self.truncated, self.limit_hit, decode_violations(self, violations, self.valid_at),
+                     self.endpoints, self.cap, self.cap_name, self.valid_at)
 
     # -- constraints -------------------------------------------------------------------------
     def violations(self) -> list[tuple[int, Bindings]]:

@@ -15,6 +15,7 @@ from ..analysis.program import Atom, BinOp, Const, Var
 from .builtins import arithmetic
 from .dictionary import TermDictionary
 from .relation import EMPTY, IntermediateOverflow, Relation, fits, pack
+from .temporal import coalesce, subtract
 
 MAX_T = np.iinfo(np.int64).max
 MIN_T = np.iinfo(np.int64).min
@@ -146,20 +147,30 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
 
 
 def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictionary, bits: int,
-              cap: int | None = None) -> Bindings:
-    """Keep the bindings for which no row of ``rel`` matches ``atom`` (negation as failure)."""
+              endpoints: np.ndarray, cap: int | None = None) -> Bindings:
+    """Negation as failure over time: each binding keeps the parts of its validity where no row of
+    ``rel`` matching ``atom`` holds (zero, one or several rows per binding; :func:`.temporal.subtract`)."""
     if rel is None or rel.size == 0 or b.n == 0:
         return b
     pc = _probe_cols(atom, b, terms)
     if pc is None:
         return b
     cols, vals = pc
-    if not cols:
-        return b.take(EMPTY)
-    pos, _ = _match(rel, cols, vals, b, 0, rel.size, bits, cap)
-    hit = np.zeros(b.n, dtype=bool)
-    hit[pos] = True
-    return b.filter(~hit)
+    if not cols:  # nothing bound: every row matches every binding; subtract their union once
+        g, f, t = coalesce(np.zeros(rel.size, np.int64), rel.meta("valid_from"), rel.meta("valid_to"))
+        pos = np.repeat(np.arange(b.n, dtype=np.int64), len(f))
+        rs, re = np.tile(f, b.n), np.tile(t, b.n)
+    else:
+        pos, rows = _match(rel, cols, vals, b, 0, rel.size, bits, cap)
+        rs, re = rel.meta("valid_from")[rows], rel.meta("valid_to")[rows]
+    if len(pos) == 0:
+        return b
+    idx, vf, vt = subtract(b.meta["vf"], b.meta["vt"], pos, rs, re, endpoints)
+    if len(idx) == b.n and (idx == np.arange(b.n)).all() and (vf == b.meta["vf"]).all() and (vt == b.meta["vt"]).all():
+        return b
+    out = b.take(idx)
+    out.meta["vf"], out.meta["vt"] = vf, vt
+    return out
 
 
 def eval_expr(e, b: Bindings, terms: TermDictionary) -> np.ndarray:

@@ -6,17 +6,21 @@ guarded by a ``magic`` relation holding the bindings asked for, and magic rules 
 from a head and the literals left of an atom to that atom.  Constants count as bound.  Derived
 predicates that also have input facts get a copy rule from the input relation.
 
-Only positive programs are rewritten: negation or aggregates over derived predicates in the
-query's dependency cone would make the rewritten program unstratified in general, so
-:func:`rewrite` returns ``None`` and the caller evaluates the cone without magic guards.
+Negation and aggregates (stratified magic): a predicate read under ``not`` or inside an aggregate
+anywhere in the query's cone is computed in full by its own rules, unguarded, together with
+everything it depends on; guarded (adorned) rules read it like an input relation.  Full relations
+never depend on guarded ones, so the rewritten program stays stratified whenever the original is,
+and a negated atom always sees the complete relation (negation as failure stays sound).
 """
 from __future__ import annotations
 
 from ..analysis import check_program
+from ..core.errors import RuleAnalysisError
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Const, Negation, Program, Query, Rule, Var
 from .joins import expr_vars
+from .model import INTERNAL
 
-ANSWER = "urn:holokb:engine:answer"
+ANSWER = INTERNAL + "answer"
 
 
 def _vars(a: Atom) -> set[str]:
@@ -54,11 +58,23 @@ def _adorned(a: Atom, bound: set[str]) -> str:
 
 
 def _name(rk: tuple[str, bool], ad: str) -> str:
-    return f"{rk[0]}#{'-' if rk[1] else '+'}#{ad}"
+    return f"{INTERNAL}{rk[0]}#{'-' if rk[1] else '+'}#{ad}"
 
 
 def _magic(rk: tuple[str, bool], ad: str) -> str:
-    return "magic#" + _name(rk, ad)
+    return f"{INTERNAL}magic#{rk[0]}#{'-' if rk[1] else '+'}#{ad}"
+
+
+def negative_keys(rules) -> set[tuple[str, bool]]:
+    """Relation keys read under ``not`` or inside an aggregate by any of ``rules``."""
+    out: set[tuple[str, bool]] = set()
+    for r in rules:
+        for b in r.body:
+            if isinstance(b, Negation):
+                out.add((b.atom.predicate, b.atom.negated))
+            elif isinstance(b, Aggregate):
+                out.update((a.predicate, a.negated) for a in b.body)
+    return out
 
 
 def _bound_args(a: Atom, ad: str) -> tuple:
@@ -66,15 +82,14 @@ def _bound_args(a: Atom, ad: str) -> tuple:
 
 
 def rewrite(program: Program, query: Query) -> tuple[Program, str] | None:
-    """The magic-sets program for ``query`` and the answer relation name, or None (module doc)."""
+    """The magic-sets program for ``query`` and the answer relation name (module doc); None when the
+    rewritten program would not stratify (the caller then closes the query's cone instead)."""
     rules = list(program.rules) + [answer_rule(query)]
     idb = {(r.head.predicate, r.head.negated) for r in rules}
     cone = dependency_cone(tuple(rules), {(ANSWER, False)})
-    for i in cone:
-        for b in rules[i].body:
-            if isinstance(b, (Negation, Aggregate)):
-                return None
-    out: list[Rule] = []
+    full = set(dependency_cone(tuple(rules), negative_keys(rules[i] for i in cone)))
+    full_keys = {(rules[i].head.predicate, rules[i].head.negated) for i in full}
+    out: list[Rule] = [rules[i] for i in sorted(full)]
     goal = ((ANSWER, False), "")
     todo, done = [goal], {goal}
     while todo:
@@ -89,7 +104,7 @@ def rewrite(program: Program, query: Query) -> tuple[Program, str] | None:
             body: list = [head_guard]
             prefix: list = [head_guard]
             for b in r.body:
-                if isinstance(b, Atom) and (b.predicate, b.negated) in idb:
+                if isinstance(b, Atom) and (b.predicate, b.negated) in idb and (b.predicate, b.negated) not in full_keys:
                     bad = _adorned(b, bound)
                     brk = (b.predicate, b.negated)
                     out.append(Rule(f"magic:{r.name}", Atom(_magic(brk, bad), _bound_args(b, bad)), tuple(prefix)))
@@ -107,8 +122,8 @@ def rewrite(program: Program, query: Query) -> tuple[Program, str] | None:
                 else:
                     body.append(b)
                     needs = expr_vars(b.left) | expr_vars(b.right) if isinstance(b, Comparison) else \
-                        expr_vars(b.expr) if isinstance(b, Assignment) else set()
-                    if needs <= bound:
+                        expr_vars(b.expr) if isinstance(b, Assignment) else None
+                    if needs is not None and needs <= bound:
                         prefix.append(b)
                         if isinstance(b, Assignment):
                             bound.add(b.target.name)
@@ -119,4 +134,8 @@ def rewrite(program: Program, query: Query) -> tuple[Program, str] | None:
             copy = Atom(rk[0], vs, rk[1])
             out.append(Rule(f"input:{rk[0]}", Atom(_name(rk, ad), vs), (Atom(guard.predicate, _bound_args(copy, ad)), copy)))
     seed = Rule("magic:seed", Atom(_magic((ANSWER, False), ""), ()), ())
-    return check_program(tuple([seed] + out), vocabulary=program.vocabulary), _name((ANSWER, False), "")
+    try:
+        checked = check_program(tuple([seed] + out), vocabulary=program.vocabulary)
+    except RuleAnalysisError:  # pragma: no cover - full relations never read guarded ones
+        return None
+    return checked, _name((ANSWER, False), "")

@@ -6,10 +6,15 @@ It keeps no reference to the evaluation that produced it; reading it (decoding, 
 proofs) never changes what it holds.  Terms are decoded through the term dictionary, which only
 ever grows (existing ids keep their meaning), so a query that computes a new value may add to it.
 
-Ordering (documented, deterministic): rows of a relation are sorted by their args under
+Valid time: the closure is computed over the whole valid-time axis (:mod:`.temporal`).  A model
+made with ``valid_at=t`` shows the facts that hold at ``t``, each with the maximal interval
+around ``t`` over which it holds; with ``valid_at=None`` it shows every fact with every maximal
+interval (``derive --all-valid``).  Proofs are of the first row found that holds at ``t``.
+
+Ordering (documented, deterministic): facts of a relation are sorted by their args under
 ``term_sort_key`` (IRIs before literals, then by datatype and lexical form), then
 ``valid_from``, then ``valid_to``.  :meth:`Model.derived` sorts by (predicate, negated, the
-same row key).  Violations are in constraint order, then by their bindings' sort key.
+same key).  Violations are in constraint order, then by their bindings' sort key, then time.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..analysis.program import Atom, Program, Query, Var
+from ..analysis.program import Atom, Const, Negation, Program, Query, Var
 from ..core.limits import LimitHit, Page
 from ..core.premises import DerivedRef, InputRef, PremiseRef
 from ..core.terms import Term, term_sort_key
@@ -27,10 +32,14 @@ from .database import RelKey
 from .dictionary import TermDictionary
 from .proofs import ProofNode, node_id, path_score
 from .relation import IntermediateOverflow, Relation
+from .temporal import coalesce, holds_at
 
 _MAX = np.iinfo(np.int64).max
 #: The relation aggregates are joined through (never a fact of the model).
 AGGREGATE_RELATION = "_aggregate"
+#: Predicates of the engine's own relations (answers, magic guards, full copies): never listed as
+#: derived facts.
+INTERNAL = "urn:holokb:engine:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,11 +67,24 @@ class FactRef:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One solution of an integrity constraint body: its bindings and the facts it matched."""
+    """One solution of an integrity constraint body: its bindings, the facts it matched and the
+    valid time over which they clash."""
 
     constraint: str
     bindings: tuple[tuple[str, Term], ...]
     premises: tuple[FactRef, ...]
+    valid: Interval = Interval()
+
+
+@dataclass(frozen=True, slots=True)
+class Absence:
+    """A negated premise of a proof step: no fact matching ``predicate(args)`` (``None`` = any
+    value) held at any instant of ``valid``."""
+
+    predicate: str
+    args: tuple[Term | None, ...]
+    negated: bool
+    valid: Interval
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +120,13 @@ class ProofTable:
 @dataclass(frozen=True, slots=True)
 class ProofStep:
     """One derived fact and the rule application that first derived it: premises (typed
-    references, in body order) and the named variables' bindings (sorted by name)."""
+    references, in body order), the named variables' bindings (sorted by name), and the negated
+    premises with the time they were absent (the derivation's own interval)."""
 
     fact: DerivedFact
-    premises: tuple[PremiseRef, ...]
+    premises: tuple[PremiseRef | None, ...]
     bindings: tuple[tuple[str, Term], ...]
+    absent: tuple[Absence, ...] = ()
 
 
 def _interval(vf: int, vt: int) -> Interval:
@@ -125,6 +149,7 @@ class Model:
     endpoints: np.ndarray
     cap: int
     cap_name: LimitHit
+    valid_at: int | None = None
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -132,76 +157,153 @@ class Model:
         return self.proofs is not None
 
     # -- reading relations --------------------------------------------------------------
-    def _decoded(self, rk, rows: np.ndarray) -> list:
-        rel, terms = self.relations[rk], self.terms
-        cols = [rel.col(i)[rows].tolist() for i in range(rel.arity)]
-        vf, vt = rel.meta("valid_from")[rows].tolist(), rel.meta("valid_to")[rows].tolist()
-        out = []
-        for k, r in enumerate(rows.tolist()):
-            args = tuple(terms.term(c[k]) for c in cols)
-            out.append((tuple(term_sort_key(a) for a in args), vf[k], vt[k], args, r))
-        out.sort(key=lambda x: x[:3])
+    def _visible(self, rel: Relation, rows: np.ndarray | None = None) -> np.ndarray:
+        """Row numbers (of ``rows``, default all) whose interval contains ``valid_at`` (all when None)."""
+        rows = np.arange(rel.size) if rows is None else rows
+        if self.valid_at is None:
+            return rows
+        return rows[holds_at(rel.meta("valid_from")[rows], rel.meta("valid_to")[rows], self.valid_at)]
+
+    def _facts(self, rk: RelKey, derived_only: bool) -> list[tuple]:
+        """Facts of relation ``rk`` in the documented order: (sort key, args, from, to, first row).
+
+        A fact is the args plus one maximal interval of the union of its visible rows (only rows
+        the rules made when ``derived_only``); its first row is the earliest found (least depth)."""
+        memo_key = ("facts", rk, derived_only)
+        hit = self._memo.get(memo_key)
+        if hit is not None:
+            return hit
+        rel = self.relations.get(rk)
+        out: list[tuple] = []
+        if rel is not None and rel.size:
+            rows = np.flatnonzero(rel.meta("rule") >= 0) if derived_only else None
+            rows = self._visible(rel, rows)
+            if len(rows):
+                out = self._coalesced(rel, rows)
+        self._memo[memo_key] = out
+        return out
+
+    def _coalesced(self, rel: Relation, rows: np.ndarray) -> list[tuple]:
+        if rel.arity:
+            _, first, group = np.unique(np.stack([rel.col(i)[rows] for i in range(rel.arity)], axis=1), axis=0,
+                                        return_index=True, return_inverse=True)
+            group = group.reshape(-1)
+        else:
+            first, group = np.zeros(1, np.int64), np.zeros(len(rows), np.int64)
+        vf, vt = rel.meta("valid_from")[rows], rel.meta("valid_to")[rows]
+        g, f, t = coalesce(group, vf, vt)
+        # Each row belongs to the maximal interval of its group that starts at or before it.
+        width = len(self.endpoints) + 1
+        starts = g * width + np.searchsorted(self.endpoints, f)
+        member = np.searchsorted(starts, group * width + np.searchsorted(self.endpoints, vf), "right") - 1
+        rep = np.full(len(g), np.iinfo(np.int64).max)
+        np.minimum.at(rep, member, rows)
+        args = [tuple(self.terms.term(int(rel.col(i)[rows[k]])) for i in range(rel.arity)) for k in first.tolist()]
+        keys = [tuple(term_sort_key(a) for a in x) for x in args]
+        out = [(keys[gi], args[gi], fi, ti, ri) for gi, fi, ti, ri in zip(g.tolist(), f.tolist(), t.tolist(),
+                                                                              rep.tolist())]
+        out.sort(key=lambda x: (x[0], x[2], x[3]))
         return out
 
     def rows(self, predicate: str, *, negated: bool = False) -> tuple[tuple[tuple[Term, ...], Interval], ...]:
-        """All facts of a relation (input and derived) with their validity, in row order (module doc)."""
-        rel = self.relations.get((predicate, negated))
-        if rel is None or rel.size == 0:
-            return ()
-        return tuple((d[3], _interval(d[1], d[2])) for d in self._decoded((predicate, negated), np.arange(rel.size)))
+        """All facts of a relation (input and derived) with their maximal validity, in the documented order."""
+        return tuple((f[1], _interval(f[2], f[3])) for f in self._facts((predicate, negated), False))
 
     def relation(self, predicate: str, *, negated: bool = False) -> tuple[tuple[Term, ...], ...]:
-        """The args of all facts of a relation, sorted (module doc)."""
-        return tuple(args for args, _ in self.rows(predicate, negated=negated))
+        """The distinct args of the facts of a relation, sorted (module doc)."""
+        return tuple(dict.fromkeys(args for args, _ in self.rows(predicate, negated=negated)))
+
+    def validity(self, predicate: str, args: tuple[Term, ...], *, negated: bool = False) -> tuple[Interval, ...]:
+        """The maximal intervals over which the fact holds (the one around ``valid_at`` when set)."""
+        args = tuple(args)
+        return tuple(_interval(f[2], f[3]) for f in self._facts((predicate, negated), False) if f[1] == args)
 
     def _derived_order(self) -> list[tuple[RelKey, list]]:
-        """Per derived relation (sorted), its decoded derived rows in the documented order."""
+        """Per derived relation (sorted), its derived facts in the documented order."""
         hit = self._memo.get("order")
         if hit is None:
             hit = []
             for rk in sorted(self.relations):
-                rel = self.relations[rk]
-                rows = np.flatnonzero(rel.meta("rule") >= 0)
-                if len(rows) and rk[0] != AGGREGATE_RELATION:
-                    hit.append((rk, self._decoded(rk, rows)))
+                if rk[0] != AGGREGATE_RELATION and not rk[0].startswith(INTERNAL):
+                    facts = self._facts(rk, True)
+                    if facts:
+                        hit.append((rk, facts))
             self._memo["order"] = hit
         return hit
 
     def derived(self) -> tuple[DerivedFact, ...]:
-        """Every derived fact (never the input facts), sorted by predicate, polarity, row key."""
+        """Every derived fact (never the input facts), sorted by predicate, polarity, fact key; rule,
+        depth and score are those of its first derivation."""
         out = []
         names = [r.name for r in self.program.rules]
-        for rk, decoded in self._derived_order():
+        for rk, facts in self._derived_order():
             rel = self.relations[rk]
             rule, depth = rel.meta("rule"), rel.meta("depth")
-            for _, vf, vt, args, r in decoded:
+            for _, args, vf, vt, r in facts:
                 out.append(DerivedFact(rk[0], args, _interval(vf, vt), names[int(rule[r])], int(depth[r]),
                                        self._score(rel, r), rk[1]))
         return tuple(out)
 
+    def rule_counts(self) -> tuple[tuple[str, int], ...]:
+        """Derived facts (as :meth:`derived` lists them) per rule of their first derivation, program order."""
+        counts = dict.fromkeys((r.name for r in self.program.rules), 0)
+        for rk, facts in self._derived_order():
+            rule = self.relations[rk].meta("rule")
+            for f in facts:
+                counts[self.program.rules[int(rule[f[4]])].name] += 1
+        return tuple(counts.items())
+
     def proof_steps(self) -> tuple[ProofStep, ...]:
-        """Each derived fact (in :meth:`derived` order) with its one recorded proof step; a premise
-        that is itself derived is a :class:`~holokb.core.DerivedRef` to its position here.
-        Without recorded proofs the premises and bindings are empty."""
+        """Each derived fact (in :meth:`derived` order) with the proof step of its first derivation; a
+        premise that is itself derived is a :class:`~holokb.core.DerivedRef` to the derived fact (here)
+        whose interval holds the premise row.  Without recorded proofs the premises are empty."""
         index: dict[tuple[RelKey, int], int] = {}
-        for rk, decoded in self._derived_order():
-            for d in decoded:
-                index[(rk, d[4])] = len(index)
+        holders: dict[RelKey, dict[tuple, list]] = {}
+        n = 0
+        for rk, facts in self._derived_order():
+            by_args = holders.setdefault(rk, {})
+            for f in facts:
+                index[(rk, f[4])] = n
+                by_args.setdefault(f[1], []).append((f[2], f[3], n))
+                n += 1
         out = []
         for (rk, r), fact in zip(index, self.derived()):
-            premises: list[PremiseRef] = []
+            premises: list[PremiseRef | None] = []
             bindings: tuple[tuple[str, Term], ...] = ()
+            absent: tuple[Absence, ...] = ()
             rel = self.relations[rk]
             if self.proofs is not None and int(rel.meta("depth")[r]) >= 0:
                 ri = int(rel.meta("rule")[r])
                 step = int(rel.meta("proof")[r])
                 bindings = self._bindings(ri, step)
                 for prk, prow in self._premises(ri, step):
-                    if int(self.relations[prk].meta("rule")[prow]) < 0:
+                    prel = self.relations[prk]
+                    if int(prel.meta("rule")[prow]) < 0:
                         premises.append(self.input_keys[prk][prow])
                     else:
-                        premises.append(DerivedRef(index[(prk, prow)]))
-            out.append(ProofStep(fact, tuple(premises), bindings))
+                        premises.append(DerivedRef(self._holder(holders[prk], prel, prow)))
+                absent = self._absences(ri, bindings, _interval(rel.meta("valid_from")[r], rel.meta("valid_to")[r]))
+            out.append(ProofStep(fact, tuple(premises), bindings, absent))
+        return tuple(out)
+
+    def _holder(self, by_args: dict, rel: Relation, row: int) -> int:
+        """The position of the derived fact (args, maximal interval) that contains derived row ``row``."""
+        args = tuple(self.terms.term(int(rel.col(i)[row])) for i in range(rel.arity))
+        vf = int(rel.meta("valid_from")[row])
+        for f, t, n in by_args.get(args, ()):
+            if f <= vf < t or (f <= vf and t == _MAX):
+                return n
+        raise LookupError(f"derived row {row} belongs to no derived fact")  # pragma: no cover - invariant
+
+    def _absences(self, ri: int, bindings: tuple[tuple[str, Term], ...], valid: Interval) -> tuple[Absence, ...]:
+        """The rule's negated premises under ``bindings``, absent over ``valid``."""
+        vals = dict(bindings)
+        out = []
+        for b in self.program.rules[ri].body:
+            if isinstance(b, Negation):
+                a = b.atom
+                args = tuple(t.term if isinstance(t, Const) else vals.get(t.name) for t in a.args)
+                out.append(Absence(a.predicate, args, a.negated, valid))
         return tuple(out)
 
     def _premises(self, ri: int, step: int) -> list[tuple[RelKey, int]]:
@@ -231,6 +333,7 @@ class Model:
         return path_score(float(rel.meta("prod")[r]), int(rel.meta("plen")[r]), goal_bonus, seed_bonus)
 
     def _find(self, predicate: str, args, negated: bool) -> int | None:
+        """The first row (earliest found) of the fact that holds at ``valid_at`` (any, when None)."""
         rel = self.relations.get((predicate, negated))
         if rel is None or rel.size == 0 or len(args) != rel.arity:
             return None
@@ -240,7 +343,7 @@ class Model:
         hit = np.ones(rel.size, dtype=bool)
         for c, i in enumerate(ids):
             hit &= rel.col(c) == i
-        found = np.flatnonzero(hit)
+        found = self._visible(rel, np.flatnonzero(hit))
         return int(found[0]) if len(found) else None
 
     def contains(self, predicate: str, args: tuple[Term, ...], *, negated: bool = False) -> bool:
@@ -276,6 +379,8 @@ class Model:
             return Page((), True, self.cap_name)
         except MemoryError:
             return Page((), True, LimitHit.MEMORY)
+        if self.valid_at is not None and b.n:
+            b = b.filter(holds_at(b.meta["vf"], b.meta["vt"], self.valid_at))
         rows = set()
         if b.n:
             cols = [b.vars[n].tolist() for n in names]
@@ -320,9 +425,14 @@ class Model:
             else:
                 step = int(rel.meta("proof")[r])
                 premises = [self._node(prk, prow, level + 1, max_depth, memo) for prk, prow in self._premises(ri, step)]
+                bindings = self._bindings(ri, step)
+                for a in self._absences(ri, bindings, valid):
+                    aid = node_id(a.predicate, a.args, a.valid, a.negated, None, "absent", ())
+                    premises.append(ProofNode(aid, a.predicate, a.args, a.valid, a.negated, None, None, 1.0, (), (),
+                                              False, 1.0, absent=True))
                 pids = tuple(n.id for n in premises)
                 nid = node_id(rk[0], args, valid, rk[1], rule.name, None, pids)
-                node = ProofNode(nid, rk[0], args, valid, rk[1], rule.name, None, 1.0, self._bindings(ri, step),
+                node = ProofNode(nid, rk[0], args, valid, rk[1], rule.name, None, 1.0, bindings,
                                  tuple(premises), any(n.partial for n in premises), score)
         memo[memo_key] = node
         return node
@@ -332,10 +442,13 @@ class Model:
         return sum(r.nbytes(indexes=indexes) for r in self.relations.values())
 
 
-def decode_violations(solver, found: list) -> tuple[Violation, ...]:
-    """Decode constraint solutions ``(constraint index, bindings)`` into :class:`Violation` values."""
+def decode_violations(solver, found: list, valid_at: int | None = None) -> tuple[Violation, ...]:
+    """Decode constraint solutions ``(constraint index, bindings)`` into :class:`Violation` values
+    (those that hold at ``valid_at``, when given)."""
     out = []
     for ci, b in found:
+        if valid_at is not None:
+            b = b.filter(holds_at(b.meta["vf"], b.meta["vt"], valid_at))
         c = solver.program.constraints[ci]
         atoms = [a for a in c.body if isinstance(a, Atom)]
         items = []
@@ -348,12 +461,13 @@ def decode_violations(solver, found: list) -> tuple[Violation, ...]:
                 args = tuple(solver.terms.term(rel.col(i)[r]) for i in range(rel.arity))
                 prem.append(FactRef(a.predicate, args, _interval(rel.meta("valid_from")[r], rel.meta("valid_to")[r]),
                                     a.negated))
-            items.append(Violation(c.name, binds, tuple(prem)))
-        items.sort(key=lambda v: [(n, term_sort_key(t)) for n, t in v.bindings])
+            items.append(Violation(c.name, binds, tuple(prem), _interval(b.meta["vf"][k], b.meta["vt"][k])))
+        items.sort(key=lambda v: ([(n, term_sort_key(t)) for n, t in v.bindings], v.valid.start,
+                                  v.valid.end if v.valid.end is not None else _MAX))
         out.extend(items)
     return tuple(out)
 
 
 __all__ = [
-    "DerivedFact", "FactRef", "Model", "ProofStep", "ProofTable", "RuleProofs", "Stats", "Violation",
+    "Absence", "DerivedFact", "FactRef", "Model", "ProofStep", "ProofTable", "RuleProofs", "Stats", "Violation",
 ]

@@ -29,11 +29,13 @@ def path_score(confidence_product: float, length: int, goal_bonus: float = 1.0, 
 
 @dataclass(frozen=True, slots=True)
 class ProofNode:
-    """One fact in a proof: an input fact (``rule is None``, ``key`` set) or a rule application."""
+    """One fact in a proof: an input fact (``rule is None``, ``key`` set), a rule application, or
+    (``absent=True``) a negated premise: no fact ``predicate(args)`` held during ``valid`` (an
+    arg of ``None`` stands for any value)."""
 
     id: str
     predicate: str
-    args: tuple[Term, ...]
+    args: tuple[Term | None, ...]
     valid: Interval
     negated: bool
     rule: str | None
@@ -43,6 +45,7 @@ class ProofNode:
     premises: tuple["ProofNode", ...]
     partial: bool
     score: float
+    absent: bool = False
 
     def nodes(self) -> tuple["ProofNode", ...]:
         """All distinct nodes of the DAG, depth-first, premises in body order, each once."""
@@ -60,7 +63,7 @@ class ProofNode:
 
     def inputs(self) -> tuple["ProofNode", ...]:
         """The input facts the proof rests on (distinct, in DAG order)."""
-        return tuple(n for n in self.nodes() if n.rule is None and not n.partial)
+        return tuple(n for n in self.nodes() if n.rule is None and not n.partial and not n.absent)
 
 
 def node_id(predicate: str, args, valid: Interval, negated: bool, rule: str | None, key: object,
@@ -70,7 +73,7 @@ def node_id(predicate: str, args, valid: Interval, negated: bool, rule: str | No
     h.update(predicate.encode())
     h.update(b"\x00-" if negated else b"\x00+")
     for a in args:
-        h.update(encode_term(a))
+        h.update(b"\x00?" if a is None else encode_term(a))
     h.update(f"{valid.start}:{valid.end}|{rule}|{key!r}".encode())
     for p in premise_ids:
         h.update(p.encode())

@@ -21,6 +21,7 @@ _COLS = ("f.fact_id, f.hash, f.s, f.p, f.o, f.nq, f.polarity, "
          "sp.sid, sp.span_id, sp.valid_from, sp.valid_to, sp.system_from, sp.system_to")
 _VISIBLE = ("sp.system_from <= ? AND (sp.system_to IS NULL OR sp.system_to > ?) "
             "AND sp.valid_from <= ? AND (sp.valid_to IS NULL OR sp.valid_to > ?)")
+_RECORDED = "sp.system_from <= ? AND (sp.system_to IS NULL OR sp.system_to > ?)"
 _EV_COLS = "sid, document, chunk, char_start, char_end, extractor, extractor_version, confidence, asserted_at"
 
 
@@ -208,17 +209,20 @@ class LedgerReads:
         ev = self._db.execute("SELECT coalesce(max(evidence_id), 0) FROM evidence").fetchone()[0]
         return (row[0], row[1].hex(), ev) if row else (0, "", ev)
 
-    def encoded_visible(self, as_of: AsOf) -> EncodedFacts:
+    def encoded_visible(self, as_of: AsOf, *, all_valid: bool = False) -> EncodedFacts:
         """Visible plain triples as integer columns for the engine (one row per visible span).
 
+        ``all_valid``: every span recorded at ``as_of.system``, whatever its valid time (the
+        engine's whole-timeline input: what held when, as the KB knew it then).
         Order: subject id, predicate id, object id, valid_from, fact id, span id — deterministic
         for a given file (ids are that file's dictionary encoding).
         """
+        where, args = (_RECORDED, (as_of.system, as_of.system)) if all_valid else (_VISIBLE, _vis(as_of))
         rows = self._db.execute(
             "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.hash "
-            f"FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {_VISIBLE} "
+            f"FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {where} "
             "ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, sp.span_id",
-            (MAX_TIME, *_vis(as_of)),
+            (MAX_TIME, *args),
         ).fetchall()
         import numpy as np  # where arrays are built: a ledger opened for a count stays light
 
