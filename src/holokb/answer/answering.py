@@ -35,7 +35,7 @@ from ..ledger import FactView, Ledger
 from .chain import (
     CLOSED_WORLD, COMPARE, FUNCTIONAL, Quoter, conclusion_entry, derived_entry, proof_entries,
 )
-from .conflicts import derived_conflict, detect_conflicts
+from .conflicts import answer_focus, derived_conflict, detect_conflicts
 from .contract import (
     Answer, AnswerLimit, ChainEntry, ChainRole, Conflict, Missing, MissingKind, Verdict,
 )
@@ -290,10 +290,10 @@ class Answerer:
     def _conflicts(self, run: _Run, quoter: Quoter, chain: list[ChainEntry], goal: Goal | None,
                    one_value: frozenset[str]) -> tuple[Conflict, ...]:
         """Conflicts about the statements the answer rests on: the chain's premises and the goal."""
-        focus = [(e.fact.subject, e.fact.predicate, e.fact.object) for e in chain if e.role is ChainRole.PREMISE]
-        if goal is not None and isinstance(goal.predicate, IRI) and isinstance(goal.subject, (IRI, Literal)):
-            obj = goal.object if isinstance(goal.object, (IRI, Literal)) else None
-            focus.append((goal.subject, goal.predicate, obj))
+        gs = goal.subject if goal is not None and isinstance(goal.subject, (IRI, Literal)) else None
+        gp = goal.predicate if goal is not None and isinstance(goal.predicate, IRI) else None
+        go = goal.object if goal is not None and isinstance(goal.object, (IRI, Literal)) else None
+        focus = answer_focus(chain, gs, gp, go)
         check = detect_conflicts(run.views.values(), focus=focus, functional=self._functional(run), one_value=one_value,
                                  version=run.plan.version, quoter=quoter, backend=self.options.backend)
         if check.undecided and not check.conflicts:
