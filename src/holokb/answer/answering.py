@@ -25,7 +25,7 @@ from typing import Mapping
 
 from ..analysis import check_program
 from ..analysis.program import Atom, Const, Program, Query, Var, body_atoms
-from ..core.limits import Limits
+from ..core.limits import LimitHit, Limits
 from ..core.terms import HK, IRI, OWL, RDF, RDFS, XSD, Literal, Term, term_sort_key
 from ..core.time import MAX_TIME, AsOf
 from ..engine import Database, Model, closure, path_score
@@ -59,8 +59,8 @@ class AnswerOptions:
 
 
 _STANDARD_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK}
-_LIMITS = {"max_depth": AnswerLimit.MAX_DEPTH, "max_derived": AnswerLimit.MAX_DERIVED,
-           "timeout_s": AnswerLimit.DEADLINE}
+_LIMITS = {LimitHit.MAX_DEPTH: AnswerLimit.MAX_DEPTH, LimitHit.MAX_DERIVED: AnswerLimit.MAX_DERIVED,
+           LimitHit.TIMEOUT: AnswerLimit.DEADLINE}
 
 
 class _Refuse(Exception):
@@ -248,7 +248,7 @@ class Answerer:
         run.model = model
         if model.truncated:
             run.truncated = True
-            run.limit = run.limit or _LIMITS.get(model.limit_hit or "", AnswerLimit.MAX_DERIVED)
+            run.limit = run.limit or _LIMITS.get(model.limit_hit, AnswerLimit.MAX_DERIVED)  # type: ignore[arg-type]
 
     # -- helpers over the model ---------------------------------------------------------------------
 
