@@ -63,3 +63,45 @@ def test_a_question_the_kb_cannot_ground_is_unsupported_with_a_reason(kb):
     assert a.verdict is Verdict.UNSUPPORTED and a.text is None
     assert a.missing.kind in (MissingKind.UNKNOWN_NAME, MissingKind.UNPLANNABLE, MissingKind.NOT_PROVED)
     assert a.missing.message
+
+
+def test_async_twins_give_the_same_answers(kb, tmp_path):
+    import asyncio
+
+    async def both():
+        a = await kb.aanswer(Q.format(n=20, v=" in v2.0"), as_of=AsOf.latest())
+        b, c = await asyncio.gather(kb.aanswer(Q.format(n=10, v=" in v2.0"), as_of=AsOf.latest()),
+                                    kb.aanswer(Q.format(n=20, v=""), as_of=AsOf.latest()))
+        return a, b, c
+
+    a, b, c = asyncio.run(both())
+    assert (a.text, b.text, c.verdict) == ("No", "Yes", Verdict.CONFLICTING)
+    assert a.to_json_text() == kb.answer(Q.format(n=20, v=" in v2.0"), as_of=AsOf.latest()).to_json_text()
+    with KnowledgeBase.open(tmp_path / "async.db") as other:
+        r = asyncio.run(other.aingest(HANDBOOK, doc_id="spec", at=parse_instant("2026-01-01")))
+        assert r.facts >= 3
+
+
+def test_overlong_inputs_are_refused_not_parsed(kb, tmp_path):
+    a = kb.answer("Is Bob " + "very " * 20_000 + "big?", as_of=AsOf.latest())
+    assert a.verdict is Verdict.UNSUPPORTED and a.missing.kind is MissingKind.UNPLANNABLE
+    assert "characters" in a.missing.message
+    with KnowledgeBase.open(tmp_path / "long.db") as other:
+        r = other.ingest("Bob is big. " + "Bob is " + "very " * 20_000 + "big. Anne is red.", doc_id="d", at=1)
+        assert r.facts >= 2 and any(s.end - s.start > 100_000 for s in r.skipped)
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+words = st.sampled_from(["Is", "is", "the", "bear", "Bob", "big", "not", "?", ".", "If", "a", "user", "inactive",
+                         "for", "20", "minutes", "in", "v2.0", "session", "valid", ",", "Where", "was", "before",
+                         "kitchen", "\u00e9", "\x00", "\n", "what", "How", "many"])
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(st.lists(words, max_size=14).map(" ".join) | st.text(max_size=60))
+def test_any_question_text_gives_an_answer_never_a_traceback(kb, question):
+    a = kb.answer(question, as_of=AsOf.latest())
+    assert (a.verdict is Verdict.UNSUPPORTED) == (a.missing is not None)
+    a.to_json_text()

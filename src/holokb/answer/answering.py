@@ -25,7 +25,7 @@ from typing import Mapping
 
 from ..analysis import check_program
 from ..analysis.program import Atom, Const, Program, Query, Var, body_atoms
-from ..core.limits import Limits
+from ..core.limits import LimitHit, Limits
 from ..core.terms import HK, IRI, OWL, RDF, RDFS, XSD, Literal, Term, term_sort_key
 from ..core.time import MAX_TIME, AsOf
 from ..engine import Database, Model, closure, path_score
@@ -35,7 +35,7 @@ from ..ledger import FactView, Ledger
 from .chain import (
     CLOSED_WORLD, COMPARE, FUNCTIONAL, Quoter, conclusion_entry, derived_entry, proof_entries,
 )
-from .conflicts import derived_conflict, detect_conflicts
+from .conflicts import answer_focus, derived_conflict, detect_conflicts
 from .contract import (
     Answer, AnswerLimit, ChainEntry, ChainRole, Conflict, Missing, MissingKind, Verdict,
 )
@@ -59,8 +59,8 @@ class AnswerOptions:
 
 
 _STANDARD_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK}
-_LIMITS = {"max_depth": AnswerLimit.MAX_DEPTH, "max_derived": AnswerLimit.MAX_DERIVED,
-           "timeout_s": AnswerLimit.DEADLINE}
+_LIMITS = {LimitHit.MAX_DEPTH: AnswerLimit.MAX_DEPTH, LimitHit.MAX_DERIVED: AnswerLimit.MAX_DERIVED,
+           LimitHit.TIMEOUT: AnswerLimit.DEADLINE}
 
 
 class _Refuse(Exception):
@@ -249,7 +249,7 @@ class Answerer:
         run.model = model
         if model.truncated:
             run.truncated = True
-            run.limit = run.limit or _LIMITS.get(model.limit_hit or "", AnswerLimit.MAX_DERIVED)
+            run.limit = run.limit or _LIMITS.get(model.limit_hit, AnswerLimit.MAX_DERIVED)  # type: ignore[arg-type]
 
     # -- helpers over the model ---------------------------------------------------------------------
 
@@ -291,10 +291,10 @@ class Answerer:
     def _conflicts(self, run: _Run, quoter: Quoter, chain: list[ChainEntry], goal: Goal | None,
                    one_value: frozenset[str]) -> tuple[Conflict, ...]:
         """Conflicts about the statements the answer rests on: the chain's premises and the goal."""
-        focus = [(e.fact.subject, e.fact.predicate, e.fact.object) for e in chain if e.role is ChainRole.PREMISE]
-        if goal is not None and isinstance(goal.predicate, IRI) and isinstance(goal.subject, (IRI, Literal)):
-            obj = goal.object if isinstance(goal.object, (IRI, Literal)) else None
-            focus.append((goal.subject, goal.predicate, obj))
+        gs = goal.subject if goal is not None and isinstance(goal.subject, (IRI, Literal)) else None
+        gp = goal.predicate if goal is not None and isinstance(goal.predicate, IRI) else None
+        go = goal.object if goal is not None and isinstance(goal.object, (IRI, Literal)) else None
+        focus = answer_focus(chain, gs, gp, go)
         check = detect_conflicts(run.views.values(), focus=focus, functional=self._functional(run), one_value=one_value,
                                  version=run.plan.version, quoter=quoter, backend=self.options.backend)
         if check.undecided and not check.conflicts:

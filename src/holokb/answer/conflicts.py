@@ -98,13 +98,19 @@ def _ground(v: FactView) -> GroundFact:
     return GroundFact(f.predicate.value, (f.subject, f.object), f.polarity, v.fact_id, (), v.valid)
 
 
-def detect_conflicts(views: Iterable[FactView], *, focus: Iterable[tuple[Term, IRI, Term | None]],
-                     functional: frozenset[str], one_value: frozenset[str] = frozenset(),
+def detect_conflicts(views: Iterable[FactView], *, focus: Iterable[tuple[Term, IRI, Term | None]] | None = None,
+                     functional: frozenset[str] | None = None, one_value: frozenset[str] = frozenset(),
                      version: str | None, quoter: Quoter, backend: str = "z3",
-                     limits: SolverLimits = SolverLimits(timeout_ms=5_000), max_groups: int = 64) -> ConflictCheck:
+                     limits: SolverLimits = SolverLimits(timeout_ms=5_000), max_groups: int = 64,
+                     single_valued: frozenset[str] | None = None) -> ConflictCheck:
     """Confirmed conflicts among ``views`` about the statements in ``focus`` — (subject, predicate,
-    object or None for any) the answer rests on.  ``functional``: predicates declared single-valued;
-    ``one_value``: predicates the question needs one value of (versions must then agree)."""
+    object or None for any) the answer rests on (:func:`answer_focus`); None means every statement
+    of ``views``.  ``functional``: predicates declared single-valued (``single_valued`` is its older
+    name); ``one_value``: predicates the question needs one value of (versions must then agree)."""
+    views = list(views)
+    functional = functional if functional is not None else (single_valued or frozenset())
+    if focus is None:
+        focus = [(v.fact.subject, v.fact.predicate, v.fact.object) for v in views]
     wanted: dict[tuple, set] = {}
     for s, p, o in focus:
         wanted.setdefault((term_sort_key(s), p.value), set()).add(None if o is None else term_sort_key(o))
@@ -185,3 +191,13 @@ def derived_conflict(pos: list[ChainEntry], neg: list[ChainEntry], rules: tuple[
     key = (s.value if isinstance(s, IRI) else s.lexical, a.fact.predicate.value)
     what = f"{key[0]} {key[1]} {_show(a.fact.object) if a.fact.object is not None else ''}".strip()
     return Conflict(a, b, ConflictReason.POLARITY, key, f"{what} is both derived and refuted", SolverCheck(backend, core))
+
+
+def answer_focus(chain: Iterable[ChainEntry], goal_subject: Term | None = None, goal_predicate: IRI | None = None,
+                 goal_object: Term | None = None) -> list[tuple[Term, IRI, Term | None]]:
+    """The statements an answer rests on: its chain's premises, and the goal (object None = any value)."""
+    out: list[tuple[Term, IRI, Term | None]] = [(e.fact.subject, e.fact.predicate, e.fact.object)
+                                                 for e in chain if e.role is ChainRole.PREMISE]
+    if goal_subject is not None and goal_predicate is not None:
+        out.append((goal_subject, goal_predicate, goal_object))
+    return out

@@ -5,7 +5,7 @@ a dateTime, a month-based and a day-based duration): the result is :class:`Incom
 the answer is ``unsupported``.  A parameter the question did not give is :class:`MissingParam`.
 Numbers compare exactly (as decimals; doubles by their shortest decimal form).
 
->>> compare(Literal.of(Duration(0, 20 * 60_000)), ">", Literal("PT15M", XSD_DURATION))
+>>> compare(Literal.of(Duration(0, 20 * 60_000)), ">", Literal.of(Duration(0, 15 * 60_000)))
 True
 """
 from __future__ import annotations
