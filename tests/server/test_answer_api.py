@@ -26,7 +26,9 @@ def test_ingest_then_answer_both_ways(tmp_path):
         assert r.status_code == 200, r.text
         assert c.get("/stats").json()["facts"] > 0
 
-        doc = c.get("/answer", params={"question": VERSIONED}).json()
+        r = c.get("/answer", params={"question": VERSIONED})
+        assert r.status_code == 200, r.text
+        doc = r.json()
         assert (doc["verdict"], doc["text"]) == ("supported", "No")
         roles = [e["role"] for e in doc["factChain"]]
         assert roles[0] == "premise" and roles[-1] == "conclusion"
