@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Literal as _Lit, Sequence
 
-from .analysis import Atom, Const, Program
+from .analysis import Atom, Const, Program, check_program
 from .analysis.program import Aggregate, Negation
 from .core import AsOf, IRI, InvalidValueError, Limits, RDF_TYPE, Term
 from .engine import Database, ProofNode, closure
@@ -260,8 +260,8 @@ class IntuitionLoop:
         if hit is None:
             p = self.program
             keep = _cone(p, {key, (key[0], key[1], not key[2])})
-            # strata=(): the engine stratifies the sub-program itself (as the answer path does).
-            hit = self._cones[key] = replace(p, rules=tuple(p.rules[i] for i in keep), strata=())
+            hit = self._cones[key] = check_program(tuple(p.rules[i] for i in keep), constraints=p.constraints,
+                                                   vocabulary=p.vocabulary, prefixes=p.prefixes, facts=p.facts)
         return hit
 
     def _closed_facts(self, views: dict[str, FactView]) -> list[str]:
