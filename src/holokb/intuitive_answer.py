@@ -154,28 +154,33 @@ def answer_with_intuition(ledger: Ledger, plan: QueryPlan | Unplannable, *, as_o
             answer = full.answer(plan, as_of)
         else:
             answer = _confirm(ledger, answer, plan, as_of, full, opts)
-    elif stop is not LoopStop.DECIDED and stop is not LoopStop.WHOLE_KB:
+    elif stop in (LoopStop.MAX_ROUNDS, LoopStop.TIMEOUT):
+        # Undecided when a budget ran out: the candidate set was capped (the contract's maxFacts).
         answer = replace(answer, truncated=True, limit_hit=answer.limit_hit or AnswerLimit.MAX_FACTS)
+    else:
+        answer = replace(answer, truncated=False, limit_hit=None) if answer.limit_hit is AnswerLimit.MAX_FACTS \
+            and not answer.truncated else answer
     return IntuitiveAnswer(answer, settings.strategy, tuple(sizes), len(ids), len(views), stop)
 
 
 def _confirm(ledger: Ledger, answer: Answer, plan: QueryPlan, as_of: AsOf, full: Answerer,
              opts: AnswerOptions) -> Answer:
-    """The conflict check of the answer path, over every visible fact sharing (subject, predicate)
-    with the answer's premises or goal (not only the candidates)."""
-    keys = {(e.fact.subject, e.fact.predicate) for e in answer.fact_chain if e.role is ChainRole.PREMISE}
-    g = plan.goal
-    if g is not None and isinstance(getattr(g.subject, "term", None), IRI) and isinstance(getattr(g.predicate, "term", None), IRI):
-        keys.add((g.subject.term, g.predicate.term))  # type: ignore[union-attr]
+    """The answer path's conflict check about the statements the answer rests on (its premises and the
+    goal), over every visible fact with their (subject, predicate), not only the candidates."""
+    focus = [(e.fact.subject, e.fact.predicate, e.fact.object) for e in answer.fact_chain
+             if e.role is ChainRole.PREMISE]
+    g = _goal_atom(plan)
+    if g is not None:
+        focus.append((g.args[0].term, IRI(g.predicate), g.args[1].term))  # type: ignore[union-attr]
     relevant: list[FactView] = []
-    for s, p in sorted(keys, key=lambda k: (str(k[0]), str(k[1]))):
+    for s, p in sorted({(s, p) for s, p, _ in focus}, key=lambda k: (str(k[0]), str(k[1]))):
         if isinstance(s, IRI) and isinstance(p, IRI):
             relevant.extend(ledger.facts(as_of, about=s, predicate=p, limits=Limits(max_results=None)))
     program = full.rulebook.at(as_of)[0]
-    single = frozenset({p.iri.value for p in ledger.predicates() if p.functional}
-                       | {p for p, d in program.vocabulary.items() if d.functional})
-    check = detect_conflicts(relevant, single_valued=single, version=plan.version, quoter=Quoter(ledger),
-                             backend=opts.backend)
+    functional = frozenset({p.iri.value for p in ledger.predicates() if p.functional}
+                           | {p for p, d in program.vocabulary.items() if d.functional})
+    check = detect_conflicts(relevant, focus=focus, functional=functional, version=plan.version,
+                             quoter=Quoter(ledger), backend=opts.backend)
     if check.conflicts:
         return Answer(None, Verdict.CONFLICTING, conflicts=check.conflicts, plan=plan, as_of=as_of)
     if check.undecided:

@@ -83,3 +83,17 @@ def test_prove_with_intuition_reports_rounds_and_candidate_set(project):
     assert out.startswith("entailed") and "candidate set" in out
     p = run("prove", "ex:hasCapability(ex:AchillesIDE, ex:sandboxing)", "--intuition", "magic", cwd=project, ok=2)
     assert "none, hrr or hdc" in p.stderr
+
+
+def test_answer_with_intuition_says_rounds_and_candidate_set(project):
+    (project / "pw.txt").write_text("Bob is big. Bob is round. Round people are kind. Anne is green.\n")
+    run("ingest", "pw.txt", "--at", "2026-01-02", cwd=project)
+    js = json.loads(run("answer", "Bob is kind.", "--intuition", "hdc", "--format", "json", cwd=project).stdout)
+    base = json.loads(run("answer", "Bob is kind.", "--format", "json", cwd=project).stdout)
+    assert (js["verdict"], js["text"]) == (base["verdict"], base["text"]) == ("supported", "Yes")
+    i = js["intuition"]
+    assert i["strategy"] == "hdc" and i["rounds"] >= 1 and i["candidates"] < i["kbFacts"] and i["stop"] == "decided"
+    out = run("answer", "Bob is kind.", "--intuition", "hrr", cwd=project).stdout
+    assert out.startswith("Yes") and "intuition: hrr" in out and "candidate set" in out
+    p = run("answer", "Bob is kind.", "--intuition", "psychic", cwd=project, ok=2)
+    assert "none, hrr or hdc" in p.stderr and "Traceback" not in p.stderr

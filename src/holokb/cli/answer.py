@@ -110,7 +110,8 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
            limit_facts: int = typer.Option(10_000, "--limit-facts"), limit_chunks: int = typer.Option(20, "--limit-chunks"),
            timeout: float = typer.Option(10.0, "--timeout", help="Seconds for derivation."),
            solver: str = typer.Option("z3", "--solver", help="z3 or cvc5 (conflict confirmation)."),
-           format: str = FORMAT) -> None:
+           format: str = FORMAT,
+           intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: reason over a candidate set the vector index proposes.")) -> None:
     """Answer with a verdict (supported, conflicting, unsupported) and the evidence chain.
 
     Example: holokb answer "If a user is inactive for 20 minutes in v2.0, is their session valid?" --format json
@@ -131,9 +132,15 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
         subject = question  # type: ignore[assignment]
     point = as_of_point(as_of, valid)
     program = load_rules(rules)
+    options = AnswerOptions(limit_facts, limit_chunks, timeout_s=timeout, backend=solver)
+    if intuition is not None:
+        from .intuition import answer_with_intuition
+
+        answer_with_intuition(subject, db=db, point=point, program=program, options=options, strategy=intuition,
+                              solver=solver, timeout=timeout, format=format)
+        return
     with open_kb(db, []) as kb:
-        a = kb.answer(subject, as_of=point, rules=program, prefixes=prefixes(),
-                      options=AnswerOptions(limit_facts, limit_chunks, timeout_s=timeout, backend=solver))
+        a = kb.answer(subject, as_of=point, rules=program, prefixes=prefixes(), options=options)
     if format == "json":
         typer.echo(a.to_json_text(), nl=False)
         return

@@ -166,3 +166,29 @@ def prove_with_intuition(prog, goal: str, *, db: str, shapes, point, strategy: s
         typer.echo(f"  {neg}{short(IRI(f.predicate))}({', '.join(short(a) for a in f.args)})  valid {f.valid}")
         for e in f.evidence:
             typer.echo(f"      from {e}")
+
+
+def answer_with_intuition(subject, *, db: str, point, program, options, strategy: str, solver: str, timeout: float,
+                          format: str) -> None:
+    """``holokb answer --intuition``: the answer, and how many rounds and candidates intuition took."""
+    from ..core import HolokbError
+    from ..intuition import LoopSettings, Strategy
+    from .answer import answer_lines
+    from .common import prefixes
+
+    try:
+        settings = LoopSettings(Strategy.parse(strategy), solver, timeout_s=timeout)
+    except HolokbError as e:
+        raise Usage(e.message) from None
+    with open_kb(db, []) as kb:
+        r = kb.answer_with_intuition(subject, as_of=point, settings=settings, rules=program, options=options,
+                                     prefixes=prefixes())
+    if format == "json":
+        out = json.loads(r.answer.to_json_text())
+        out["intuition"] = r.to_json()
+        typer.echo(json.dumps(out, sort_keys=True, ensure_ascii=False))
+        return
+    for line in answer_lines(r.answer):
+        typer.echo(line)
+    typer.echo(f"  intuition: {r.strategy.value}, {len(r.rounds)} round(s), candidate set {r.candidates} of "
+               f"{r.kb_facts} facts (stopped: {r.stop.value})")
