@@ -165,7 +165,8 @@ class KnowledgeBase:
         stored first so evidence spans can be checked against them.
         """
         from .ingest import chunk_paragraphs
-        from .rdf.load import read_records
+        from .rdf.load import apply_changes, read_changes
+        from .rdf.mapping import Changes
         from .rdf.parse import detect_format
 
         files = expand_paths(paths)
@@ -175,7 +176,8 @@ class KnowledgeBase:
             if n is not None:
                 c = self.ledger.last_counts
                 return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at, c.new, c.closed, c.unchanged)
-        records: list[SpanRecord] = []
+        changes = Changes([], [], [])
+        records = changes.records
         texts: list[tuple[str, str]] = []
         rdf_files: list[Path] = []
         for f in files:
@@ -183,11 +185,14 @@ class KnowledgeBase:
                 detect_format(f)
                 # Plain records with the default system interval are *asserted* at ``at`` (so an
                 # unchanged reload writes nothing); records carrying history are restored as they are.
-                records.extend(read_records(f, at=at, source_id=str(f), system=Interval.always()))
+                got = read_changes(f, at=at, source_id=str(f), system=Interval.always())
+                records.extend(got.records)
+                changes.supersede.extend(got.supersede)
+                changes.retract.extend(got.retract)
                 rdf_files.append(f)
             else:
                 texts.append((_doc_id(f, files), read_text(f, what="document")))
-        report = self._gate(records, rdf_files)
+        report = self._gate(records + changes.supersede, rdf_files)
         chunks = 0
         with self.ledger.batch(at=at) as b:
             b.check_time()
@@ -195,8 +200,8 @@ class KnowledgeBase:
                 cs = chunk_paragraphs(text)
                 chunks += len(cs)
                 b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
-            b.bulk(records)
-            for iri, aliases in _entities(records).items():
+            apply_changes(b, changes)
+            for iri, aliases in _entities(records + changes.supersede).items():
                 b.add_entity(iri, aliases=aliases)
         c = self.ledger.last_counts
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
@@ -242,6 +247,14 @@ class KnowledgeBase:
         """Close the fact's open spans at ``at`` (idempotent); returns how many were closed."""
         with self.ledger.batch(at=at) as b:
             return b.retract(fact, at=at)
+
+    def supersede(self, fact: Fact, *, at: int, valid: Interval = Interval.always(),
+                  evidence: Sequence[Evidence] = ()) -> str:
+        """Assert ``fact`` at ``at`` (gated by the shapes) and close the open spans of the other values of
+        its subject and predicate where the valid times overlap; returns the new fact's span id."""
+        self._gate([SpanRecord(fact, valid, Interval(at, None), tuple(evidence))], [])
+        with self.ledger.batch(at=at) as b:
+            return b.supersede(fact, valid=valid, evidence=evidence)
 
     def _gate(self, records: Sequence[SpanRecord], files: Sequence[Path]) -> GateReport | None:
         if self.gate is None or not records:

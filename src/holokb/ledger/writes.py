@@ -117,11 +117,21 @@ class Batch:
         left as it is (``unchanged``); otherwise it is closed at ``at`` and a span with its
         evidence plus the new one opens (see the class doc).
         """
+        return self._assert(fact, valid, evidence, supersede=False)
+
+    def supersede(self, fact: Fact, *, valid: Interval = Interval.always(), evidence: Sequence[Evidence] = ()) -> str:
+        """Assert ``fact`` and close, at the batch time, the open spans of every *other* value of its
+        statement key (subject, predicate, qualifiers) whose valid time overlaps ``valid`` (the
+        parts outside ``valid`` reopen with their evidence), as a functional predicate does on
+        every assertion.  Returns the id of the span holding ``fact``."""
+        return self._assert(fact, valid, evidence, supersede=True)
+
+    def _assert(self, fact: Fact, valid: Interval, evidence: Sequence[Evidence], *, supersede: bool) -> str:
         self._check_open()
         evidence = tuple(evidence)
         self._check_evidence(evidence)
         fid, fhash, stmt, p_id, o_id = self._fact_row(fact)
-        if p_id in self._functional_ids():
+        if supersede or p_id in self._functional_ids():
             self._supersede(stmt, o_id, self.at, valid)
         return self._open_span(fid, fhash, valid, evidence).hex()
 

@@ -56,12 +56,22 @@ EXTRACTOR = IRI(HK + "extractor")
 EXTRACTOR_VERSION = IRI(HK + "extractorVersion")
 CONFIDENCE = IRI(HK + "confidence")
 ASSERTED_AT = IRI(HK + "assertedAt")
+RETRACTED_AT = IRI(HK + "retractedAt")
+SUPERSEDES = IRI(HK + "supersedes")
 
 #: Properties that turn a named graph into a provenance block (see holokb.rdf.mapping).
 BLOCK_PROPERTIES = frozenset(
     {DOCUMENT, CHUNK, CHAR_START, CHAR_END, EXTRACTOR, EXTRACTOR_VERSION, CONFIDENCE, ASSERTED_AT,
-     VALID_FROM, VALID_TO}
+     VALID_FROM, VALID_TO, RETRACTED_AT, SUPERSEDES}
 )
+
+#: Every term of the hk: vocabulary a file may write (shapes/holokb.ttl describes them).
+VOCABULARY = frozenset(
+    {FACT_CLASS, SPAN_CLASS, EVIDENCE_CLASS, QUALIFIER_CLASS, SUBJECT, PREDICATE, OBJECT, POLARITY, QUALIFIER,
+     KEY, VALUE, AFFIRM, NEGATE, FACT, VALID_FROM, VALID_TO, SYSTEM_FROM, SYSTEM_TO, EVIDENCE, CURRENT}
+    | BLOCK_PROPERTIES
+)
+_VOCABULARY_IRIS = frozenset(t.value for t in VOCABULARY)
 
 XSD_LONG = XSD + "long"
 XSD_INTEGER = XSD + "integer"
@@ -119,6 +129,22 @@ def evidence_id(ev: Evidence) -> str:
 def evidence_iri(ev: Evidence) -> IRI:
     """The evidence node for a piece of evidence (equal evidence ⇒ one node)."""
     return IRI(EVIDENCE_NS + evidence_id(ev))
+
+
+def unknown_hk_term(value: str) -> bool:
+    """True for an IRI in the hk: namespace that is neither a vocabulary term nor a node the ledger
+    mints (fact, span, evidence nodes and skolemised blank nodes)."""
+    return (value.startswith(HK) and value not in _VOCABULARY_IRIS
+            and not value.startswith((FACT_NS, SPAN_NS, EVIDENCE_NS, SKOLEM_PREFIX)))
+
+
+def closest_hk_term(value: str) -> str | None:
+    """The vocabulary term nearest to an unknown hk: IRI (for "did you mean"), as ``hk:name``."""
+    import difflib
+
+    names = sorted(v[len(HK):] for v in _VOCABULARY_IRIS)
+    hit = difflib.get_close_matches(value[len(HK):], names, n=1, cutoff=0.6)
+    return f"hk:{hit[0]}" if hit else None
 
 
 def is_holokb_node(iri: IRI) -> bool:
