@@ -192,7 +192,7 @@ class KnowledgeBase:
                 rdf_files.append(f)
             else:
                 texts.append((_doc_id(f, files), read_text(f, what="document")))
-        report = self._gate(records + changes.supersede, rdf_files)
+        report = self._gate(records, rdf_files, changes.supersede)
         chunks = 0
         with self.ledger.batch(at=at) as b:
             b.check_time()
@@ -252,12 +252,15 @@ class KnowledgeBase:
                   evidence: Sequence[Evidence] = ()) -> str:
         """Assert ``fact`` at ``at`` (gated by the shapes) and close the open spans of the other values of
         its subject and predicate where the valid times overlap; returns the new fact's span id."""
-        self._gate([SpanRecord(fact, valid, Interval(at, None), tuple(evidence))], [])
+        self._gate([], [], [SpanRecord(fact, valid, Interval(at, None), tuple(evidence))])
         with self.ledger.batch(at=at) as b:
             return b.supersede(fact, valid=valid, evidence=evidence)
 
-    def _gate(self, records: Sequence[SpanRecord], files: Sequence[Path]) -> GateReport | None:
-        if self.gate is None or not records:
+    def _gate(self, records: Sequence[SpanRecord], files: Sequence[Path],
+              superseding: Sequence[SpanRecord] = ()) -> GateReport | None:
+        """Check the batch against the shapes; ``superseding`` records replace the stored values of their
+        (subject, predicate), so the gate's context leaves those values out."""
+        if self.gate is None or not (records or superseding):
             return None
         from rdflib import Graph
 
@@ -265,11 +268,14 @@ class KnowledgeBase:
         from .shapes.ledger_context import LedgerContext
 
         batch = Graph()
-        for r in records:
+        for r in (*records, *superseding):
             f = r.fact
             if f.polarity == "affirm":
                 batch.add((to_rdflib(f.subject), to_rdflib(f.predicate), to_rdflib(f.object)))
         context = LedgerContext(self.ledger, AsOf.latest())
+        if superseding:
+            context = _Replacing(context, {(to_rdflib(r.fact.subject), to_rdflib(r.fact.predicate))
+                                           for r in superseding})
         report = self.gate.check(batch, context)
         if not report.conforms:
             sources = _sources_for(report, batch, files)
@@ -558,6 +564,23 @@ class KnowledgeBase:
         # One SQLite connection: calls from worker threads take turns.
         with self._lock:
             return fn(*args, **kwargs)
+
+
+class _Replacing:
+    """A gate context without the stored values of the (subject, predicate) pairs a batch supersedes."""
+
+    def __init__(self, inner, replaced: set):
+        self._inner = inner
+        self._replaced = replaced
+
+    def types_of(self, nodes):
+        return self._inner.types_of(nodes)
+
+    def values_of(self, subject, predicate):
+        return () if (subject, predicate) in self._replaced else self._inner.values_of(subject, predicate)
+
+    def subjects_of(self, predicate, obj):
+        return [s for s in self._inner.subjects_of(predicate, obj) if (s, predicate) not in self._replaced]
 
 
 _LABELS = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel",

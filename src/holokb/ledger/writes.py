@@ -204,16 +204,17 @@ class Batch:
         fhash = bytes.fromhex(fact.id)
         row = self._db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
         if row is None:
-            raise RetractionError(f"cannot retract a fact that was never asserted: {fact.id[:12]}")
+            msg = f"cannot retract a fact that was never asserted: {fact.id[:12]}"
+            raise RetractionError(msg, (Diagnostic("HK504", msg, hint="`holokb facts SUBJECT` lists what is held"),))
         open_spans = self._db.execute(
             "SELECT sid, system_from FROM spans WHERE fact_id = ? AND system_to IS NULL", (row[0],)
         ).fetchall()
         for _, sf in open_spans:
             if when <= sf:
-                raise RetractionError(
-                    f"cannot retract fact {fact.id[:12]} at {format_ms(when)}: its open span starts at "
-                    f"{format_ms(sf)} (system time)"
-                )
+                msg = (f"cannot retract fact {fact.id[:12]} at {format_ms(when)}: its open span starts at "
+                       f"{format_ms(sf)} (system time)")
+                raise RetractionError(msg, (Diagnostic(
+                    "HK505", msg, hint=f"retract after {format_ms(sf)}, when the span was recorded"),))
         self._close([sid for sid, _ in open_spans], when)
         return len(open_spans)
 
@@ -361,11 +362,13 @@ class Batch:
             "AND (? IS NULL OR sp.valid_from < ?) AND (sp.valid_to IS NULL OR sp.valid_to > ?) ORDER BY sp.sid",
             (*stmt, o_id, valid.end, valid.end, valid.start),
         ).fetchall()
+        if rows:
+            self._touch(at)  # before the same-instant check: an earlier time is a SystemTimeError
         for _, sf, *_ in rows:
             if at <= sf:
-                raise LedgerError(
-                    f"functional predicate: a different value was asserted at {sf}; cannot supersede it at {at}"
-                )
+                msg = f"functional predicate: a different value was asserted at {sf}; cannot supersede it at {at}"
+                raise LedgerError(msg, (Diagnostic("HK506", msg, hint="one value per statement key at one system "
+                                                   "time: assert the new value in a later batch"),))
         self._close([r[0] for r in rows], at)
         for sid, _, fid, fhash, vf, vt in rows:
             keep = []
