@@ -189,6 +189,7 @@ class KnowledgeBase:
                 records.extend(got.records)
                 changes.supersede.extend(got.supersede)
                 changes.retract.extend(got.retract)
+                changes.closures.extend(got.closures)
                 rdf_files.append(f)
             else:
                 texts.append((_doc_id(f, files), read_text(f, what="document")))

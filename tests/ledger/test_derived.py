@@ -8,7 +8,7 @@ import pytest
 
 from holokb.core import MAX_TIME, AssertedRef, AsOf, DerivedRef, Evidence, Interval, InvalidValueError, LedgerError, Limits, Literal, SpanRecord
 from holokb.ledger import CURRENT_VERSION, Batch, DerivedRecord, Ledger, schema
-from holokb.rdf.export import export_ledger
+from holokb.rdf.export import export_ledger, ledger_trig
 
 from ledger_support import dump, fact, iri
 
@@ -226,13 +226,18 @@ def test_derived_facts_never_leak_into_asserted_reads(ledger):
     _seed(ledger)
     as_of = AsOf(1000, 5)
     before = (ledger.facts(as_of), list(ledger.visible(as_of)), ledger.encoded_visible(as_of).fact_ids,
-              list(ledger.spans()), export_ledger(ledger), ledger.stats()["facts"], ledger.stats()["spans"])
+              list(ledger.spans()), ledger_trig(ledger.spans()), ledger.stats()["facts"], ledger.stats()["spans"])
     recs = _closure() + [DerivedRecord(iri("knows"), (iri("carol"), iri("alice")), premises=(AssertedRef(KNOWS2.id),))]
     info = ledger.store_closure(rule_set_hash="h", as_of=as_of, computed_at=1, derived=recs)
     assert len(ledger.derived_facts(info, predicate=iri("knows"))) == 1
     after = (ledger.facts(as_of), list(ledger.visible(as_of)), ledger.encoded_visible(as_of).fact_ids,
-             list(ledger.spans()), export_ledger(ledger), ledger.stats()["facts"], ledger.stats()["spans"])
+             list(ledger.spans()), ledger_trig(ledger.spans()), ledger.stats()["facts"], ledger.stats()["spans"])
     assert after == before
+    # the full export carries the closure apart from the asserted history (issue 8: exports include
+    # stored closures as derived facts with their proofs), never as a span or in hk:current
+    full = export_ledger(ledger)
+    assert full.startswith(before[4].split("\n\n<https://w3id.org/holokb/current>")[0][:200])
+    assert "a hk:Closure" in full and "a hk:Derived" in full
     assert ledger.facts(as_of, about=iri("carol"), predicate=iri("knows")).items == ()
     assert ledger.history((iri("carol"), iri("knows"))).items == ()
 

@@ -21,6 +21,7 @@ from .dictionary import TxnTerms
 from .views import PredicateInfo, evidence_hash, span_hash
 
 if TYPE_CHECKING:
+    from .derived import StoredClosure
     from .store import Ledger
 
 _MAGIC = b"HKF1"
@@ -92,6 +93,7 @@ class Batch:
         self._facts: dict[bytes, int] = {}
         self._next_fact = db.execute("SELECT coalesce(max(fact_id), 0) FROM facts").fetchone()[0] + 1
         self._next_sid = db.execute("SELECT coalesce(max(sid), 0) FROM spans").fetchone()[0] + 1
+        self._started_empty = self._next_sid == 1
         self._functional: set[int] | None = None
         self._chunk_len: dict[tuple[str, str | None], int | None] = {}
         self._doc_chunks: dict[str, bool] = {}
@@ -245,6 +247,32 @@ class Batch:
             return sh.hex()
         self._add_evidence(sid, sh, record.evidence, default_at=None)
         return sh.hex()
+
+    def restore_closure(self, closure: "StoredClosure") -> bool:
+        """Store an exported closure in this batch (premises must name facts of the ledger); False when
+        the same closure is already stored.  It is fresh only when the batch started from a ledger
+        without spans (the export's facts are then all it can see) and it was fresh when exported."""
+        self._check_open()
+        from .derived import write_closure
+
+        current = self._ledger.closure_info(closure.rule_set_hash, closure.as_of)
+        if current is not None and self._ledger.stored_closure(current) == closure:
+            return False
+        if closure.rule_text is not None:
+            row = self._db.execute("SELECT text FROM rule_sets WHERE rule_set_hash = ?",
+                                   (closure.rule_set_hash,)).fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO rule_sets(rule_set_hash, text) VALUES (?, ?)",
+                                 (closure.rule_set_hash, closure.rule_text))
+            elif row[0] != closure.rule_text:
+                raise LedgerError(f"rule set {closure.rule_set_hash[:12]} is already stored with a different text")
+        marker = -1
+        if self._started_empty and not closure.stale:
+            marker = self._db.execute("SELECT change_marker FROM meta WHERE id = 1").fetchone()[0] + 1
+        self._terms.flush()
+        write_closure(self._db, self._terms, closure.rule_set_hash, closure.as_of, closure.computed_at,
+                      closure.derived, closure.truncated, closure.limit_hit, marker)
+        return True
 
     def declare_predicate(self, iri: IRI, *, arity: int = 2, arg_types: Sequence[IRI] = (),
                           functional: bool = False) -> PredicateInfo:

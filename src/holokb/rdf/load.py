@@ -35,12 +35,14 @@ def read_changes(path: str | Path, *, at: int, source_id: str | None = None, for
 
 
 def apply_changes(batch: Any, changes: Changes) -> None:
-    """Write ``changes`` in ``batch``: records first, then supersessions, then retractions."""
+    """Write ``changes`` in ``batch``: records first, then supersessions, retractions and stored closures."""
     batch.bulk(changes.records)
     for r in changes.supersede:
         batch.supersede(r.fact, valid=r.valid, evidence=r.evidence)
     for x in changes.retract:
         batch.retract(x.fact, at=x.at)
+    for c in changes.closures:
+        batch.restore_closure(c)
 
 
 def parse_records(text: str | bytes, format: str, *, at: int, name: str = "<input>",

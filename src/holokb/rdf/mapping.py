@@ -41,7 +41,7 @@ Every diagnostic points at the triple that is wrong, as a parser read it (:mod:`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterable, Iterator
 
@@ -51,6 +51,7 @@ from ..core import (
 )
 from ..core.terms import HK, IRI, XSD_DATE, XSD_DATETIME, Literal, Term, term_sort_key
 from ..core.time import MAX_TIME, parse_date_ms, parse_datetime_ms
+from ..ledger.derived import StoredClosure
 from . import vocab as V
 from .parse import Quad, Source
 
@@ -147,6 +148,7 @@ class Changes:
     records: list[SpanRecord]
     supersede: list[SpanRecord]
     retract: list[Retraction]
+    closures: list[StoredClosure] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +186,7 @@ def changes_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
     rest: list[Quad] = []
     graphs: set[IRI] = set()
     block_props = {p.value for p in V.BLOCK_PROPERTIES}  # str: hashed once, unlike the IRI dataclass
-    fact_ns, span_ns, ev_ns, hk = V.FACT_NS, V.SPAN_NS, V.EVIDENCE_NS, HK
+    node_ns, hk = (V.FACT_NS, V.SPAN_NS, V.EVIDENCE_NS, V.CLOSURE_NS), HK
     checked: set[str] = set()
     for q in quads:
         s, p, o, g = q
@@ -194,8 +196,7 @@ def changes_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
                 _check_vocabulary(t, ctx)
                 checked.add(t.value)
         if g is None:
-            sv = s.value
-            if sv.startswith(fact_ns) or sv.startswith(span_ns) or sv.startswith(ev_ns):
+            if s.value.startswith(node_ns):
                 history.setdefault(s, []).append((p, o))
                 continue
             if p.value in block_props:
@@ -208,7 +209,7 @@ def changes_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
             graphs.add(g)
         rest.append(q)
 
-    out = _history_records(history, ctx) if history else []
+    out, closures = _history_records(history, ctx) if history else ([], [])
     blocks: dict[IRI, _Block] = {}
     for name, props in annotations.items():
         if name in graphs:
@@ -241,7 +242,7 @@ def changes_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
                 (supersede if block.supersedes else out).append(rec)
         else:
             out.append(SpanRecord(Fact(s, p, o, ((GRAPH_QUALIFIER, g),)), always, system))
-    return Changes(out, supersede, retract)
+    return Changes(out, supersede, retract, closures)
 
 
 def _check_vocabulary(t: IRI, ctx: _Ctx) -> None:
@@ -342,7 +343,8 @@ def _interval(node: IRI, props: dict[IRI, list[Term]], lo: IRI, hi: IRI, ctx: _C
         raise ctx.error(node, f"{node}: {e.message}", hi) from None
 
 
-def _history_records(history: dict[IRI, list[tuple[IRI, Term]]], ctx: _Ctx) -> list[SpanRecord]:
+def _history_records(history: dict[IRI, list[tuple[IRI, Term]]],
+                     ctx: _Ctx) -> tuple[list[SpanRecord], list[StoredClosure]]:
     nodes: dict[IRI, dict[IRI, list[Term]]] = {}
     for node, pairs in history.items():
         d: dict[IRI, list[Term]] = {}
@@ -380,7 +382,9 @@ def _history_records(history: dict[IRI, list[tuple[IRI, Term]]], ctx: _Ctx) -> l
                 and node not in used_facts):
             raise ctx.error(node, f"fact node {node} has no span (every fact needs at least one)")
     out.sort(key=lambda kv: kv[0])
-    return [r for _, r in out]
+    from .closures import closures_from_nodes
+
+    return [r for _, r in out], closures_from_nodes(nodes, ctx)
 
 
 def _fact(fnode: IRI, nodes: dict[IRI, dict[IRI, list[Term]]], ctx: _Ctx) -> Fact:
