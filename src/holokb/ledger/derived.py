@@ -41,7 +41,8 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.premises import AssertedRef, DerivedRef
 from ..core.terms import IRI, Literal, Term
 from ..core.time import MAX_TIME, AsOf, Interval
-from .dictionary import INSERT_TERM, TermCache, TxnTerms
+from .dictionary import TermCache, TxnTerms
+from .sql import INSERT_TERM
 from .schema import DERIVED_INDEXES
 
 _CHUNK = 20_000  # derived rows per executemany

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import struct
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from dataclasses import dataclass
 
@@ -18,33 +18,12 @@ from ..core.time import format_ms
 from ..core.terms import IRI, Term
 from ..core.time import Interval
 from .dictionary import TxnTerms
-from .views import PredicateInfo, evidence_hash, span_hash
+from .sql import INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN, evidence_row, qualifier_bytes
+from .views import PredicateInfo, span_hash
 
 if TYPE_CHECKING:
     from .derived import StoredClosure
     from .store import Ledger
-
-_MAGIC = b"HKF1"
-_INS_FACT = "INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity, qhash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-_INS_QUAL = "INSERT INTO qualifiers(fact_id, key, term_id) VALUES (?, ?, ?)"
-_INS_SPAN = (
-    "INSERT INTO spans(sid, span_id, fact_id, valid_from, valid_to, system_from, system_to) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
-_INS_EV = (
-    "INSERT OR IGNORE INTO evidence(sid, ev_hash, document, chunk, char_start, char_end, extractor, "
-    "extractor_version, confidence, asserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _qual_bytes(enc, fact: Fact) -> bytes:
-    out = [struct.pack("<I", len(fact.qualifiers))]
-    for k, v in fact.qualifiers:
-        kb = k.encode("utf-8")
-        out.append(b"\x10" + struct.pack("<I", len(kb)) + kb)
-        out.append(enc(v))
-    return b"".join(out)
-
 
 @dataclass(frozen=True, slots=True)
 class WriteCounts:
@@ -339,12 +318,6 @@ class Batch:
         from .bulk import bulk_load
         return bulk_load(self, records)
 
-    def bulk_plain(self, chunks: Iterator[tuple[Sequence[Term], Sequence[int]]]) -> int | None:
-        """Columnar plain triples at the batch time (``Ledger.bulk_assert_plain``); None = needs the general path."""
-        self._check_open()
-        from .bulk import bulk_load_plain
-        return bulk_load_plain(self, chunks)
-
     # -- internals -------------------------------------------------------------------------------
 
     def _check_open(self) -> None:
@@ -361,7 +334,7 @@ class Batch:
         intern = self._terms.intern
         s_id, p_id, o_id = intern(fact.subject), intern(fact.predicate), intern(fact.object)
         fhash = bytes.fromhex(fact.id)
-        qhash = hashlib.sha256(_qual_bytes(self._ledger._cache.encoding, fact)).digest() if fact.qualifiers else None
+        qhash = hashlib.sha256(qualifier_bytes(self._ledger._cache.encoding, fact)).digest() if fact.qualifiers else None
         stmt = (s_id, p_id, qhash)
         fid = self._facts.get(fhash)
         if fid is None:
@@ -371,9 +344,9 @@ class Batch:
             else:
                 fid = self._next_fact
                 self._next_fact += 1
-                self._db.execute(_INS_FACT, (fid, fhash, s_id, p_id, o_id, len(fact.qualifiers),
+                self._db.execute(INSERT_FACT, (fid, fhash, s_id, p_id, o_id, len(fact.qualifiers),
                                              1 if fact.polarity == "affirm" else 0, qhash))
-                self._db.executemany(_INS_QUAL, [(fid, k, intern(v)) for k, v in fact.qualifiers])
+                self._db.executemany(INSERT_QUALIFIER, [(fid, k, intern(v)) for k, v in fact.qualifiers])
             self._facts[fhash] = fid
         return fid, fhash, stmt, p_id, o_id
 
@@ -419,7 +392,7 @@ class Batch:
         self._new += 1
         sid = self._next_sid
         try:
-            self._db.execute(_INS_SPAN, (sid, sh, fid, vf, vt, sf, st))
+            self._db.execute(INSERT_SPAN, (sid, sh, fid, vf, vt, sf, st))
         except sqlite3.IntegrityError as e:
             raise LedgerError(f"span {sh.hex()[:12]} cannot be stored: {e}") from None
         self._next_sid += 1
@@ -427,7 +400,7 @@ class Batch:
 
     def _add_evidence(self, sid: int, sh: bytes, evidence: Sequence[Evidence], *, default_at: int | None) -> None:
         if evidence:
-            self._db.executemany(_INS_EV, [_evidence_row(sid, sh, e, default_at) for e in evidence])
+            self._db.executemany(INSERT_EVIDENCE, [evidence_row(sid, sh, e, default_at) for e in evidence])
 
     def _check_evidence(self, evidence: Sequence[Evidence]) -> None:
         """Evidence naming a stored document must name one of its chunks (when it names a chunk), and
@@ -484,12 +457,3 @@ def _did_you_mean(word: str, known: Sequence[str]) -> str:
         return f"did you mean {close[0]!r}?"
     shown = ", ".join(repr(k) for k in known[:8]) + (" …" if len(known) > 8 else "")
     return f"its chunks are {shown}" if known else "the document has no chunks"
-
-
-def _evidence_row(sid: int, sh: bytes, e: Evidence, default_at: int | None) -> tuple:
-    asserted = e.asserted_at if e.asserted_at is not None else default_at
-    if asserted != e.asserted_at:
-        e = Evidence(e.document, e.chunk, e.char_start, e.char_end, e.extractor, e.extractor_version,
-                     e.confidence, asserted)
-    return (sid, evidence_hash(sh, e), e.document, e.chunk, e.char_start, e.char_end, e.extractor,
-            e.extractor_version, float(e.confidence), asserted)
