@@ -171,11 +171,10 @@ class KnowledgeBase:
 
         files = expand_paths(paths)
         as_text = {Path(d) for d in documents}
-        if self.gate is None and files and not as_text and all(_is_rdf(f) for f in files):
-            n = self._load_plain(files, at)
-            if n is not None:
-                c = self.ledger.last_counts
-                return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at, c.new, c.closed, c.unchanged)
+        if files and not as_text and all(_is_rdf(f) for f in files):
+            done = self._load_plain(files, at)
+            if done is not None:
+                return done
         changes = Changes([], [], [])
         records = changes.records
         texts: list[tuple[str, str]] = []
@@ -208,9 +207,12 @@ class KnowledgeBase:
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
                           report.shapes_run if report else 0, at, c.new, c.closed, c.unchanged)
 
-    def _load_plain(self, files: Sequence[Path], at: int) -> int | None:
-        """Plain-triple files with no shapes to gate: one columnar transaction for all of them
-        (no per-triple objects); None when some file is not plain (named graphs, hk: annotations)."""
+    def _load_plain(self, files: Sequence[Path], at: int) -> LoadReport | None:
+        """Plain-triple files: parsed and staged columnar without the write lock (no per-triple
+        objects), gated on the batch view, then written in one transaction with the entities their
+        labels name.  None when some file is not plain (named graphs, hk: annotations) or the
+        ledger needs the record path (it holds facts); nothing is written then."""
+        from .ledger.plain import discard_staged, stage_plain
         from .rdf.parse import NotPlain, plain_chunks, read_source
 
         def chunks():
@@ -223,9 +225,27 @@ class KnowledgeBase:
                 offset += seen
 
         try:
-            return self.ledger.bulk_assert_plain(chunks(), at=at)
+            staged = stage_plain(self.ledger, chunks(), at=at)
         except NotPlain:
             return None
+        if staged is None:
+            return None
+        try:
+            report = self._gate_plain(staged, files) if self.gate is not None else None
+        except BaseException:
+            discard_staged(self.ledger)
+            raise
+        self.ledger.write_staged(staged, entities=_plain_entities(staged.terms, staged.spo).items())
+        c = self.ledger.last_counts
+        return LoadReport(tuple(str(f) for f in files), len(staged.spo) // 3, 0, 0,
+                          report.shapes_run if report else (), at, c.new, c.closed, c.unchanged)
+
+    def _gate_plain(self, staged, files: Sequence[Path]) -> GateReport:
+        from .rdf.batch import PlainBatch
+        from .shapes.ledger_context import LedgerContext
+
+        return self._check_batch(PlainBatch(staged.terms, staged.spo), LedgerContext(self.ledger, AsOf.latest()),
+                                 files)
 
     def assert_fact(self, fact: Fact, *, at: int, valid: Interval = Interval.always(),
                     evidence: Sequence[Evidence] = ()) -> str:
@@ -277,6 +297,10 @@ class KnowledgeBase:
         if superseding:
             context = _Replacing(context, {(to_rdflib(r.fact.subject), to_rdflib(r.fact.predicate))
                                            for r in superseding})
+        return self._check_batch(batch, context, files)
+
+    def _check_batch(self, batch, context, files: Sequence[Path]) -> GateReport:
+        """Run the gate on a batch (an rdflib graph or a columnar PlainBatch); raise on violations."""
         report = self.gate.check(batch, context)
         if not report.conforms:
             sources = _sources_for(report, batch, files)
@@ -590,12 +614,27 @@ _LABELS = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLa
 
 def _entities(records: Sequence[SpanRecord]) -> dict[IRI, tuple[str, ...]]:
     """Subjects that carry a label become entities, their labels aliases (for alias lookup)."""
+    return _entities_of((r.fact.subject, r.fact.predicate, r.fact.object) for r in records)
+
+
+def _entities_of(triples) -> dict[IRI, tuple[str, ...]]:
     out: dict[IRI, list[str]] = {}
-    for r in records:
-        f = r.fact
-        if f.predicate.value in _LABELS and isinstance(f.object, Literal) and f.object.lexical.strip():
-            out.setdefault(f.subject, []).append(f.object.lexical)
+    for s, p, o in triples:
+        if p.value in _LABELS and isinstance(o, Literal) and o.lexical.strip():
+            out.setdefault(s, []).append(o.lexical)
     return {k: tuple(dict.fromkeys(v)) for k, v in sorted(out.items(), key=lambda kv: kv[0].value)}
+
+
+def _plain_entities(terms: Sequence, spo: Sequence[int]) -> dict[IRI, tuple[str, ...]]:
+    """:func:`_entities` of columnar plain triples (only the label rows are looked at), in file order."""
+    labels = [i for i, t in enumerate(terms) if isinstance(t, IRI) and t.value in _LABELS]
+    if not labels:
+        return {}
+    import numpy as np
+
+    a = np.asarray(spo, dtype=np.int64).reshape(-1, 3)
+    rows = a[np.isin(a[:, 1], labels)].tolist()
+    return _entities_of((terms[s], terms[p], terms[o]) for s, p, o in rows)
 
 
 def _doc_id(f: Path, files: Sequence[Path]) -> str:

@@ -111,6 +111,12 @@ class StagedPlain:
         return self.facts
 
 
+def discard_staged(led: "Ledger") -> None:
+    """Drop what :func:`stage_plain` staged (a gate refused the load)."""
+    if led._db is not None:
+        _clear(led._db)
+
+
 def _clear(db: sqlite3.Connection) -> None:
     for t in _STAGE:
         db.execute(f"DELETE FROM temp.{t}")
