@@ -104,7 +104,9 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 end = b"\x00" if vt is None else b"\x01" + pack_q(vt)
                 sh = sha(SPAN_MAGIC + fhash + pack_q(vf) + end + pack_q(system.start)).digest()
                 slow = sh in spans_new or (not fresh and db.execute(
-                    "SELECT 1 FROM spans WHERE span_id = ?", (sh,)).fetchone() is not None)
+                    "SELECT 1 FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.hash = ? "
+                    "AND sp.system_from = ? AND sp.valid_from = ? AND sp.valid_to IS ?",
+                    (fhash, system.start, vf, vt)).fetchone() is not None)
             else:
                 slow = p_id in functional
             if slow:
@@ -152,7 +154,7 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 if system.end is not None:
                     b._touch(system.end)
                 b._new += 1
-                span_rows.append((sid, sh, fid, vf, vt, system.start, system.end))
+                span_rows.append((sid, fid, vf, vt, system.start, system.end))
                 spans_new.add(sh)
                 if system.end is None:
                     open_new.setdefault(key, (sid, sh))
@@ -163,7 +165,7 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
             hit = open_new.get(key)
             if hit is None and fid < first_unflushed_fact:
                 row = db.execute(
-                    "SELECT sid, span_id FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
+                    "SELECT sid FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
                     "AND system_to IS NULL", key,
                 ).fetchone()
                 if row is not None:
@@ -187,7 +189,7 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 b._next_sid += 1
                 b._touch(at)
                 b._new += 1
-                span_rows.append((sid, sh, fid, vf, vt, at, None))
+                span_rows.append((sid, fid, vf, vt, at, None))
                 spans_new.add(sh)
                 hit = open_new[key] = (sid, sh)
                 written += 1

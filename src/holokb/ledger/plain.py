@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import struct
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Sequence
@@ -29,7 +28,7 @@ from ..core.fact import Fact, SpanRecord, encode_term
 from ..core.terms import Term
 from ..core.time import MIN_TIME, Interval
 from .schema import BULK_INDEXES
-from .sql import FACT_MAGIC, INSERT_TERM, SPAN_MAGIC
+from .sql import FACT_MAGIC
 from .views import term_row
 
 if TYPE_CHECKING:
@@ -40,23 +39,17 @@ PlainChunk = tuple[Sequence[Term], Sequence[int]]
 """(terms new in this chunk, flat s, p, o indices into all terms so far)."""
 
 _PRELOAD_MAX = 200_000  # existing terms read into memory so a fresh load need not query them
-_STAGE = ("plain_terms", "plain_facts", "plain_spans")
+_STAGE = ("plain_terms", "plain_facts")
 _STAGE_DDL = (
     "CREATE TEMP TABLE IF NOT EXISTS plain_terms (term_id INTEGER PRIMARY KEY, kind INTEGER, lexical TEXT, "
     "datatype TEXT, lang TEXT, canon BLOB)",
     "CREATE TEMP TABLE IF NOT EXISTS plain_facts (fact_id INTEGER PRIMARY KEY, hash BLOB, s INTEGER, p INTEGER, "
     "o INTEGER)",
-    "CREATE TEMP TABLE IF NOT EXISTS plain_spans (sid INTEGER PRIMARY KEY, span_id BLOB)",
 )
 #: Fact k of a chunk (id ``?1 + k``): its hash sliced from one blob, [s, p, o] from one JSON array.
 _STAGE_FACTS = (
     "INSERT INTO temp.plain_facts(fact_id, hash, s, p, o) "
     "SELECT ?1 + key, substr(?2, key * 32 + 1, 32), value ->> 0, value ->> 1, value ->> 2 FROM json_each(?3)"
-)
-#: Span k of a chunk: sid = fact id = ``?1 + k``.
-_STAGE_SPANS = (
-    "WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ?3) "
-    "INSERT INTO temp.plain_spans(sid, span_id) SELECT ?1 + i, substr(?2, i * 32 + 1, 32) FROM k"
 )
 
 
@@ -98,8 +91,9 @@ class StagedPlain:
                        "SELECT term_id, kind, lexical, datatype, lang, canon FROM temp.plain_terms")
             db.execute("INSERT INTO main.facts(fact_id, hash, s, p, o, nq, polarity, qhash) "
                        "SELECT fact_id, hash, s, p, o, 0, 1, NULL FROM temp.plain_facts")
-            db.execute("INSERT INTO main.spans(sid, span_id, fact_id, valid_from, valid_to, system_from, system_to) "
-                       "SELECT sid, span_id, sid, ?, NULL, ?, NULL FROM temp.plain_spans", (MIN_TIME, self.at))
+            # One open span per fact, sid = fact id, valid always, recorded from ``at``.
+            db.execute("INSERT INTO main.spans(sid, fact_id, valid_from, valid_to, system_from, system_to) "
+                       "SELECT fact_id, fact_id, ?, NULL, ?, NULL FROM temp.plain_facts", (MIN_TIME, self.at))
         except sqlite3.IntegrityError as e:
             raise LedgerError(f"bulk load rejected: {e}") from None
         for _, sql in BULK_INDEXES:
@@ -172,21 +166,18 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
         new[terms[i]] = t
         return t
 
-    def write(rows: list[tuple], first: int, hashes: list[bytes], spans: list[bytes],
-              spo: list[tuple[int, int, int]]) -> None:
+    def write(rows: list[tuple], first: int, hashes: list[bytes], spo: list[tuple[int, int, int]]) -> None:
         # One statement per table and chunk: sqlite3 holds the GIL only to bind a few large
         # parameters, so the insert overlaps with the next chunk's parse.
         if rows:
             db.executemany("INSERT INTO temp.plain_terms VALUES (?, ?, ?, ?, ?, ?)", rows)
         if hashes:
             db.execute(_STAGE_FACTS, (first, b"".join(hashes), json.dumps(spo)))
-            db.execute(_STAGE_SPANS, (first, b"".join(spans), len(spans) - 1))
 
     seen: set[bytes] = set()
     sha = hashlib.sha256
-    # Every plain fact has no qualifiers and affirms; every span is valid always, open, from ``at``.
+    # Every plain fact has no qualifiers and affirms.
     fact_tail = b"\x00\x00\x00\x00\x01"
-    span_tail = struct.pack("<q", MIN_TIME) + b"\x00" + struct.pack("<q", staged.at)
     fid = staged.first_fact
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
@@ -198,7 +189,6 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 tid.extend([0] * len(new_terms))
                 first = fid
                 hashes: list[bytes] = []
-                spans: list[bytes] = []
                 ids: list[tuple[int, int, int]] = []
                 it = iter(spo)
                 for si, pi, oi in zip(it, it, it):
@@ -210,11 +200,10 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                     seen.add(fh)
                     fid += 1
                     hashes.append(fh)
-                    spans.append(sha(SPAN_MAGIC + fh + span_tail).digest())
                     ids.append(spo_ids)
                 if pending is not None:
                     pending.result()
-                pending = writer.submit(write, term_rows, first, hashes, spans, ids)
+                pending = writer.submit(write, term_rows, first, hashes, ids)
                 term_rows = []
         finally:
             # Never leave the writer running into a rollback (the executor's exit waits too).

@@ -18,10 +18,7 @@ FACT_MAGIC = b"HKF1"
 INSERT_TERM = "INSERT INTO terms(term_id, kind, lexical, datatype, lang, canon) VALUES (?, ?, ?, ?, ?, ?)"
 INSERT_FACT = "INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity, qhash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 INSERT_QUALIFIER = "INSERT INTO qualifiers(fact_id, key, term_id) VALUES (?, ?, ?)"
-INSERT_SPAN = (
-    "INSERT INTO spans(sid, span_id, fact_id, valid_from, valid_to, system_from, system_to) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
+INSERT_SPAN = "INSERT INTO spans(sid, fact_id, valid_from, valid_to, system_from, system_to) VALUES (?, ?, ?, ?, ?, ?)"
 #: Identical evidence on one span is stored once (``ev_hash`` is unique).
 INSERT_EVIDENCE = (
     "INSERT OR IGNORE INTO evidence(sid, ev_hash, document, chunk, char_start, char_end, extractor, "

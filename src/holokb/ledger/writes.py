@@ -119,12 +119,13 @@ class Batch:
     def _open_span(self, fid: int, fhash: bytes, valid: Interval, evidence: tuple[Evidence, ...]) -> bytes:
         """The content rule of :meth:`assert_fact` for a stored fact row; returns the span hash."""
         rows = self._db.execute(
-            "SELECT sid, span_id, system_from FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
+            "SELECT sid, system_from FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
             "AND system_to IS NULL ORDER BY sid",
             (fid, valid.start, valid.end),
         ).fetchall()
         carried: list[Evidence] = []
-        for sid, sh, sf in rows:
+        for sid, sf in rows:
+            sh = span_hash(fhash, valid, sf)
             stored = self._evidence_of(sid)
             if sf == self.at:
                 # Opened at this very system time (this batch or another at the same instant): the
@@ -139,7 +140,7 @@ class Batch:
                 return sh
             carried.extend(e for e in stored if e not in carried)
         if rows:
-            self._close([sid for sid, _, _ in rows], self.at)
+            self._close([sid for sid, _ in rows], self.at)
         sh = span_hash(fhash, valid, self.at)
         sid = self._insert_span(sh, fid, valid.start, valid.end, self.at, None)
         self._add_evidence(sid, sh, carried, default_at=None)
@@ -209,7 +210,9 @@ class Batch:
             raise LedgerError(
                 f"span id {record.span_id[:12]} does not match its content (expected {sh.hex()[:12]})"
             )
-        row = self._db.execute("SELECT sid, system_to FROM spans WHERE span_id = ?", (sh,)).fetchone()
+        row = self._db.execute(
+            "SELECT sid, system_to FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? AND system_from = ?",
+            (fid, record.valid.start, record.valid.end, record.system.start)).fetchone()
         if row is None:
             sid = self._insert_span(sh, fid, record.valid.start, record.valid.end, record.system.start,
                                     record.system.end)
@@ -392,7 +395,7 @@ class Batch:
         self._new += 1
         sid = self._next_sid
         try:
-            self._db.execute(INSERT_SPAN, (sid, sh, fid, vf, vt, sf, st))
+            self._db.execute(INSERT_SPAN, (sid, fid, vf, vt, sf, st))
         except sqlite3.IntegrityError as e:
             raise LedgerError(f"span {sh.hex()[:12]} cannot be stored: {e}") from None
         self._next_sid += 1
