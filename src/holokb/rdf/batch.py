@@ -24,9 +24,15 @@ class PlainBatch:
     def __init__(self, terms: Sequence[Term], spo: Sequence[int]):
         self._terms = terms
         a = np.asarray(spo, dtype=np.int64).reshape(-1, 3)
-        self._rows = np.unique(a, axis=0) if len(a) else a
+        n = max(len(terms), 1)
+        if len(a) and n < 2_000_000:  # one int64 key per triple: a 1-D unique is far cheaper than axis=0
+            key = np.unique((a[:, 0] * n + a[:, 1]) * n + a[:, 2])
+            a = np.stack((key // (n * n), key // n % n, key % n), axis=1)
+        elif len(a):
+            a = np.unique(a, axis=0)
+        self._rows = a
         self._nodes: dict[int, Node] = {}
-        self._index: dict[Node, list[int]] | None = None
+        self._index: dict[int, dict[Node, list[int]]] = {}
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -42,21 +48,23 @@ class PlainBatch:
         for s, p, o in self._rows.tolist():
             yield node(s), node(p), node(o)
 
-    def _ids(self, n: Node | None) -> np.ndarray | None:
-        """Term indices that are ``n`` (None: any)."""
+    def _ids(self, col: int, n: Node | None) -> np.ndarray | None:
+        """Term indices in column ``col`` that are ``n`` (None: any).  Only that column's distinct
+        terms become rdflib terms (a predicate pattern converts a handful, not every term)."""
         if n is None:
             return None
-        if self._index is None:
-            self._index = {}
-            for i in np.unique(self._rows).tolist():
-                self._index.setdefault(self.node(i), []).append(i)
-        return np.asarray(self._index.get(n, ()), dtype=np.int64)
+        index = self._index.get(col)
+        if index is None:
+            index = self._index[col] = {}
+            for i in np.unique(self._rows[:, col]).tolist():
+                index.setdefault(self.node(i), []).append(i)
+        return np.asarray(index.get(n, ()), dtype=np.int64)
 
     def triples(self, pattern: tuple[Node | None, Node | None, Node | None]) -> Iterator[tuple[Node, Node, Node]]:
         """The triples matching ``(s, p, o)`` (None = any), as rdflib terms."""
         mask = np.ones(len(self._rows), dtype=bool)
         for col, n in enumerate(pattern):
-            ids = self._ids(n)
+            ids = self._ids(col, n)
             if ids is not None:
                 mask &= np.isin(self._rows[:, col], ids)
         node = self.node
