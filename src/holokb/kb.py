@@ -167,17 +167,18 @@ class KnowledgeBase:
         stored first so evidence spans can be checked against them.
         """
         from .ingest import chunk_paragraphs
-        from .rdf.load import read_records
+        from .rdf.load import apply_changes, read_changes
+        from .rdf.mapping import Changes
         from .rdf.parse import detect_format
 
         files = expand_paths(paths)
         as_text = {Path(d) for d in documents}
-        if self.gate is None and files and not as_text and all(_is_rdf(f) for f in files):
-            n = self._load_plain(files, at)
-            if n is not None:
-                c = self.ledger.last_counts
-                return LoadReport(tuple(str(f) for f in files), n, 0, 0, (), at, c.new, c.closed, c.unchanged)
-        records: list[SpanRecord] = []
+        if files and not as_text and all(_is_rdf(f) for f in files):
+            done = self._load_plain(files, at)
+            if done is not None:
+                return done
+        changes = Changes([], [], [])
+        records = changes.records
         texts: list[tuple[str, str]] = []
         rdf_files: list[Path] = []
         for f in files:
@@ -185,11 +186,15 @@ class KnowledgeBase:
                 detect_format(f)
                 # Plain records with the default system interval are *asserted* at ``at`` (so an
                 # unchanged reload writes nothing); records carrying history are restored as they are.
-                records.extend(read_records(f, at=at, source_id=str(f), system=Interval.always()))
+                got = read_changes(f, at=at, source_id=str(f), system=Interval.always())
+                records.extend(got.records)
+                changes.supersede.extend(got.supersede)
+                changes.retract.extend(got.retract)
+                changes.closures.extend(got.closures)
                 rdf_files.append(f)
             else:
                 texts.append((_doc_id(f, files), read_text(f, what="document")))
-        report = self._gate(records, rdf_files)
+        report = self._gate(records, rdf_files, changes.supersede)
         chunks = 0
         with self.ledger.batch(at=at) as b:
             b.check_time()
@@ -197,16 +202,19 @@ class KnowledgeBase:
                 cs = chunk_paragraphs(text)
                 chunks += len(cs)
                 b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
-            b.bulk(records)
-            for iri, aliases in _entities(records).items():
+            apply_changes(b, changes)
+            for iri, aliases in _entities(records + changes.supersede).items():
                 b.add_entity(iri, aliases=aliases)
         c = self.ledger.last_counts
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
                           report.shapes_run if report else 0, at, c.new, c.closed, c.unchanged)
 
-    def _load_plain(self, files: Sequence[Path], at: int) -> int | None:
-        """Plain-triple files with no shapes to gate: one columnar transaction for all of them
-        (no per-triple objects); None when some file is not plain (named graphs, hk: annotations)."""
+    def _load_plain(self, files: Sequence[Path], at: int) -> LoadReport | None:
+        """Plain-triple files: parsed and staged columnar without the write lock (no per-triple
+        objects), gated on the batch view, then written in one transaction with the entities their
+        labels name.  None when some file is not plain (named graphs, hk: annotations) or the
+        ledger needs the record path (it holds facts); nothing is written then."""
+        from .ledger.plain import discard_staged, stage_plain
         from .rdf.parse import NotPlain, plain_chunks, read_source
 
         def chunks():
@@ -219,9 +227,27 @@ class KnowledgeBase:
                 offset += seen
 
         try:
-            return self.ledger.bulk_assert_plain(chunks(), at=at)
+            staged = stage_plain(self.ledger, chunks(), at=at)
         except NotPlain:
             return None
+        if staged is None:
+            return None
+        try:
+            report = self._gate_plain(staged, files) if self.gate is not None else None
+        except BaseException:
+            discard_staged(self.ledger)
+            raise
+        self.ledger.write_staged(staged, entities=_plain_entities(staged.terms, staged.spo).items())
+        c = self.ledger.last_counts
+        return LoadReport(tuple(str(f) for f in files), len(staged.spo) // 3, 0, 0,
+                          report.shapes_run if report else (), at, c.new, c.closed, c.unchanged)
+
+    def _gate_plain(self, staged, files: Sequence[Path]) -> GateReport:
+        from .rdf.batch import PlainBatch
+        from .shapes.ledger_context import LedgerContext
+
+        return self._check_batch(PlainBatch(staged.terms, staged.spo), LedgerContext(self.ledger, AsOf.latest()),
+                                 files)
 
     def assert_fact(self, fact: Fact, *, at: int, valid: Interval = Interval.always(),
                     evidence: Sequence[Evidence] = ()) -> str:
@@ -245,8 +271,19 @@ class KnowledgeBase:
         with self.ledger.batch(at=at) as b:
             return b.retract(fact, at=at)
 
-    def _gate(self, records: Sequence[SpanRecord], files: Sequence[Path]) -> GateReport | None:
-        if self.gate is None or not records:
+    def supersede(self, fact: Fact, *, at: int, valid: Interval = Interval.always(),
+                  evidence: Sequence[Evidence] = ()) -> str:
+        """Assert ``fact`` at ``at`` (gated by the shapes) and close the open spans of the other values of
+        its subject and predicate where the valid times overlap; returns the new fact's span id."""
+        self._gate([], [], [SpanRecord(fact, valid, Interval(at, None), tuple(evidence))])
+        with self.ledger.batch(at=at) as b:
+            return b.supersede(fact, valid=valid, evidence=evidence)
+
+    def _gate(self, records: Sequence[SpanRecord], files: Sequence[Path],
+              superseding: Sequence[SpanRecord] = ()) -> GateReport | None:
+        """Check the batch against the shapes; ``superseding`` records replace the stored values of their
+        (subject, predicate), so the gate's context leaves those values out."""
+        if self.gate is None or not (records or superseding):
             return None
         from rdflib import Graph
 
@@ -254,11 +291,18 @@ class KnowledgeBase:
         from .shapes.ledger_context import LedgerContext
 
         batch = Graph()
-        for r in records:
+        for r in (*records, *superseding):
             f = r.fact
             if f.polarity == "affirm":
                 batch.add((to_rdflib(f.subject), to_rdflib(f.predicate), to_rdflib(f.object)))
         context = LedgerContext(self.ledger, AsOf.latest())
+        if superseding:
+            context = _Replacing(context, {(to_rdflib(r.fact.subject), to_rdflib(r.fact.predicate))
+                                           for r in superseding})
+        return self._check_batch(batch, context, files)
+
+    def _check_batch(self, batch, context, files: Sequence[Path]) -> GateReport:
+        """Run the gate on a batch (an rdflib graph or a columnar PlainBatch); raise on violations."""
         report = self.gate.check(batch, context)
         if not report.conforms:
             sources = _sources_for(report, batch, files)
@@ -554,18 +598,50 @@ class KnowledgeBase:
             return fn(*args, **kwargs)
 
 
+class _Replacing:
+    """A gate context without the stored values of the (subject, predicate) pairs a batch supersedes."""
+
+    def __init__(self, inner, replaced: set):
+        self._inner = inner
+        self._replaced = replaced
+
+    def types_of(self, nodes):
+        return self._inner.types_of(nodes)
+
+    def values_of(self, subject, predicate):
+        return () if (subject, predicate) in self._replaced else self._inner.values_of(subject, predicate)
+
+    def subjects_of(self, predicate, obj):
+        return [s for s in self._inner.subjects_of(predicate, obj) if (s, predicate) not in self._replaced]
+
+
 _LABELS = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel",
                      "http://www.w3.org/2004/02/skos/core#altLabel", "http://example.org/name"})
 
 
 def _entities(records: Sequence[SpanRecord]) -> dict[IRI, tuple[str, ...]]:
     """Subjects that carry a label become entities, their labels aliases (for alias lookup)."""
+    return _entities_of((r.fact.subject, r.fact.predicate, r.fact.object) for r in records)
+
+
+def _entities_of(triples) -> dict[IRI, tuple[str, ...]]:
     out: dict[IRI, list[str]] = {}
-    for r in records:
-        f = r.fact
-        if f.predicate.value in _LABELS and isinstance(f.object, Literal) and f.object.lexical.strip():
-            out.setdefault(f.subject, []).append(f.object.lexical)
+    for s, p, o in triples:
+        if p.value in _LABELS and isinstance(o, Literal) and o.lexical.strip():
+            out.setdefault(s, []).append(o.lexical)
     return {k: tuple(dict.fromkeys(v)) for k, v in sorted(out.items(), key=lambda kv: kv[0].value)}
+
+
+def _plain_entities(terms: Sequence, spo: Sequence[int]) -> dict[IRI, tuple[str, ...]]:
+    """:func:`_entities` of columnar plain triples (only the label rows are looked at), in file order."""
+    labels = [i for i, t in enumerate(terms) if isinstance(t, IRI) and t.value in _LABELS]
+    if not labels:
+        return {}
+    import numpy as np
+
+    a = np.asarray(spo, dtype=np.int64).reshape(-1, 3)
+    rows = a[np.isin(a[:, 1], labels)].tolist()
+    return _entities_of((terms[s], terms[p], terms[o]) for s, p, o in rows)
 
 
 def _doc_id(f: Path, files: Sequence[Path]) -> str:

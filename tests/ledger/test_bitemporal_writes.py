@@ -94,6 +94,7 @@ def test_migration_to_v5_sets_the_high_water_mark_and_keeps_old_closures_stale(d
     db = sqlite3.connect(db_path)  # make it a v4 file: no system_high, no write log
     db.execute("DROP TABLE write_log")
     db.execute("ALTER TABLE meta DROP COLUMN system_high")
+    db.execute("ALTER TABLE spans ADD COLUMN span_id BLOB")  # v4 and v5 stored span ids (v6 drops them)
     db.execute("PRAGMA user_version = 4")
     db.commit()
     db.close()

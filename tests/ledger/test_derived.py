@@ -8,7 +8,8 @@ import pytest
 
 from holokb.core import MAX_TIME, AssertedRef, AsOf, DerivedRef, Evidence, Interval, InvalidValueError, LedgerError, Limits, Literal, SpanRecord
 from holokb.ledger import CURRENT_VERSION, Batch, DerivedRecord, Ledger, schema
-from holokb.rdf.export import export_ledger
+from holokb.ledger.views import span_hash
+from holokb.rdf.export import export_ledger, ledger_trig
 
 from ledger_support import dump, fact, iri
 
@@ -226,13 +227,18 @@ def test_derived_facts_never_leak_into_asserted_reads(ledger):
     _seed(ledger)
     as_of = AsOf(1000, 5)
     before = (ledger.facts(as_of), list(ledger.visible(as_of)), ledger.encoded_visible(as_of).fact_ids,
-              list(ledger.spans()), export_ledger(ledger), ledger.stats()["facts"], ledger.stats()["spans"])
+              list(ledger.spans()), ledger_trig(ledger.spans()), ledger.stats()["facts"], ledger.stats()["spans"])
     recs = _closure() + [DerivedRecord(iri("knows"), (iri("carol"), iri("alice")), premises=(AssertedRef(KNOWS2.id),))]
     info = ledger.store_closure(rule_set_hash="h", as_of=as_of, computed_at=1, derived=recs)
     assert len(ledger.derived_facts(info, predicate=iri("knows"))) == 1
     after = (ledger.facts(as_of), list(ledger.visible(as_of)), ledger.encoded_visible(as_of).fact_ids,
-             list(ledger.spans()), export_ledger(ledger), ledger.stats()["facts"], ledger.stats()["spans"])
+             list(ledger.spans()), ledger_trig(ledger.spans()), ledger.stats()["facts"], ledger.stats()["spans"])
     assert after == before
+    # the full export carries the closure apart from the asserted history (issue 8: exports include
+    # stored closures as derived facts with their proofs), never as a span or in hk:current
+    full = export_ledger(ledger)
+    assert full.startswith(before[4].split("\n\n<https://w3id.org/holokb/current>")[0][:200])
+    assert "a hk:Closure" in full and "a hk:Derived" in full
     assert ledger.facts(as_of, about=iri("carol"), predicate=iri("knows")).items == ()
     assert ledger.history((iri("carol"), iri("knows"))).items == ()
 
@@ -265,16 +271,33 @@ def test_confidences_of_many_ids_in_one_call(ledger):
 
 
 def _make_v2(path) -> None:
-    """A v2 file (v2 DDL only) with two facts, evidence and a document, written by a v2-era Batch."""
+    """A v2 file (v2 DDL only) with two facts, evidence and a document, written as v2 wrote rows."""
+    from holokb.core import encode_term
+    from holokb.ledger.views import evidence_hash, span_hash
+
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA foreign_keys = ON")
     assert schema.upgrade(db, to_version=2) == 2
-    led = Ledger(db, str(path), 2, 5.0)  # the constructor never migrates
     db.execute("BEGIN IMMEDIATE")
-    b = Batch(led, db, 100)
-    b.assert_fact(KNOWS, valid=Interval(0, 900), evidence=[Evidence("d1", confidence=0.4)])
-    b.assert_fact(KNOWS2, evidence=[Evidence("d1", confidence=0.9)])
-    b.add_document("d1", "alice knows bob", chunks=[("c", 0, 5)])
+    ids: dict = {}
+    for f in (KNOWS, KNOWS2):
+        for t in (f.subject, f.predicate, f.object):
+            if t not in ids:
+                ids[t] = len(ids) + 1
+                db.execute("INSERT INTO terms(term_id, kind, lexical, canon) VALUES (?, 0, ?, ?)",
+                           (ids[t], t.value, encode_term(t)))
+    for fid, (f, valid, conf) in enumerate(((KNOWS, Interval(0, 900), 0.4), (KNOWS2, Interval.always(), 0.9)), 1):
+        fh = bytes.fromhex(f.id)
+        db.execute("INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity) VALUES (?, ?, ?, ?, ?, 0, 1)",
+                   (fid, fh, ids[f.subject], ids[f.predicate], ids[f.object]))
+        sh = span_hash(fh, valid, 100)
+        db.execute("INSERT INTO spans(sid, span_id, fact_id, valid_from, valid_to, system_from) "
+                   "VALUES (?, ?, ?, ?, ?, 100)", (fid, sh, fid, valid.start, valid.end))
+        ev = Evidence("d1", confidence=conf, asserted_at=100)
+        db.execute("INSERT INTO evidence(sid, ev_hash, document, extractor, extractor_version, confidence, "
+                   "asserted_at) VALUES (?, ?, 'd1', 'manual', '0', ?, 100)", (fid, evidence_hash(sh, ev), conf))
+    db.execute("INSERT INTO documents(doc_id, text) VALUES ('d1', 'alice knows bob')")
+    db.execute("INSERT INTO chunks(doc_id, chunk_id, char_start, char_end, text) VALUES ('d1', 'c', 0, 5, 'alice')")
     db.execute("COMMIT")
     db.close()
 
@@ -286,7 +309,7 @@ def test_migration_v2_to_v3_keeps_data(db_path):
     assert db.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('meta', 'closures', 'derived')"
                       ).fetchone()[0] == 0
     db.close()
-    before = [line for line in dump(db_path) if line.startswith(('INSERT INTO "spans"', 'INSERT INTO "evidence"'))]
+    before = [line for line in dump(db_path) if line.startswith('INSERT INTO "evidence"')]
     with Ledger.open(db_path) as led:
         assert led.schema_version == CURRENT_VERSION >= 3
         assert led.change_marker() == 0
@@ -300,6 +323,10 @@ def test_migration_v2_to_v3_keeps_data(db_path):
         assert led.change_marker() == 1 and led.closure_info("h", AS_OF).stale
     after = dump(db_path)
     assert before and all(line in after for line in before)
+    with Ledger.open(db_path) as led:  # span ids (no longer stored, v6) are the ones v2 minted
+        assert [v.span_id for v in led.facts(AS_OF) if v.fact in (KNOWS, KNOWS2)] == [
+            span_hash(bytes.fromhex(KNOWS.id), Interval(0, 900), 100).hex(),
+            span_hash(bytes.fromhex(KNOWS2.id), Interval.always(), 100).hex()]
     with Ledger.open(db_path) as led:  # reopening does not migrate again
         assert led.schema_version == CURRENT_VERSION and led.change_marker() == 1 and len(led.closures()) == 1
 

@@ -235,3 +235,18 @@ def test_functional_supersession_respects_valid_time(ledger):
     history = ledger.history(fact("alice", "locatedIn", "lab"))
     assert sorted((h.valid.start, h.valid.end, h.system.start, h.system.end) for h in history) == [
         (9, 11, 200, None), (9, 13, 100, 200), (12, 13, 200, None)]
+
+
+def test_supersede_closes_the_other_values_of_any_predicate(ledger):
+    """Batch.supersede: functional supersession for one assertion (issue 8), history kept."""
+    with ledger.batch(at=100) as b:
+        b.assert_fact(fact("a", "tag", "x"), valid=Interval(0, 50))
+        b.assert_fact(fact("a", "tag", "y"))
+        b.assert_fact(fact("b", "tag", "x"))
+    with ledger.batch(at=200) as b:
+        b.supersede(fact("a", "tag", "z"), valid=Interval(10, 100))
+        assert (b.counts.new, b.counts.closed) == (4, 2)  # z, and x / y reopened outside [10, 100)
+    at = lambda s, v: sorted(o.value[-1] for o in ledger.open_values(iri("a"), iri("tag"), AsOf(s, v)))  # noqa: E731
+    assert at(150, 20) == ["x", "y"] and at(250, 20) == ["z"]
+    assert at(250, 5) == ["x", "y"] and at(250, 100) == ["y"]
+    assert objects(ledger, AsOf.latest(), "b") == [iri("x").value]

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from .app import app
 from .common import Usage
-from . import data, rules, query, answer, evaluate, evaluate_text, intuition, demo, serve  # noqa: F401  (register the commands, in help order)
+from . import data, revise, rules, query, answer, evaluate, evaluate_text, intuition, demo, serve  # noqa: F401  (register the commands, in help order)
 from .evaluate import eval_app
 
 __all__ = ["Usage", "app", "eval_app", "main"]

@@ -11,7 +11,7 @@ concurrent use — SQLite lets many readers and one writer share the file.
 
 >>> from holokb.ledger import Ledger, FactView
 """
-from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedDerived
+from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedDerived, StoredClosure
 from .schema import APPLICATION_ID, CURRENT_VERSION
 from .store import Ledger
 from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView
@@ -20,5 +20,5 @@ from .writes import Batch, WriteCounts
 __all__ = [
     "APPLICATION_ID", "Batch", "ClosureInfo", "CURRENT_VERSION", "DerivedRecord", "DerivedView", "EncodedDerived",
     "EncodedFacts", "FactView", "Ledger", "PredicateInfo",
-    "SearchHit", "SpanView", "WriteCounts",
+    "SearchHit", "SpanView", "StoredClosure", "WriteCounts",
 ]

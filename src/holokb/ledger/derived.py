@@ -31,7 +31,7 @@ import sqlite3
 from collections import Counter
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
     import numpy as np
@@ -41,7 +41,8 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.premises import AssertedRef, DerivedRef
 from ..core.terms import IRI, Literal, Term
 from ..core.time import MAX_TIME, AsOf, Interval
-from .dictionary import INSERT_TERM, TermCache, TxnTerms
+from .dictionary import TermCache, TxnTerms
+from .sql import INSERT_TERM
 from .schema import DERIVED_INDEXES
 
 _CHUNK = 20_000  # derived rows per executemany
@@ -110,6 +111,21 @@ class ClosureInfo:
     stale: bool
 
 
+@dataclass(frozen=True, slots=True)
+class StoredClosure:
+    """A stored closure as exported: key, provenance, staleness, the canonical rule text (when kept)
+    and its derived facts in stored order (premises name ``d:<n>`` positions of this closure)."""
+
+    rule_set_hash: str
+    as_of: AsOf
+    computed_at: int
+    truncated: bool
+    limit_hit: str | None
+    stale: bool
+    rule_text: str | None
+    derived: tuple[DerivedRecord, ...]
+
+
 class EncodedDerived(NamedTuple):
     """Affirmed binary derived facts as int64 term-id columns; open ``valid_to`` is MAX_TIME."""
 
@@ -152,25 +168,8 @@ class LedgerDerived:
             if not isinstance(marker, int) or not 0 <= marker <= current:
                 raise InvalidValueError(f"change_marker {marker!r} is not a marker this ledger has had "
                                         f"(current: {current})")
-            key = (rule_set_hash, as_of.system, as_of.valid)
-            where = "rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?"
-            total = db.execute("SELECT coalesce(sum(n_derived), 0) FROM closures").fetchone()[0]
-            old = db.execute(f"SELECT coalesce(sum(n_derived), 0) FROM closures WHERE {where}", key).fetchone()[0]
-            indexes = _Indexes(db, total - old)
-            indexes.maybe_drop(old)
-            db.execute(f"DELETE FROM closures WHERE {where}", key)
-            cid = db.execute(
-                f"INSERT INTO closures({_CLOSURE_COLS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]')",
-                (*key, marker, computed_at, int(bool(truncated)), None if limit_hit is None else LimitHit(limit_hit).value),
-            ).lastrowid
-            writer = _ClosureWriter(db, TxnTerms(self._cache, db), cid, indexes)
-            for rec in derived:
-                writer.add(rec)
-            writer.finish()
-            indexes.restore()
-            counts = tuple(sorted(writer.rule_counts.items()))
-            db.execute("UPDATE closures SET n_derived = ?, n_binary = ?, rule_counts = ? WHERE closure_id = ?",
-                       (writer.n, writer.binary, json.dumps(counts), cid))
+            cid, writer, counts = write_closure(db, TxnTerms(self._cache, db), rule_set_hash, as_of, computed_at,
+                                                derived, truncated, limit_hit, marker)
         writer.terms.commit_into_cache()
         return ClosureInfo(cid, rule_set_hash, as_of, marker, computed_at, bool(truncated), limit_hit, writer.n,
                            writer.binary, counts, self._stale_after(marker, as_of.system))
@@ -220,7 +219,10 @@ class LedgerDerived:
         return tuple(_info(r, self._stale_after(r[4], r[2])) for r in rows)
 
     def _stale_after(self, marker: int, as_of_system: int) -> bool:
-        """Did a write committed after ``marker`` touch a system time visible at ``as_of_system``?"""
+        """Did a write committed after ``marker`` touch a system time visible at ``as_of_system``?
+        (Marker -1: a closure restored from an export in which it was already stale.)"""
+        if marker < 0:
+            return True
         return self._db.execute("SELECT 1 FROM write_log WHERE change_marker > ? AND system_min <= ? LIMIT 1",
                                 (marker, as_of_system)).fetchone() is not None
 
@@ -258,6 +260,24 @@ class LedgerDerived:
         if deadline.expired():
             return Page.of(views, True, LimitHit.TIMEOUT)
         return Page.of(views, truncated, hit)
+
+    def stored_closures(self) -> Iterator[StoredClosure]:
+        """Every stored closure with its derived facts (for export).  Order: as :meth:`closures`;
+        derived facts in stored position order."""
+        for info in self.closures():
+            yield self.stored_closure(info)
+
+    def stored_closure(self, info: ClosureInfo) -> StoredClosure:
+        """One stored closure with its derived facts in stored position order."""
+        rows = self._db.execute(f"SELECT {_DERIVED_COLS} FROM derived d WHERE d.closure_id = ? ORDER BY d.seq",
+                                (info.id,)).fetchall()
+        derived = []
+        for k in range(0, len(rows), _CHUNK):
+            for v in self._derived_views(rows[k:k + _CHUNK]):
+                derived.append(DerivedRecord(v.predicate, v.args, v.valid, v.rule, v.depth, v.score, v.negated,
+                                             v.premises, v.bindings))
+        return StoredClosure(info.rule_set_hash, info.as_of, info.computed_at, info.truncated, info.limit_hit,
+                             info.stale, self.rule_set(info.rule_set_hash), tuple(derived))
 
     def derived_by_ref(self, closure: ClosureInfo, refs: Sequence[DerivedRef]) -> tuple[DerivedView, ...]:
         """The derived facts named by ``refs``, in the order given (to walk a proof)."""
@@ -365,6 +385,36 @@ class LedgerDerived:
                 tuple((flat[k], term(flat[k + 1])) for k in range(0, len(flat), 2)),
             ))
         return out
+
+
+def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, as_of: AsOf, computed_at: int,
+                  derived: Iterable[DerivedRecord], truncated: bool, limit_hit: str | None,
+                  marker: int) -> tuple[int, "_ClosureWriter", tuple[tuple[str, int], ...]]:
+    """Write one closure inside the caller's transaction (replacing the same key); (id, writer, rule counts)."""
+    key = (rule_set_hash, as_of.system, as_of.valid)
+    where = "rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?"
+    total = db.execute("SELECT coalesce(sum(n_derived), 0) FROM closures").fetchone()[0]
+    old = db.execute(f"SELECT coalesce(sum(n_derived), 0) FROM closures WHERE {where}", key).fetchone()[0]
+    indexes = _Indexes(db, total - old)
+    indexes.maybe_drop(old)
+    db.execute(f"DELETE FROM closures WHERE {where}", key)
+    cid = db.execute(
+        f"INSERT INTO closures({_CLOSURE_COLS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]')",
+        (*key, marker, computed_at, int(bool(truncated)), None if limit_hit is None else LimitHit(limit_hit).value),
+    ).lastrowid
+    defer = terms.defer
+    writer = _ClosureWriter(db, terms, cid, indexes)
+    try:
+        for rec in derived:
+            writer.add(rec)
+        writer.finish()
+    finally:
+        terms.defer = defer
+    indexes.restore()
+    counts = tuple(sorted(writer.rule_counts.items()))
+    db.execute("UPDATE closures SET n_derived = ?, n_binary = ?, rule_counts = ? WHERE closure_id = ?",
+               (writer.n, writer.binary, json.dumps(counts), cid))
+    return cid, writer, counts
 
 
 class _ClosureWriter:

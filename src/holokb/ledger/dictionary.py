@@ -13,9 +13,9 @@ from typing import Iterable
 from ..core.errors import LedgerError
 from ..core.fact import encode_term
 from ..core.terms import Term
+from .sql import INSERT_TERM
 from .views import term_from_row, term_row
 
-INSERT_TERM = "INSERT INTO terms(term_id, kind, lexical, datatype, lang, canon) VALUES (?, ?, ?, ?, ?, ?)"
 
 
 class TermCache:
@@ -144,6 +144,12 @@ class TxnTerms:
             self.by_canon[canon] = tid
         self.db_empty = True
         return True
+
+    def adopt(self, new: dict[Term, int], by_canon: dict[bytes, int], next_id: int) -> None:
+        """Take over ids another writer of this transaction minted (the staged plain load)."""
+        self.new.update(new)
+        self.by_canon.update(by_canon)
+        self.next_id = max(self.next_id, next_id)
 
     def commit_into_cache(self) -> None:
         """After COMMIT: the ids minted here become committed."""

@@ -15,10 +15,12 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import MAX_TIME, AsOf, Interval
 from .dictionary import TermCache
-from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView
+from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView, span_hash
 
 _COLS = ("f.fact_id, f.hash, f.s, f.p, f.o, f.nq, f.polarity, "
-         "sp.sid, sp.span_id, sp.valid_from, sp.valid_to, sp.system_from, sp.system_to")
+         "sp.sid, sp.valid_from, sp.valid_to, sp.system_from, sp.system_to")
+#: After the fact hash, what tells a fact's spans apart: the rest of what a span's id hashes.
+_SPAN_KEY = f"coalesce(sp.valid_to, 9223372036854775807), sp.system_from"
 _VISIBLE = ("sp.system_from <= ? AND (sp.system_to IS NULL OR sp.system_to > ?) "
             "AND sp.valid_from <= ? AND (sp.valid_to IS NULL OR sp.valid_to > ?)")
 _RECORDED = "sp.system_from <= ? AND (sp.system_to IS NULL OR sp.system_to > ?)"
@@ -85,7 +87,7 @@ class LedgerReads:
         sql = (f"SELECT {_COLS} FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
                "JOIN terms tp ON tp.term_id = f.p JOIN terms tob ON tob.term_id = f.o "
                f"WHERE {' AND '.join(where)} "
-               "ORDER BY tp.lexical, tob.kind, tob.datatype, tob.lexical, tob.canon, sp.valid_from DESC, f.hash, sp.span_id")
+               f"ORDER BY tp.lexical, tob.kind, tob.datatype, tob.lexical, tob.canon, sp.valid_from DESC, f.hash, {_SPAN_KEY}")
         return self._page(sql, args, limits)
 
     def neighbors(self, entity: IRI, as_of: AsOf, *, direction: _Lit["out", "in", "both"] = "out",
@@ -119,7 +121,7 @@ class LedgerReads:
                 )
                 args += [eid, *_vis(as_of), *pred_args]
         sql = ("SELECT * FROM (" + " UNION ALL ".join(parts) + ") "
-               "ORDER BY dir, pl, nk, nd, nl, nc, valid_from DESC, hash, span_id")
+               f"ORDER BY dir, pl, nk, nd, nl, nc, valid_from DESC, hash, coalesce(valid_to, {MAX_TIME}), system_from")
         return self._page(sql, args, limits, skip=6)
 
     def history(self, fact_or_subject_predicate: Fact | tuple[IRI, IRI], *,
@@ -138,14 +140,14 @@ class LedgerReads:
                 return Page.of(())
             where, args = "f.s = ? AND f.p = ?", [sid, pid]
         sql = (f"SELECT {_COLS} FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE {where} "
-               "ORDER BY sp.system_from, sp.valid_from, f.hash, sp.span_id")
+               f"ORDER BY sp.system_from, sp.valid_from, f.hash, {_SPAN_KEY}")
         return self._page(sql, args, limits)
 
     def spans(self) -> Iterator[SpanRecord]:
         """Every span with its evidence, for export.  Order: system_from, fact id, valid_from, span id."""
         cur = self._db.execute(
             f"SELECT {_COLS} FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
-            "ORDER BY sp.system_from, f.hash, sp.valid_from, sp.span_id"
+            f"ORDER BY sp.system_from, f.hash, sp.valid_from, {_SPAN_KEY}"
         )
         while True:
             rows = cur.fetchmany(500)
@@ -205,9 +207,13 @@ class LedgerReads:
         included) it tells a re-created file from the one a cache saw: the counter alone would
         match a fresh file that has seen as many writes.
         """
-        row = self._db.execute("SELECT sid, span_id FROM spans ORDER BY sid DESC LIMIT 1").fetchone()
+        row = self._db.execute(
+            "SELECT sp.sid, f.hash, sp.valid_from, sp.valid_to, sp.system_from FROM spans sp "
+            "JOIN facts f ON f.fact_id = sp.fact_id ORDER BY sp.sid DESC LIMIT 1").fetchone()
         ev = self._db.execute("SELECT coalesce(max(evidence_id), 0) FROM evidence").fetchone()[0]
-        return (row[0], row[1].hex(), ev) if row else (0, "", ev)
+        if not row:
+            return (0, "", ev)
+        return (row[0], span_hash(row[1], Interval(row[2], row[3]), row[4]).hex(), ev)
 
     def encoded_visible(self, as_of: AsOf, *, all_valid: bool = False) -> EncodedFacts:
         """Visible plain triples as integer columns for the engine (one row per visible span).
@@ -221,7 +227,7 @@ class LedgerReads:
         rows = self._db.execute(
             "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.hash "
             f"FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {where} "
-            "ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, sp.span_id",
+            f"ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, {_SPAN_KEY}",
             (MAX_TIME, *args),
         ).fetchall()
         import numpy as np  # where arrays are built: a ledger opened for a count stays light
@@ -378,9 +384,10 @@ class LedgerReads:
                 evidence.setdefault(e[0], []).append(Evidence(*e[1:]))
         term = self.term
         out = []
-        for fid, fhash, s, p, o, nq, pol, sid, sh, vf, vt, sf, st in rows:
+        for fid, fhash, s, p, o, nq, pol, sid, vf, vt, sf, st in rows:
             q = tuple((key, term(tid)) for key, tid in quals.get(fid, ())) if nq else ()
             fact = Fact(term(s), term(p), term(o), q, "affirm" if pol else "negate")  # type: ignore[arg-type]
-            out.append(FactView(fact, fhash.hex(), sh.hex(), Interval(vf, vt), Interval(sf, st),
+            valid = Interval(vf, vt)
+            out.append(FactView(fact, fhash.hex(), span_hash(fhash, valid, sf).hex(), valid, Interval(sf, st),
                                 tuple(evidence.get(sid, ()))))
         return out

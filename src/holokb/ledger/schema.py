@@ -87,14 +87,23 @@ CREATE TABLE evidence (
 );
 """
 
-#: Secondary indexes (v2).  A statement key (subject, predicate, qualifiers) is found through
-#: facts_sp and then ``qhash``, so it needs no index of its own.
+#: Secondary indexes.  A statement key (subject, predicate, qualifiers) is found through
+#: facts_sp and then ``qhash``, so it needs no index of its own; a fact's spans (open or not) are
+#: found through spans_key (a fact has few spans, so the open ones need no index of their own).
+#: spans_key is unique on what a span's id hashes (fact, system_from, valid interval): the id
+#: is not stored (v6), the key still cannot repeat.
 SECONDARY_INDEXES = (
     ("facts_sp", "CREATE INDEX IF NOT EXISTS facts_sp ON facts(s, p)"),
     ("facts_o", "CREATE INDEX IF NOT EXISTS facts_o ON facts(o)"),
+    ("spans_key", "CREATE UNIQUE INDEX IF NOT EXISTS spans_key ON spans(fact_id, system_from, valid_from, "
+                  "coalesce(valid_to, 9223372036854775807))"),
+    ("evidence_sid", "CREATE INDEX IF NOT EXISTS evidence_sid ON evidence(sid)"),
+)
+#: The secondary indexes as v2 created them (a migration step never changes once released).
+_V2_INDEXES = SECONDARY_INDEXES[:2] + (
     ("spans_fact", "CREATE INDEX IF NOT EXISTS spans_fact ON spans(fact_id, system_from)"),
     ("spans_open", "CREATE INDEX IF NOT EXISTS spans_open ON spans(fact_id) WHERE system_to IS NULL"),
-    ("evidence_sid", "CREATE INDEX IF NOT EXISTS evidence_sid ON evidence(sid)"),
+    SECONDARY_INDEXES[3],
 )
 
 #: v2: documents, chunks and their FTS5 index; entity kinds; the secondary indexes above.
@@ -201,7 +210,6 @@ DERIVED_INDEXES = (
 BULK_INDEXES = (
     ("terms_canon", "CREATE UNIQUE INDEX IF NOT EXISTS terms_canon ON terms(canon)"),
     ("facts_hash", "CREATE UNIQUE INDEX IF NOT EXISTS facts_hash ON facts(hash)"),
-    ("spans_id", "CREATE UNIQUE INDEX IF NOT EXISTS spans_id ON spans(span_id)"),
 ) + SECONDARY_INDEXES
 
 
@@ -211,7 +219,7 @@ def _step_v0_to_v1(db: sqlite3.Connection) -> None:
 
 def _step_v1_to_v2(db: sqlite3.Connection) -> None:
     _script(db, _V2)
-    for _, sql in SECONDARY_INDEXES:
+    for _, sql in _V2_INDEXES:
         db.execute(sql)
 
 
@@ -235,9 +243,19 @@ def _step_v4_to_v5(db: sqlite3.Connection) -> None:
                "WHERE id = 1 AND change_marker > 0")
 
 
+def _step_v5_to_v6(db: sqlite3.Connection) -> None:
+    """v6: spans no longer store their id.  It is a hash of (fact, valid interval, system_from),
+    all stored, so reads compute it; its unique index cost as much to build as the facts' hash
+    index and 32 bytes a span (bench/ledger.py, notes/ledger.md).  spans_open goes too."""
+    for name in ("spans_id", "spans_open", "spans_fact"):
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+    db.execute("ALTER TABLE spans DROP COLUMN span_id")
+    db.execute(dict(SECONDARY_INDEXES)["spans_key"])
+
+
 #: MIGRATIONS[i] upgrades a file from version i to version i + 1.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3, _step_v3_to_v4, _step_v4_to_v5)
+    _step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3, _step_v3_to_v4, _step_v4_to_v5, _step_v5_to_v6)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

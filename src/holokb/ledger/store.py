@@ -14,16 +14,19 @@ from __future__ import annotations
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError, WriterBusyError
 from ..core.fact import SpanRecord
-from ..core.terms import Term
+from ..core.terms import IRI, Term
 from .derived import LedgerDerived
 from .dictionary import TermCache
 from .reads import LedgerReads
 from .schema import CURRENT_VERSION, check_identity, upgrade
 from .writes import Batch, WriteCounts
+
+if TYPE_CHECKING:
+    from .plain import StagedPlain
 
 
 class Ledger(LedgerDerived, LedgerReads):
@@ -169,32 +172,64 @@ class Ledger(LedgerDerived, LedgerReads):
 
         ``chunks`` yields (terms new in the chunk, flat s, p, o indices into all terms so far).
         The same rows as ``bulk_assert`` of ``Fact(s, p, o)`` records with the default intervals
-        (file order, duplicates dropped); into a file without facts they are computed without
-        per-triple objects.  Foreign-key checks are off for that one transaction: every id it
-        writes is minted in it from rows it also writes (tests run ``foreign_key_check``).  An
-        exception from ``chunks`` (a syntax error late in a file) rolls everything back.
+        (file order, duplicates dropped).  Into a file without facts they are staged while the
+        chunks are read, without the write lock, and written under it in one transaction
+        (:mod:`holokb.ledger.plain`); foreign-key checks are off for that transaction (every id it
+        writes is minted from rows it also writes; tests run ``foreign_key_check``).  An exception
+        from ``chunks`` (a syntax error late in a file) leaves the ledger as it was.
         """
-        if self._db is None:
-            raise LedgerError("the ledger is closed")
+        from .plain import stage_plain
+
+        self._check_usable()
         it = iter(chunks)
+        staged = stage_plain(self, it, at=at)
+        if staged is None:
+            return self._plain_by_records(it, at=at)
+        return self.write_staged(staged)
+
+    def write_staged(self, staged: "StagedPlain", *, entities: Iterable[tuple[IRI, Sequence[str]]] = ()) -> int:
+        """Write staged plain triples (:func:`holokb.ledger.plain.stage_plain`) in one batch, with the
+        ``entities`` (IRI, aliases) they name; the number of spans written.  When another writer
+        committed since staging, the triples go through the record path instead (same rows)."""
+        from .plain import StagedChanged, plain_records
+
+        self._check_usable()
         # A no-op inside a transaction; batch() then refuses to nest anyway.
         self._db.execute("PRAGMA foreign_keys = OFF")
         try:
-            with self.batch(at) as b:
+            with self.batch(staged.at) as b:
                 b.check_time()
-                n = b.bulk_plain(it)
+                n = staged.write(b)
+                for iri, aliases in entities:
+                    b.add_entity(iri, aliases=aliases)
+            return n
+        except StagedChanged:
+            pass
         finally:
             if self._db is not None:
                 self._db.execute("PRAGMA foreign_keys = ON")
-        if n is None:
-            from .bulk import plain_records
-            terms: list[Term] = []
-            spo: list[int] = []
-            for new_terms, part in it:
-                terms.extend(new_terms)
-                spo.extend(part)
-            n = self.bulk_assert(plain_records(terms, spo), at=at)
+        with self.batch(staged.at) as b:
+            b.check_time()
+            n = b.bulk(plain_records(staged.terms, staged.spo))
+            for iri, aliases in entities:
+                b.add_entity(iri, aliases=aliases)
         return n
+
+    def _plain_by_records(self, it: Iterator[tuple[Sequence[Term], Sequence[int]]], *, at: int) -> int:
+        from .plain import plain_records
+
+        terms: list[Term] = []
+        spo: list[int] = []
+        for new_terms, part in it:
+            terms.extend(new_terms)
+            spo.extend(part)
+        return self.bulk_assert(plain_records(terms, spo), at=at)
+
+    def _check_usable(self) -> None:
+        if self._db is None:
+            raise LedgerError("the ledger is closed")
+        if self._in_batch:
+            raise LedgerError("a batch is already open on this ledger (batches do not nest)")
 
     def _rollback(self) -> None:
         try:

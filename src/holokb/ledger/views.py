@@ -13,7 +13,7 @@ from ..core.fact import Evidence, Fact
 from ..core.terms import IRI, Literal, Term
 from ..core.time import Interval
 
-_SPAN_MAGIC = b"HKS1"
+SPAN_MAGIC = b"HKS1"
 _EV_MAGIC = b"HKE1"
 
 
@@ -74,7 +74,7 @@ def span_hash(fact_hash: bytes, valid: Interval, system_from: int) -> bytes:
     """The immutable identity of a span: SHA-256 of (fact id, valid_from, valid_to, system_from)."""
     end = b"\x00" if valid.end is None else b"\x01" + struct.pack("<q", valid.end)
     return hashlib.sha256(
-        _SPAN_MAGIC + fact_hash + struct.pack("<q", valid.start) + end + struct.pack("<q", system_from)
+        SPAN_MAGIC + fact_hash + struct.pack("<q", valid.start) + end + struct.pack("<q", system_from)
     ).digest()
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import struct
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from dataclasses import dataclass
 
@@ -18,32 +18,12 @@ from ..core.time import format_ms
 from ..core.terms import IRI, Term
 from ..core.time import Interval
 from .dictionary import TxnTerms
-from .views import PredicateInfo, evidence_hash, span_hash
+from .sql import INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN, evidence_row, qualifier_bytes
+from .views import PredicateInfo, span_hash
 
 if TYPE_CHECKING:
+    from .derived import StoredClosure
     from .store import Ledger
-
-_MAGIC = b"HKF1"
-_INS_FACT = "INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity, qhash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-_INS_QUAL = "INSERT INTO qualifiers(fact_id, key, term_id) VALUES (?, ?, ?)"
-_INS_SPAN = (
-    "INSERT INTO spans(sid, span_id, fact_id, valid_from, valid_to, system_from, system_to) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
-_INS_EV = (
-    "INSERT OR IGNORE INTO evidence(sid, ev_hash, document, chunk, char_start, char_end, extractor, "
-    "extractor_version, confidence, asserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _qual_bytes(enc, fact: Fact) -> bytes:
-    out = [struct.pack("<I", len(fact.qualifiers))]
-    for k, v in fact.qualifiers:
-        kb = k.encode("utf-8")
-        out.append(b"\x10" + struct.pack("<I", len(kb)) + kb)
-        out.append(enc(v))
-    return b"".join(out)
-
 
 @dataclass(frozen=True, slots=True)
 class WriteCounts:
@@ -92,6 +72,7 @@ class Batch:
         self._facts: dict[bytes, int] = {}
         self._next_fact = db.execute("SELECT coalesce(max(fact_id), 0) FROM facts").fetchone()[0] + 1
         self._next_sid = db.execute("SELECT coalesce(max(sid), 0) FROM spans").fetchone()[0] + 1
+        self._started_empty = self._next_sid == 1
         self._functional: set[int] | None = None
         self._chunk_len: dict[tuple[str, str | None], int | None] = {}
         self._doc_chunks: dict[str, bool] = {}
@@ -117,23 +98,34 @@ class Batch:
         left as it is (``unchanged``); otherwise it is closed at ``at`` and a span with its
         evidence plus the new one opens (see the class doc).
         """
+        return self._assert(fact, valid, evidence, supersede=False)
+
+    def supersede(self, fact: Fact, *, valid: Interval = Interval.always(), evidence: Sequence[Evidence] = ()) -> str:
+        """Assert ``fact`` and close, at the batch time, the open spans of every *other* value of its
+        statement key (subject, predicate, qualifiers) whose valid time overlaps ``valid`` (the
+        parts outside ``valid`` reopen with their evidence), as a functional predicate does on
+        every assertion.  Returns the id of the span holding ``fact``."""
+        return self._assert(fact, valid, evidence, supersede=True)
+
+    def _assert(self, fact: Fact, valid: Interval, evidence: Sequence[Evidence], *, supersede: bool) -> str:
         self._check_open()
         evidence = tuple(evidence)
         self._check_evidence(evidence)
         fid, fhash, stmt, p_id, o_id = self._fact_row(fact)
-        if p_id in self._functional_ids():
+        if supersede or p_id in self._functional_ids():
             self._supersede(stmt, o_id, self.at, valid)
         return self._open_span(fid, fhash, valid, evidence).hex()
 
     def _open_span(self, fid: int, fhash: bytes, valid: Interval, evidence: tuple[Evidence, ...]) -> bytes:
         """The content rule of :meth:`assert_fact` for a stored fact row; returns the span hash."""
         rows = self._db.execute(
-            "SELECT sid, span_id, system_from FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
+            "SELECT sid, system_from FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? "
             "AND system_to IS NULL ORDER BY sid",
             (fid, valid.start, valid.end),
         ).fetchall()
         carried: list[Evidence] = []
-        for sid, sh, sf in rows:
+        for sid, sf in rows:
+            sh = span_hash(fhash, valid, sf)
             stored = self._evidence_of(sid)
             if sf == self.at:
                 # Opened at this very system time (this batch or another at the same instant): the
@@ -148,7 +140,7 @@ class Batch:
                 return sh
             carried.extend(e for e in stored if e not in carried)
         if rows:
-            self._close([sid for sid, _, _ in rows], self.at)
+            self._close([sid for sid, _ in rows], self.at)
         sh = span_hash(fhash, valid, self.at)
         sid = self._insert_span(sh, fid, valid.start, valid.end, self.at, None)
         self._add_evidence(sid, sh, carried, default_at=None)
@@ -194,16 +186,17 @@ class Batch:
         fhash = bytes.fromhex(fact.id)
         row = self._db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
         if row is None:
-            raise RetractionError(f"cannot retract a fact that was never asserted: {fact.id[:12]}")
+            msg = f"cannot retract a fact that was never asserted: {fact.id[:12]}"
+            raise RetractionError(msg, (Diagnostic("HK504", msg, hint="`holokb facts SUBJECT` lists what is held"),))
         open_spans = self._db.execute(
             "SELECT sid, system_from FROM spans WHERE fact_id = ? AND system_to IS NULL", (row[0],)
         ).fetchall()
         for _, sf in open_spans:
             if when <= sf:
-                raise RetractionError(
-                    f"cannot retract fact {fact.id[:12]} at {format_ms(when)}: its open span starts at "
-                    f"{format_ms(sf)} (system time)"
-                )
+                msg = (f"cannot retract fact {fact.id[:12]} at {format_ms(when)}: its open span starts at "
+                       f"{format_ms(sf)} (system time)")
+                raise RetractionError(msg, (Diagnostic(
+                    "HK505", msg, hint=f"retract after {format_ms(sf)}, when the span was recorded"),))
         self._close([sid for sid, _ in open_spans], when)
         return len(open_spans)
 
@@ -217,7 +210,9 @@ class Batch:
             raise LedgerError(
                 f"span id {record.span_id[:12]} does not match its content (expected {sh.hex()[:12]})"
             )
-        row = self._db.execute("SELECT sid, system_to FROM spans WHERE span_id = ?", (sh,)).fetchone()
+        row = self._db.execute(
+            "SELECT sid, system_to FROM spans WHERE fact_id = ? AND valid_from = ? AND valid_to IS ? AND system_from = ?",
+            (fid, record.valid.start, record.valid.end, record.system.start)).fetchone()
         if row is None:
             sid = self._insert_span(sh, fid, record.valid.start, record.valid.end, record.system.start,
                                     record.system.end)
@@ -234,6 +229,32 @@ class Batch:
             return sh.hex()
         self._add_evidence(sid, sh, record.evidence, default_at=None)
         return sh.hex()
+
+    def restore_closure(self, closure: "StoredClosure") -> bool:
+        """Store an exported closure in this batch (premises must name facts of the ledger); False when
+        the same closure is already stored.  It is fresh only when the batch started from a ledger
+        without spans (the export's facts are then all it can see) and it was fresh when exported."""
+        self._check_open()
+        from .derived import write_closure
+
+        current = self._ledger.closure_info(closure.rule_set_hash, closure.as_of)
+        if current is not None and self._ledger.stored_closure(current) == closure:
+            return False
+        if closure.rule_text is not None:
+            row = self._db.execute("SELECT text FROM rule_sets WHERE rule_set_hash = ?",
+                                   (closure.rule_set_hash,)).fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO rule_sets(rule_set_hash, text) VALUES (?, ?)",
+                                 (closure.rule_set_hash, closure.rule_text))
+            elif row[0] != closure.rule_text:
+                raise LedgerError(f"rule set {closure.rule_set_hash[:12]} is already stored with a different text")
+        marker = -1
+        if self._started_empty and not closure.stale:
+            marker = self._db.execute("SELECT change_marker FROM meta WHERE id = 1").fetchone()[0] + 1
+        self._terms.flush()
+        write_closure(self._db, self._terms, closure.rule_set_hash, closure.as_of, closure.computed_at,
+                      closure.derived, closure.truncated, closure.limit_hit, marker)
+        return True
 
     def declare_predicate(self, iri: IRI, *, arity: int = 2, arg_types: Sequence[IRI] = (),
                           functional: bool = False) -> PredicateInfo:
@@ -300,12 +321,6 @@ class Batch:
         from .bulk import bulk_load
         return bulk_load(self, records)
 
-    def bulk_plain(self, chunks: Iterator[tuple[Sequence[Term], Sequence[int]]]) -> int | None:
-        """Columnar plain triples at the batch time (``Ledger.bulk_assert_plain``); None = needs the general path."""
-        self._check_open()
-        from .bulk import bulk_load_plain
-        return bulk_load_plain(self, chunks)
-
     # -- internals -------------------------------------------------------------------------------
 
     def _check_open(self) -> None:
@@ -322,7 +337,7 @@ class Batch:
         intern = self._terms.intern
         s_id, p_id, o_id = intern(fact.subject), intern(fact.predicate), intern(fact.object)
         fhash = bytes.fromhex(fact.id)
-        qhash = hashlib.sha256(_qual_bytes(self._ledger._cache.encoding, fact)).digest() if fact.qualifiers else None
+        qhash = hashlib.sha256(qualifier_bytes(self._ledger._cache.encoding, fact)).digest() if fact.qualifiers else None
         stmt = (s_id, p_id, qhash)
         fid = self._facts.get(fhash)
         if fid is None:
@@ -332,9 +347,9 @@ class Batch:
             else:
                 fid = self._next_fact
                 self._next_fact += 1
-                self._db.execute(_INS_FACT, (fid, fhash, s_id, p_id, o_id, len(fact.qualifiers),
+                self._db.execute(INSERT_FACT, (fid, fhash, s_id, p_id, o_id, len(fact.qualifiers),
                                              1 if fact.polarity == "affirm" else 0, qhash))
-                self._db.executemany(_INS_QUAL, [(fid, k, intern(v)) for k, v in fact.qualifiers])
+                self._db.executemany(INSERT_QUALIFIER, [(fid, k, intern(v)) for k, v in fact.qualifiers])
             self._facts[fhash] = fid
         return fid, fhash, stmt, p_id, o_id
 
@@ -351,11 +366,13 @@ class Batch:
             "AND (? IS NULL OR sp.valid_from < ?) AND (sp.valid_to IS NULL OR sp.valid_to > ?) ORDER BY sp.sid",
             (*stmt, o_id, valid.end, valid.end, valid.start),
         ).fetchall()
+        if rows:
+            self._touch(at)  # before the same-instant check: an earlier time is a SystemTimeError
         for _, sf, *_ in rows:
             if at <= sf:
-                raise LedgerError(
-                    f"functional predicate: a different value was asserted at {sf}; cannot supersede it at {at}"
-                )
+                msg = f"functional predicate: a different value was asserted at {sf}; cannot supersede it at {at}"
+                raise LedgerError(msg, (Diagnostic("HK506", msg, hint="one value per statement key at one system "
+                                                   "time: assert the new value in a later batch"),))
         self._close([r[0] for r in rows], at)
         for sid, _, fid, fhash, vf, vt in rows:
             keep = []
@@ -378,7 +395,7 @@ class Batch:
         self._new += 1
         sid = self._next_sid
         try:
-            self._db.execute(_INS_SPAN, (sid, sh, fid, vf, vt, sf, st))
+            self._db.execute(INSERT_SPAN, (sid, fid, vf, vt, sf, st))
         except sqlite3.IntegrityError as e:
             raise LedgerError(f"span {sh.hex()[:12]} cannot be stored: {e}") from None
         self._next_sid += 1
@@ -386,7 +403,7 @@ class Batch:
 
     def _add_evidence(self, sid: int, sh: bytes, evidence: Sequence[Evidence], *, default_at: int | None) -> None:
         if evidence:
-            self._db.executemany(_INS_EV, [_evidence_row(sid, sh, e, default_at) for e in evidence])
+            self._db.executemany(INSERT_EVIDENCE, [evidence_row(sid, sh, e, default_at) for e in evidence])
 
     def _check_evidence(self, evidence: Sequence[Evidence]) -> None:
         """Evidence naming a stored document must name one of its chunks (when it names a chunk), and
@@ -443,12 +460,3 @@ def _did_you_mean(word: str, known: Sequence[str]) -> str:
         return f"did you mean {close[0]!r}?"
     shown = ", ".join(repr(k) for k in known[:8]) + (" …" if len(known) > 8 else "")
     return f"its chunks are {shown}" if known else "the document has no chunks"
-
-
-def _evidence_row(sid: int, sh: bytes, e: Evidence, default_at: int | None) -> tuple:
-    asserted = e.asserted_at if e.asserted_at is not None else default_at
-    if asserted != e.asserted_at:
-        e = Evidence(e.document, e.chunk, e.char_start, e.char_end, e.extractor, e.extractor_version,
-                     e.confidence, asserted)
-    return (sid, evidence_hash(sh, e), e.document, e.chunk, e.char_start, e.char_end, e.extractor,
-            e.extractor_version, float(e.confidence), asserted)

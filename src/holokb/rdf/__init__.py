@@ -7,13 +7,14 @@ reified ledger mapping (design.md §5) and deterministic TriG export.
 ('x', 0)
 """
 from .export import export_ledger, export_snapshot, ledger_trig, serialize_trig, snapshot_trig
-from .load import import_file, parse_records, read_records, store_records
-from .mapping import GRAPH_QUALIFIER, records_from_quads, reified_quads, time_literal
+from .load import apply_changes, import_file, parse_records, read_changes, read_records, store_records
+from .mapping import GRAPH_QUALIFIER, Changes, Retraction, changes_from_quads, records_from_quads, reified_quads, time_literal
 from .parse import FORMATS, Source, detect_format, parse_quads, parse_text, read_source
 from .vocab import CURRENT
 
 __all__ = [
-    "CURRENT", "FORMATS", "GRAPH_QUALIFIER", "Source", "detect_format", "export_ledger",
+    "CURRENT", "Changes", "FORMATS", "GRAPH_QUALIFIER", "Retraction", "Source", "apply_changes",
+    "changes_from_quads", "detect_format", "export_ledger", "read_changes",
     "export_snapshot", "import_file", "ledger_trig", "parse_quads", "parse_records", "parse_text",
     "read_records", "read_source", "records_from_quads", "reified_quads", "serialize_trig",
     "snapshot_trig", "store_records", "time_literal",

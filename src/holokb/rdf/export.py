@@ -15,10 +15,12 @@ nodes.  Full (reified) exports keep them as IRIs so that re-importing restores t
 """
 from __future__ import annotations
 
+import itertools
 import re
 from typing import IO, Iterable, Protocol
 
 from ..core import AsOf, SpanRecord
+from ..ledger.derived import StoredClosure
 from ..core.terms import IRI, RDF_LANGSTRING, RDF_TYPE, SKOLEM_PREFIX, XSD_BOOLEAN, XSD_INTEGER, XSD_STRING, Literal, Term, term_sort_key
 from . import vocab as V
 from .mapping import reified_quads
@@ -107,9 +109,12 @@ def serialize_trig(quads: Iterable[Quad], *, deskolemise: bool = False) -> str:
     return "".join(out)
 
 
-def ledger_trig(records: Iterable[SpanRecord]) -> str:
-    """The full reified history of ``records`` plus the ``hk:current`` graph, as TriG."""
-    return serialize_trig(reified_quads(records))
+def ledger_trig(records: Iterable[SpanRecord], closures: Iterable[StoredClosure] = ()) -> str:
+    """The full reified history of ``records`` plus the ``hk:current`` graph, and the stored
+    ``closures`` as derived facts with their proofs (:mod:`holokb.rdf.closures`), as TriG."""
+    from .closures import closure_quads
+
+    return serialize_trig(itertools.chain(reified_quads(records), closure_quads(closures)))
 
 
 def snapshot_trig(triples: Iterable[tuple[IRI, IRI, Term]]) -> str:
@@ -118,8 +123,9 @@ def snapshot_trig(triples: Iterable[tuple[IRI, IRI, Term]]) -> str:
 
 
 def export_ledger(ledger: LedgerView, out: IO[str] | None = None) -> str:
-    """Export every span of ``ledger`` (lossless); also writes to ``out`` when given."""
-    text = ledger_trig(ledger.spans())
+    """Export every span of ``ledger`` and its stored closures (lossless); also writes to ``out`` when given."""
+    stored = getattr(ledger, "stored_closures", None)
+    text = ledger_trig(ledger.spans(), stored() if stored is not None else ())
     if out is not None:
         out.write(text)
     return text

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..core import Interval, SpanRecord
-from .mapping import records_from_quads
+from .mapping import Changes, changes_from_quads, records_from_quads
 from .parse import NotPlain, Source, parse_quads, plain_chunks, read_source
 
 
@@ -24,6 +24,25 @@ def read_records(path: str | Path, *, at: int, source_id: str | None = None, for
     """
     src = read_source(path, format=format, base_iri=base_iri, name=source_id)
     return records_from_quads(parse_quads(src), at=at, src=src, system=system)
+
+
+def read_changes(path: str | Path, *, at: int, source_id: str | None = None, format: str | None = None,
+                 base_iri: str | None = None, system: Interval | None = None) -> Changes:
+    """:func:`read_records` plus the file's retractions (``hk:retractedAt``) and supersessions
+    (``hk:supersedes true``)."""
+    src = read_source(path, format=format, base_iri=base_iri, name=source_id)
+    return changes_from_quads(parse_quads(src), at=at, src=src, system=system)
+
+
+def apply_changes(batch: Any, changes: Changes) -> None:
+    """Write ``changes`` in ``batch``: records first, then supersessions, retractions and stored closures."""
+    batch.bulk(changes.records)
+    for r in changes.supersede:
+        batch.supersede(r.fact, valid=r.valid, evidence=r.evidence)
+    for x in changes.retract:
+        batch.retract(x.fact, at=x.at)
+    for c in changes.closures:
+        batch.restore_closure(c)
 
 
 def parse_records(text: str | bytes, format: str, *, at: int, name: str = "<input>",
@@ -70,5 +89,8 @@ def import_file(ledger: Any, path: str | Path, *, at: int, source_id: str | None
         pass
     # Parse everything before the ledger is touched; plain records go in with the default system
     # interval, which the ledger's bulk path asserts at ``at`` (no re-wrapping pass needed).
-    records = records_from_quads(parse_quads(src), at=at, src=src, system=Interval.always())
-    return ledger.bulk_assert(records, at=at)
+    changes = changes_from_quads(parse_quads(src), at=at, src=src, system=Interval.always())
+    with ledger.batch(at) as b:
+        b.check_time()
+        apply_changes(b, changes)
+    return ledger.last_counts.new

@@ -23,17 +23,25 @@ Reading, a file's quads fall into four kinds:
    ``hk:document`` (required if any of the rest appear), ``hk:chunk``, ``hk:charStart``,
    ``hk:charEnd``, ``hk:extractor``, ``hk:extractorVersion``, ``hk:confidence``,
    ``hk:assertedAt`` (one :class:`Evidence`).  The annotation triples are consumed; the block's
-   triples carry no graph qualifier.
+   triples carry no graph qualifier.  Two more ask for ledger writes (:class:`Changes`):
+   ``hk:retractedAt T`` retracts every fact of the graph at system time ``T`` (its open spans
+   close; it takes no other annotation), and ``hk:supersedes true`` asserts each fact of the
+   graph superseding the other values of its subject and predicate, as a functional predicate
+   would.
 4. **Everything else** is a plain fact: valid time open, system time ``[at, open)``.  A triple
    in any other named graph ``G`` gets the qualifier ``graph = G`` (so the same triple in two
    graphs is two facts, and nothing about the graph is lost).
 
 Plain and block records come out in file order with duplicates dropped; history records come
 first, sorted by span id.
+
+The hk: namespace is a closed vocabulary (``vocab.VOCABULARY``, described in
+``shapes/holokb.ttl``): any other hk: IRI is refused (HK311) with the nearest term as a hint.
+Every diagnostic points at the triple that is wrong, as a parser read it (:mod:`holokb.rdf.locate`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterable, Iterator
 
@@ -41,33 +49,46 @@ from ..core import (
     MIN_TIME, DataSyntaxError, Diagnostic, Evidence, Fact, Interval, InvalidValueError, Location,
     SpanRecord,
 )
-from ..core.terms import IRI, XSD_DATE, XSD_DATETIME, Literal, Term, term_sort_key
+from ..core.terms import HK, IRI, XSD_DATE, XSD_DATETIME, Literal, Term, term_sort_key
 from ..core.time import MAX_TIME, parse_date_ms, parse_datetime_ms
+from ..ledger.derived import StoredClosure
 from . import vocab as V
-from .parse import Quad, Source, locate
+from .parse import Quad, Source
 
 GRAPH_QUALIFIER = "graph"
 _DATETIME_MIN = -62135596800000  # 0001-01-01T00:00:00Z
 _DATETIME_MAX = 253402300799999  # 9999-12-31T23:59:59.999Z
 
 
-@dataclass(frozen=True, slots=True)
 class _Ctx:
-    """Where diagnostics point: the source bytes and file name."""
+    """Where diagnostics point: the source, read again by a parser that keeps positions when an
+    error has to be located (:mod:`holokb.rdf.locate`; never a search of the raw text)."""
 
-    src: Source | None
+    __slots__ = ("src", "_locator")
 
-    def error(self, node: Term | None, message: str) -> DataSyntaxError:
+    def __init__(self, src: Source | None):
+        self.src = src
+        self._locator = None
+
+    def where(self, node: Term | None, prop: IRI | None = None) -> tuple[int, int] | None:
+        """(line, column) of the triple ``node prop ?`` (its predicate), or of ``node`` anywhere."""
+        if self.src is None or not isinstance(node, IRI):
+            return None
+        if self._locator is None:
+            from .locate import TripleLocator
+
+            self._locator = TripleLocator.of(self.src.data, self.src.format, base_iri=self.src.base_iri)
+        loc = self._locator
+        hit = loc.find(node.value, prop.value, term="predicate") if prop is not None else None
+        return hit or loc.find(node.value) or loc.find_graph(node.value) or loc.find_iri(node.value)
+
+    def error(self, node: Term | None, message: str, prop: IRI | None = None, *, code: str = "HK310",
+              hint: str | None = None) -> DataSyntaxError:
         name = self.src.name if self.src else "<input>"
-        pos = None
-        if self.src is not None and node is not None:
-            needle = node.value if isinstance(node, IRI) else node.lexical
-            pos = locate(self.src.data, needle)
-            if pos is None and isinstance(node, IRI):
-                local = node.value.rsplit("/", 1)[-1]
-                pos = locate(self.src.data, local) if local else None
+        pos = self.where(node, prop)
         line, col = pos or (1, 1)
-        diag = Diagnostic("HK310", message, Location(name, line, col))
+        notes = () if pos is not None or self.src is None else ("the parser found no triple to point at",)
+        diag = Diagnostic(code, message, Location(name, line, col), hint=hint, notes=notes)
         return DataSyntaxError(f"{name}:{line}:{col}: {message}", (diag,))
 
 
@@ -91,7 +112,7 @@ def _iso(ms: int) -> str:
     return out + "Z"
 
 
-def time_value(lit: Term, ctx: _Ctx, what: str) -> int:
+def time_value(lit: Term, ctx: _Ctx, what: str, node: IRI | None = None, prop: IRI | None = None) -> int:
     """Read an instant written as xsd:dateTime, xsd:date or an integer (unix ms)."""
     if isinstance(lit, Literal):
         try:
@@ -104,10 +125,38 @@ def time_value(lit: Term, ctx: _Ctx, what: str) -> int:
                 return v
         except InvalidValueError:
             pass
-    raise ctx.error(lit, f"{what} must be an xsd:dateTime, xsd:date or xsd:long (unix ms), got {lit}")
+    raise ctx.error(node if node is not None else lit,
+                    f"{what} must be an xsd:dateTime, xsd:date or xsd:long (unix ms), got {lit}", prop)
 
 
 # ---------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """A fact a file retracts (``hk:retractedAt`` on its graph): its open spans close at ``at``."""
+
+    fact: Fact
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What a file asks of the ledger: records to assert or restore, records that supersede the
+    other values of their subject and predicate (``hk:supersedes true``), and retractions."""
+
+    records: list[SpanRecord]
+    supersede: list[SpanRecord]
+    retract: list[Retraction]
+    closures: list[StoredClosure] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    valid: Interval
+    evidence: tuple[Evidence, ...]
+    retracted_at: int | None
+    supersedes: bool
 
 
 def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = None,
@@ -116,7 +165,20 @@ def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
 
     Plain records get the system interval ``[at, open)``, or ``system`` when given (the loader
     passes ``Interval.always()``, which the ledger's bulk path reads as "assert at ``at``").
+    A file that retracts or supersedes (``hk:retractedAt``, ``hk:supersedes``) asks for ledger
+    writes that records cannot say: read it with :func:`changes_from_quads`.
     """
+    changes = changes_from_quads(quads, at=at, src=src, system=system)
+    if changes.retract or changes.supersede:
+        what = "hk:retractedAt" if changes.retract else "hk:supersedes"
+        raise _Ctx(src).error(None, f"{what} asks for a ledger write: load the file (holokb load) to apply it",
+                              code="HK312")
+    return changes.records
+
+
+def changes_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = None,
+                       system: Interval | None = None) -> Changes:
+    """:func:`records_from_quads` plus what a file retracts and supersedes (named-graph annotations)."""
     ctx = _Ctx(src)
     history: dict[IRI, list[tuple[IRI, Term]]] = {}
     annotations: dict[IRI, list[tuple[IRI, Term, Quad]]] = {}
@@ -124,12 +186,17 @@ def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
     rest: list[Quad] = []
     graphs: set[IRI] = set()
     block_props = {p.value for p in V.BLOCK_PROPERTIES}  # str: hashed once, unlike the IRI dataclass
-    fact_ns, span_ns, ev_ns = V.FACT_NS, V.SPAN_NS, V.EVIDENCE_NS
+    node_ns, hk = (V.FACT_NS, V.SPAN_NS, V.EVIDENCE_NS, V.CLOSURE_NS), HK
+    checked: set[str] = set()
     for q in quads:
         s, p, o, g = q
+        for t in (s, p, o, g):
+            # Typos in the hk: namespace (hk:documnet) would silently become ordinary data.
+            if type(t) is IRI and t.value.startswith(hk) and t.value not in checked:
+                _check_vocabulary(t, ctx)
+                checked.add(t.value)
         if g is None:
-            sv = s.value
-            if sv.startswith(fact_ns) or sv.startswith(span_ns) or sv.startswith(ev_ns):
+            if s.value.startswith(node_ns):
                 history.setdefault(s, []).append((p, o))
                 continue
             if p.value in block_props:
@@ -142,8 +209,8 @@ def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
             graphs.add(g)
         rest.append(q)
 
-    out = _history_records(history, ctx) if history else []
-    blocks: dict[IRI, tuple[Interval, tuple[Evidence, ...]]] = {}
+    out, closures = _history_records(history, ctx) if history else ([], [])
+    blocks: dict[IRI, _Block] = {}
     for name, props in annotations.items():
         if name in graphs:
             blocks[name] = _block(name, props, ctx)
@@ -154,6 +221,8 @@ def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
 
     system = Interval(at, None) if system is None else system
     always = Interval.always()
+    supersede: list[SpanRecord] = []
+    retract: list[Retraction] = []
     # Keys of str (hash cached by Python) rather than the term dataclasses (hash recomputed).
     seen: set[tuple] = set()
     add = seen.add
@@ -165,11 +234,22 @@ def records_from_quads(quads: Iterable[Quad], *, at: int, src: Source | None = N
         if g is None or g == V.CURRENT:
             out.append(SpanRecord(plain_fact(s, p, o), always, system))
         elif g in blocks:
-            valid, evidence = blocks[g]
-            out.append(SpanRecord(plain_fact(s, p, o), valid, system, evidence))
+            block = blocks[g]
+            if block.retracted_at is not None:
+                retract.append(Retraction(plain_fact(s, p, o), block.retracted_at))
+            else:
+                rec = SpanRecord(plain_fact(s, p, o), block.valid, system, block.evidence)
+                (supersede if block.supersedes else out).append(rec)
         else:
             out.append(SpanRecord(Fact(s, p, o, ((GRAPH_QUALIFIER, g),)), always, system))
-    return out
+    return Changes(out, supersede, retract, closures)
+
+
+def _check_vocabulary(t: IRI, ctx: _Ctx) -> None:
+    if V.unknown_hk_term(t.value):
+        near = V.closest_hk_term(t.value)
+        raise ctx.error(t, f"unknown term <{t.value}> in the hk: namespace", code="HK311",
+                        hint=f"did you mean {near}?" if near else "shapes/holokb.ttl lists the hk: vocabulary")
 
 
 _set = object.__setattr__
@@ -194,7 +274,7 @@ def plain_fact(s: IRI, p: IRI, o: Term) -> Fact:
 def _one(node: IRI, props: dict[IRI, list[Term]], prop: IRI, ctx: _Ctx, required: bool = True) -> Term | None:
     vals = props.get(prop, [])
     if len(vals) > 1:
-        raise ctx.error(node, f"{node} has {len(vals)} values for {prop}, expected at most one")
+        raise ctx.error(node, f"{node} has {len(vals)} values for {prop}, expected at most one", prop)
     if not vals:
         if required:
             raise ctx.error(node, f"{node} lacks {prop}")
@@ -204,7 +284,7 @@ def _one(node: IRI, props: dict[IRI, list[Term]], prop: IRI, ctx: _Ctx, required
 
 def _iri(node: IRI, v: Term | None, prop: IRI, ctx: _Ctx) -> IRI:
     if not isinstance(v, IRI):
-        raise ctx.error(node, f"{prop} of {node} must be an IRI, got {v}")
+        raise ctx.error(node, f"{prop} of {node} must be an IRI, got {v}", prop)
     return v
 
 
@@ -212,7 +292,7 @@ def _text(node: IRI, v: Term | None, prop: IRI, ctx: _Ctx) -> str | None:
     if v is None:
         return None
     if not isinstance(v, Literal) or not isinstance(v.value, str):
-        raise ctx.error(node, f"{prop} of {node} must be a string literal, got {v}")
+        raise ctx.error(node, f"{prop} of {node} must be a string literal, got {v}", prop)
     return v.lexical
 
 
@@ -220,7 +300,7 @@ def _int(node: IRI, v: Term | None, prop: IRI, ctx: _Ctx) -> int | None:
     if v is None:
         return None
     if not isinstance(v, Literal) or isinstance(v.value, bool) or not isinstance(v.value, int):
-        raise ctx.error(node, f"{prop} of {node} must be an integer, got {v}")
+        raise ctx.error(node, f"{prop} of {node} must be an integer, got {v}", prop)
     return v.value
 
 
@@ -232,7 +312,7 @@ def _evidence(node: IRI, props: dict[IRI, list[Term]], ctx: _Ctx) -> Evidence:
             and not isinstance(conf.value, bool):
         confidence = float(conf.value)
     else:
-        raise ctx.error(node, f"hk:confidence of {node} must be a number in [0, 1], got {conf}")
+        raise ctx.error(node, f"hk:confidence of {node} must be a number in [0, 1], got {conf}", V.CONFIDENCE)
     asserted = _one(node, props, V.ASSERTED_AT, ctx, required=False)
     try:
         return Evidence(
@@ -244,25 +324,27 @@ def _evidence(node: IRI, props: dict[IRI, list[Term]], ctx: _Ctx) -> Evidence:
             extractor_version=_text(node, _one(node, props, V.EXTRACTOR_VERSION, ctx, False),
                                     V.EXTRACTOR_VERSION, ctx) or "0",
             confidence=confidence,
-            asserted_at=None if asserted is None else time_value(asserted, ctx, "hk:assertedAt"),
+            asserted_at=None if asserted is None else time_value(asserted, ctx, "hk:assertedAt", node, V.ASSERTED_AT),
         )
     except InvalidValueError as e:
-        raise ctx.error(node, e.message) from None
+        bad = V.CONFIDENCE if "confidence" in e.message else V.CHAR_START if "char" in e.message else None
+        raise ctx.error(node, e.message, bad) from None
 
 
 def _interval(node: IRI, props: dict[IRI, list[Term]], lo: IRI, hi: IRI, ctx: _Ctx,
               lo_required: bool) -> Interval:
     a = _one(node, props, lo, ctx, lo_required)
     b = _one(node, props, hi, ctx, False)
-    start = MIN_TIME if a is None else time_value(a, ctx, str(lo))
-    end = None if b is None else time_value(b, ctx, str(hi))
+    start = MIN_TIME if a is None else time_value(a, ctx, str(lo), node, lo)
+    end = None if b is None else time_value(b, ctx, str(hi), node, hi)
     try:
         return Interval(start, end)
     except InvalidValueError as e:
-        raise ctx.error(node, f"{node}: {e.message}") from None
+        raise ctx.error(node, f"{node}: {e.message}", hi) from None
 
 
-def _history_records(history: dict[IRI, list[tuple[IRI, Term]]], ctx: _Ctx) -> list[SpanRecord]:
+def _history_records(history: dict[IRI, list[tuple[IRI, Term]]],
+                     ctx: _Ctx) -> tuple[list[SpanRecord], list[StoredClosure]]:
     nodes: dict[IRI, dict[IRI, list[Term]]] = {}
     for node, pairs in history.items():
         d: dict[IRI, list[Term]] = {}
@@ -287,7 +369,7 @@ def _history_records(history: dict[IRI, list[tuple[IRI, Term]]], ctx: _Ctx) -> l
             for enode in sorted(props.get(V.EVIDENCE, []), key=term_sort_key):
                 enode = _iri(node, enode, V.EVIDENCE, ctx)
                 if enode not in nodes:
-                    raise ctx.error(enode, f"evidence node {enode} of {node} is not described")
+                    raise ctx.error(node, f"evidence node {enode} of {node} is not described", V.EVIDENCE)
                 if enode not in evidence:
                     evidence[enode] = _evidence(enode, nodes[enode], ctx)
                 evs.append(evidence[enode])
@@ -300,7 +382,9 @@ def _history_records(history: dict[IRI, list[tuple[IRI, Term]]], ctx: _Ctx) -> l
                 and node not in used_facts):
             raise ctx.error(node, f"fact node {node} has no span (every fact needs at least one)")
     out.sort(key=lambda kv: kv[0])
-    return [r for _, r in out]
+    from .closures import closures_from_nodes
+
+    return [r for _, r in out], closures_from_nodes(nodes, ctx)
 
 
 def _fact(fnode: IRI, nodes: dict[IRI, dict[IRI, list[Term]]], ctx: _Ctx) -> Fact:
@@ -312,7 +396,7 @@ def _fact(fnode: IRI, nodes: dict[IRI, dict[IRI, list[Term]]], ctx: _Ctx) -> Fac
     o = _one(fnode, props, V.OBJECT, ctx)
     pol = _one(fnode, props, V.POLARITY, ctx, False)
     if pol not in (None, V.AFFIRM, V.NEGATE):
-        raise ctx.error(fnode, f"hk:polarity of {fnode} must be hk:affirm or hk:negate, got {pol}")
+        raise ctx.error(fnode, f"hk:polarity of {fnode} must be hk:affirm or hk:negate, got {pol}", V.POLARITY)
     quals = []
     for qnode in props.get(V.QUALIFIER, []):
         qnode = _iri(fnode, qnode, V.QUALIFIER, ctx)
@@ -330,16 +414,28 @@ def _fact(fnode: IRI, nodes: dict[IRI, dict[IRI, list[Term]]], ctx: _Ctx) -> Fac
     return fact
 
 
-def _block(name: IRI, props_q: list[tuple[IRI, Term, Quad]], ctx: _Ctx) -> tuple[Interval, tuple[Evidence, ...]]:
+def _block(name: IRI, props_q: list[tuple[IRI, Term, Quad]], ctx: _Ctx) -> _Block:
     props: dict[IRI, list[Term]] = {}
     for p, o, _ in props_q:
         lst = props.setdefault(p, [])
         if o not in lst:
             lst.append(o)
+    retracted = _one(name, props, V.RETRACTED_AT, ctx, False)
+    supersedes = _one(name, props, V.SUPERSEDES, ctx, False)
+    if supersedes is not None and not (isinstance(supersedes, Literal) and isinstance(supersedes.value, bool)):
+        raise ctx.error(name, f"hk:supersedes of {name} must be true or false, got {supersedes}", V.SUPERSEDES)
+    if retracted is not None:
+        others = set(props) - {V.RETRACTED_AT}
+        if others:
+            other = sorted(others, key=lambda i: i.value)[0]
+            raise ctx.error(name, f"{name} retracts its facts (hk:retractedAt), so {other} does not apply: a "
+                            "retraction closes every open span of each fact", other)
+        return _Block(Interval.always(), (), time_value(retracted, ctx, "hk:retractedAt", name, V.RETRACTED_AT),
+                      False)
     valid = _interval(name, props, V.VALID_FROM, V.VALID_TO, ctx, False)
-    if set(props) - {V.VALID_FROM, V.VALID_TO}:
-        return valid, (_evidence(name, props, ctx),)
-    return valid, ()
+    evidence_props = set(props) - {V.VALID_FROM, V.VALID_TO, V.SUPERSEDES}
+    evidence = (_evidence(name, props, ctx),) if evidence_props else ()
+    return _Block(valid, evidence, None, bool(supersedes is not None and supersedes.value))
 
 
 # ---------------------------------------------------------------- writing

@@ -21,6 +21,7 @@ from ..core.terms import IRI, SKOLEM_PREFIX
 FACT_NS = HK + "fact/"
 SPAN_NS = HK + "span/"
 EVIDENCE_NS = HK + "evidence/"
+CLOSURE_NS = HK + "closure/"
 
 #: The named graph holding the plain triples visible at ``AsOf.latest()``.
 CURRENT = IRI(HK + "current")
@@ -56,12 +57,49 @@ EXTRACTOR = IRI(HK + "extractor")
 EXTRACTOR_VERSION = IRI(HK + "extractorVersion")
 CONFIDENCE = IRI(HK + "confidence")
 ASSERTED_AT = IRI(HK + "assertedAt")
+RETRACTED_AT = IRI(HK + "retractedAt")
+SUPERSEDES = IRI(HK + "supersedes")
+
+# Stored closures (derived facts with their proofs), written by a full export.
+CLOSURE_CLASS = IRI(HK + "Closure")
+DERIVED_CLASS = IRI(HK + "Derived")
+BINDING_CLASS = IRI(HK + "Binding")
+RULE_SET = IRI(HK + "ruleSet")
+RULE_TEXT = IRI(HK + "ruleText")
+AS_OF_SYSTEM = IRI(HK + "asOfSystem")
+AS_OF_VALID = IRI(HK + "asOfValid")
+COMPUTED_AT = IRI(HK + "computedAt")
+TRUNCATED = IRI(HK + "truncated")
+LIMIT_HIT = IRI(HK + "limitHit")
+STALE = IRI(HK + "stale")
+CLOSURE = IRI(HK + "closure")
+RULE = IRI(HK + "rule")
+DEPTH = IRI(HK + "depth")
+SCORE = IRI(HK + "score")
+NEGATED = IRI(HK + "negated")
+#: Positional properties ``hk:arg0``, ``hk:premise0``, ``hk:binding0``, … (order is meaning).
+POSITIONAL = ("arg", "premise", "binding")
+
+
+def positional(name: str, i: int) -> IRI:
+    """``hk:<name><i>``, e.g. ``hk:arg0``."""
+    return IRI(f"{HK}{name}{i}")
 
 #: Properties that turn a named graph into a provenance block (see holokb.rdf.mapping).
 BLOCK_PROPERTIES = frozenset(
     {DOCUMENT, CHUNK, CHAR_START, CHAR_END, EXTRACTOR, EXTRACTOR_VERSION, CONFIDENCE, ASSERTED_AT,
-     VALID_FROM, VALID_TO}
+     VALID_FROM, VALID_TO, RETRACTED_AT, SUPERSEDES}
 )
+
+#: Every term of the hk: vocabulary a file may write (shapes/holokb.ttl describes them).
+VOCABULARY = frozenset(
+    {FACT_CLASS, SPAN_CLASS, EVIDENCE_CLASS, QUALIFIER_CLASS, SUBJECT, PREDICATE, OBJECT, POLARITY, QUALIFIER,
+     KEY, VALUE, AFFIRM, NEGATE, FACT, VALID_FROM, VALID_TO, SYSTEM_FROM, SYSTEM_TO, EVIDENCE, CURRENT,
+     CLOSURE_CLASS, DERIVED_CLASS, BINDING_CLASS, RULE_SET, RULE_TEXT, AS_OF_SYSTEM, AS_OF_VALID, COMPUTED_AT,
+     TRUNCATED, LIMIT_HIT, STALE, CLOSURE, RULE, DEPTH, SCORE, NEGATED}
+    | BLOCK_PROPERTIES
+)
+_VOCABULARY_IRIS = frozenset(t.value for t in VOCABULARY)
 
 XSD_LONG = XSD + "long"
 XSD_INTEGER = XSD + "integer"
@@ -121,10 +159,31 @@ def evidence_iri(ev: Evidence) -> IRI:
     return IRI(EVIDENCE_NS + evidence_id(ev))
 
 
+def unknown_hk_term(value: str) -> bool:
+    """True for an IRI in the hk: namespace that is neither a vocabulary term nor a node the ledger
+    mints (fact, span, evidence nodes and skolemised blank nodes)."""
+    if not value.startswith(HK) or value in _VOCABULARY_IRIS:
+        return False
+    if value.startswith((FACT_NS, SPAN_NS, EVIDENCE_NS, CLOSURE_NS, SKOLEM_PREFIX)):
+        return False
+    local = value[len(HK):]
+    return not any(local.startswith(n) and local[len(n):].isdigit() and local[len(n):].isascii()
+                   for n in POSITIONAL)
+
+
+def closest_hk_term(value: str) -> str | None:
+    """The vocabulary term nearest to an unknown hk: IRI (for "did you mean"), as ``hk:name``."""
+    import difflib
+
+    names = sorted(v[len(HK):] for v in _VOCABULARY_IRIS)
+    hit = difflib.get_close_matches(value[len(HK):], names, n=1, cutoff=0.6)
+    return f"hk:{hit[0]}" if hit else None
+
+
 def is_holokb_node(iri: IRI) -> bool:
     """True for fact, qualifier, span and evidence nodes (the reified history)."""
     v = iri.value
-    return v.startswith(FACT_NS) or v.startswith(SPAN_NS) or v.startswith(EVIDENCE_NS)
+    return v.startswith((FACT_NS, SPAN_NS, EVIDENCE_NS, CLOSURE_NS))
 
 
 def skolem_label(iri: IRI) -> str:

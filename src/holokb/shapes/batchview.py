@@ -28,7 +28,12 @@ class BatchView:
 
 
 def view(batch: Graph, *, literals: bool, predicates: bool) -> BatchView:
-    """Read ``batch`` once; ``predicates`` asks for the per-node predicate sets too."""
+    """Read ``batch`` once; ``predicates`` asks for the per-node predicate sets too.  A batch that
+    computes its own view (``batch.batch_view(literals=, predicates=)``, e.g. the ledger's columnar
+    load in :mod:`holokb.rdf.batch`) is asked for it instead of being iterated."""
+    own = getattr(batch, "batch_view", None)
+    if own is not None:
+        return own(literals=literals, predicates=predicates)
     indexes = _memory_indexes(batch)
     if indexes is not None:
         spo, osp = indexes

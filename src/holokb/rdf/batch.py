@@ -1,0 +1,105 @@
+"""Plain triples held columnar, as the SHACL gate sees a batch: a read-only graph with the batch
+view computed from integer columns (no rdflib ``Graph`` of the whole load is ever built).
+
+:class:`PlainBatch` implements what :meth:`holokb.shapes.ShapesGate.check` reads from a batch:
+``batch_view`` (nodes, types and per-node predicates, computed with numpy over term indices),
+``subject_objects`` (ontology axioms such as ``rdfs:subClassOf``), ``triples``, iteration and
+``len``.  Terms become rdflib terms once each, and only when asked for.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import numpy as np
+from rdflib import Literal as RLiteral
+from rdflib.term import Node
+
+from ..core.terms import RDF_TYPE, IRI, Term
+from .terms import to_rdflib
+
+
+class PlainBatch:
+    """A read-only, duplicate-free view of columnar plain triples (``terms``, flat ``spo`` indices)."""
+
+    def __init__(self, terms: Sequence[Term], spo: Sequence[int]):
+        self._terms = terms
+        a = np.asarray(spo, dtype=np.int64).reshape(-1, 3)
+        n = max(len(terms), 1)
+        if len(a) and n < 2_000_000:  # one int64 key per triple: a 1-D unique is far cheaper than axis=0
+            key = np.unique((a[:, 0] * n + a[:, 1]) * n + a[:, 2])
+            a = np.stack((key // (n * n), key // n % n, key % n), axis=1)
+        elif len(a):
+            a = np.unique(a, axis=0)
+        self._rows = a
+        self._nodes: dict[int, Node] = {}
+        self._index: dict[int, dict[Node, list[int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def node(self, i: int) -> Node:
+        n = self._nodes.get(i)
+        if n is None:
+            n = self._nodes[i] = to_rdflib(self._terms[i])
+        return n
+
+    def __iter__(self) -> Iterator[tuple[Node, Node, Node]]:
+        node = self.node
+        for s, p, o in self._rows.tolist():
+            yield node(s), node(p), node(o)
+
+    def _ids(self, col: int, n: Node | None) -> np.ndarray | None:
+        """Term indices in column ``col`` that are ``n`` (None: any).  Only that column's distinct
+        terms become rdflib terms (a predicate pattern converts a handful, not every term)."""
+        if n is None:
+            return None
+        index = self._index.get(col)
+        if index is None:
+            index = self._index[col] = {}
+            for i in np.unique(self._rows[:, col]).tolist():
+                index.setdefault(self.node(i), []).append(i)
+        return np.asarray(index.get(n, ()), dtype=np.int64)
+
+    def triples(self, pattern: tuple[Node | None, Node | None, Node | None]) -> Iterator[tuple[Node, Node, Node]]:
+        """The triples matching ``(s, p, o)`` (None = any), as rdflib terms."""
+        mask = np.ones(len(self._rows), dtype=bool)
+        for col, n in enumerate(pattern):
+            ids = self._ids(col, n)
+            if ids is not None:
+                mask &= np.isin(self._rows[:, col], ids)
+        node = self.node
+        for s, p, o in self._rows[mask].tolist():
+            yield node(s), node(p), node(o)
+
+    def subject_objects(self, predicate: Node) -> Iterator[tuple[Node, Node]]:
+        for s, _, o in self.triples((None, predicate, None)):
+            yield s, o
+
+    def batch_view(self, *, literals: bool, predicates: bool):
+        """The gate's :class:`~holokb.shapes.batchview.BatchView`, from the integer columns."""
+        from ..shapes.batchview import BatchView
+
+        rows = self._rows
+        node = self.node
+        terms = self._terms
+        objects = np.unique(rows[:, 2])
+        if not literals:
+            objects = objects[[isinstance(terms[i], IRI) for i in objects.tolist()]] if len(objects) else objects
+        subjects = np.unique(rows[:, 0])
+        nodes = {node(i) for i in np.union1d(subjects, objects).tolist()}
+        type_ids = [i for i in np.unique(rows[:, 1]).tolist() if terms[i] == IRI(RDF_TYPE)]
+        types: dict[Node, set[Node]] = {}
+        if type_ids:
+            for s, o in rows[np.isin(rows[:, 1], type_ids)][:, [0, 2]].tolist():
+                types.setdefault(node(s), set()).add(node(o))
+        subj: dict[Node, set[Node]] = {}
+        obj: dict[Node, set[Node]] = {}
+        if predicates:
+            for s, p in np.unique(rows[:, [0, 1]], axis=0).tolist():
+                subj.setdefault(node(s), set()).add(node(p))
+            for o, p in np.unique(rows[:, [2, 1]], axis=0).tolist():
+                n = node(o)
+                if literals or type(n) is not RLiteral:
+                    obj.setdefault(n, set()).add(node(p))
+        return BatchView(nodes, {k: frozenset(v) for k, v in types.items()},
+                         {k: frozenset(v) for k, v in subj.items()}, {k: frozenset(v) for k, v in obj.items()})
