@@ -21,12 +21,20 @@ from pathlib import Path
 from ..core import IRI, Fact, Interval
 from ..resources import data_dir
 from .english.lexicon import lemma
-from .english.reader import sentences
 from .english.reading import ReadFact, Reading, ReadSkip, SkipCode, SourceSpan
 
 _TOKEN = re.compile(r"\[(?P<name>[^\]\[]+)\]|(?P<poss>'s\b|')|(?P<word>[A-Za-z]+(?:-[A-Za-z]+)*)|(?P<punct>[,;:])")
 _BE = frozenset({"is", "was", "are", "were", "'s"})
 _LINK = frozenset({"named", "called", "is", "was"})
+#: Crowd-written text: a sentence ends at . ! ? before a capital or a [name] (not inside "t.v. with").
+_SENTENCE = re.compile(r"\S.*?(?:[.!?](?=\s+[A-Z\[\"']|\s*$)|$)", re.S)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each sentence of a story."""
+    return [(m.start(), m.end()) for m in _SENTENCE.finditer(text) if m.group().strip()]
+
+
 _SKIP = frozenset({"the", "a", "an", "own", "only", "one"})
 _ADJ = frozenset({"proud", "cute", "lovely", "new", "little", "older", "younger", "big", "great", "dear", "beloved"})
 _SUBJECT_PRONOUNS = {"he": "male", "she": "female"}
