@@ -307,12 +307,6 @@ def _checked_rule(r: ExtractedRule, doc_id: str, known: dict[str, int]) -> tuple
     from ..syntax import Module
 
     rule = r.rule
-    from ..analysis.program import Atom
-
-    if any(isinstance(b, Atom) and b.negated for b in rule.body):
-        # Rule text reads a body "not" as negation as failure: storing "…and not red" that way would
-        # turn an open-world premise (the fact "X is not red") into "X is not known to be red".
-        return None, "a premise that is a negative fact has no rule-text form (a body 'not' is negation as failure)"
     named = Rule(stored_rule_name(doc_id, rule.name), rule.head, rule.body, rule.weight, rule.depth, rule.origin)
     try:
         analyze(Module(file=f"<rule from {doc_id}>", rules=(named,)), known_predicates=known)
