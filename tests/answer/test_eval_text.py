@@ -42,7 +42,7 @@ def test_jobs_keep_the_order(corpora):
 def test_malformed_files_are_errors_before_scoring(tmp_path):
     bad = tmp_path / "x.json"
     bad.write_text("{not json")
-    with pytest.raises(HolokbError, match="not a ProofWriter JSON file"):
+    with pytest.raises(HolokbError, match="not valid JSON"):
         eval_proofwriter(bad)
     bad.write_text('{"id": 1}')
     with pytest.raises(HolokbError, match="array of records"):

@@ -35,3 +35,19 @@ def test_kinship_phrasings(story, genders, expected):
 def test_kinship_words_without_a_reading_are_reported():
     got = KinshipReader().read("The sister smiled.", {})
     assert [s.code.value for s in got.skips] == ["unsupported_form"]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_bits = st.sampled_from(["[Ann]", "[Bob]", "'s", "his", "her", "their", "mother", "sons", "of", "the", "is", "named",
+                         "has", "a", ",", ".", "and", "she", "proud", "[", "]", "[]", "t.v.", "\u00e9"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.text(max_size=80), st.lists(_bits, max_size=16).map(" ".join)),
+       st.dictionaries(st.sampled_from(["Ann", "Bob"]), st.sampled_from(["male", "female", ""])))
+def test_kinship_reader_never_raises(text, genders):
+    got = KinshipReader().read(text, genders)
+    for f in got.facts:
+        assert 0 <= f.span.start <= f.span.end <= len(text)
+    assert len(got.sentences) == len(got.skips) + len({f.span.sentence for f in got.facts})

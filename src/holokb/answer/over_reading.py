@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis import analyze
-from ..core import IRI, Fact, Limits
+from ..core import IRI, Fact, Limits, RuleFileRef
 from ..engine import Database, Model, ProofNode, closure
 from ..ingest.english.reader import EXTRACTOR_ID, EXTRACTOR_VERSION
 from ..ingest.english.reading import Reading
@@ -51,8 +51,7 @@ def close_reading(reading: Reading, text: str, *, document: str = "doc", extra: 
                              facts=tuple(a for m in extra for a in m.facts)),
                       known_predicates=_predicates(reading))
     for a in program.facts:  # ground facts written in the rule files are input facts too
-        db.add(a.predicate, tuple(x.term for x in a.args), key=f"rules:{a.origin}" if a.origin else "rules",
-               negated=a.negated)
+        db.add(a.predicate, tuple(x.term for x in a.args), key=RuleFileRef(a.origin), negated=a.negated)
     # valid_at=None (the whole valid-time axis): a fact that holds over two separate intervals (Mary back
     # in the hallway) keeps both.
     model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True)
@@ -169,10 +168,9 @@ def _node_at(model: Model, pred: str, args: tuple, negated: bool, t: int | None)
         node = model.explain(pred, args, negated=negated)
         assert node is not None
         return node
-    ev = model._ev  # the row-level proof entry point; Model exposes only the first row per args
-    rk = (pred, negated)
-    rel = ev.relations[rk]
-    ids = [ev.terms.lookup(a) for a in args]
+    rk = (pred, negated)  # Model.explain takes the first row of the args; this picks the row valid at t
+    rel = model.relations[rk]
+    ids = [model.terms.lookup(a) for a in args]
     hit = np.ones(rel.size, dtype=bool)
     for c, i in enumerate(ids):
         hit &= rel.col(c) == i

@@ -50,7 +50,7 @@ def eval_proofwriter_cmd(file: Path = typer.Argument(..., help="ProofWriter JSON
 
 @eval_app.command("babi")
 def eval_babi_cmd(files: list[Path] = typer.Argument(..., help="bAbI task files (qaN_*_train.txt / _test.txt)."),
-                  out: Optional[Path] = typer.Option(None, "--out", help="One JSON line per question."),
+                  out: Optional[Path] = OUT,
                   limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N questions per file."),
                   jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
     """Read each story up to each question (story time is valid time); one accuracy line per file, then the total.
@@ -61,6 +61,7 @@ def eval_babi_cmd(files: list[Path] = typer.Argument(..., help="bAbI task files 
     from ..answer.evaluation.runner import EvalRun, write_jsonl
 
     _check(limit, jobs)
+    check_output(out)
     started = time.monotonic()
     runs = eval_babi(list(files), limit=limit, jobs=jobs)
     write_jsonl(out, [r for run in runs for r in run.results])
@@ -75,7 +76,7 @@ def eval_babi_cmd(files: list[Path] = typer.Argument(..., help="bAbI task files 
 
 @eval_app.command("clutrr")
 def eval_clutrr_cmd(file: Path = typer.Argument(..., help="CLUTRR CSV (story, query, target_text, genders, task_name)."),
-                    out: Optional[Path] = typer.Option(None, "--out", help="One JSON line per item."),
+                    out: Optional[Path] = OUT,
                     limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
                     jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
     """Read each family story, compose kinship by rules/kinship.hkr; accuracy per story length, then overall.
@@ -85,6 +86,7 @@ def eval_clutrr_cmd(file: Path = typer.Argument(..., help="CLUTRR CSV (story, qu
     from ..answer.evaluation.clutrr import eval_clutrr
 
     _check(limit, jobs)
+    check_output(out)
     started = time.monotonic()
     run = eval_clutrr(file, limit=limit, jobs=jobs)
     for g, (c, n) in run.by_group().items():

@@ -21,13 +21,23 @@ from pathlib import Path
 from ..core import IRI, Fact, Interval
 from ..resources import data_dir
 from .english.lexicon import lemma
-from .english.reader import sentences
 from .english.reading import ReadFact, Reading, ReadSkip, SkipCode, SourceSpan
 
 _TOKEN = re.compile(r"\[(?P<name>[^\]\[]+)\]|(?P<poss>'s\b|')|(?P<word>[A-Za-z]+(?:-[A-Za-z]+)*)|(?P<punct>[,;:])")
 _BE = frozenset({"is", "was", "are", "were", "'s"})
 _LINK = frozenset({"named", "called", "is", "was"})
+#: Crowd-written text: a sentence ends at . ! ? before a capital or a [name] (not inside "t.v. with").
+_SENTENCE = re.compile(r"\S.*?(?:[.!?](?=\s+[A-Z\[\"']|\s*$)|$)", re.S)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each sentence of a story."""
+    return [(m.start(), m.end()) for m in _SENTENCE.finditer(text) if m.group().strip()]
+
+
 _SKIP = frozenset({"the", "a", "an", "own", "only", "one"})
+_ADJ = frozenset({"proud", "cute", "lovely", "new", "little", "older", "younger", "big", "great", "dear", "beloved"})
+_SUBJECT_PRONOUNS = {"he": "male", "she": "female"}
 
 
 @lru_cache(maxsize=4)
@@ -109,9 +119,13 @@ class KinshipReader:
             if possessor is not None and holder is None and all(t[0] != "name" for t in toks[i + 1:]):
                 self.pending = (rel, possessor)  # "… with her son. His name is [Tom]."
             j = i + 1
-            if possessor is None and j + 1 < len(toks) and toks[j] == ("word", "of") and toks[j + 1][0] == "name":
-                possessor = toks[j + 1][1]  # "[B] is the <word> of [A]"
-                holder = None
+            if possessor is None and j + 1 < len(toks) and toks[j] == ("word", "of"):
+                m = j + 1
+                while m < len(toks) and toks[m][0] == "word" and toks[m][1].lower() in _SKIP | _ADJ:
+                    m += 1  # "the proud grandfather of the cute [Ronald]"
+                if m < len(toks) and toks[m][0] == "name" and m - j <= 3:
+                    possessor = toks[m][1]  # "[B] is the <word> of [A]"
+                    holder = None
             if possessor is None and out:
                 p = i - 1
                 while p >= 0 and toks[p][0] == "word" and toks[p][1].lower() in _SKIP:
@@ -124,6 +138,9 @@ class KinshipReader:
                 holder = self._subject_holder(toks, i)
             if possessor and holder and possessor != holder:
                 out.append((rel, possessor, holder))
+                for more in self._more_holders(toks, i, holder):  # "their parents [S] and [B]"
+                    if more != possessor:
+                        out.append((rel, possessor, more))
         return out, has_kin
 
     def _possessor(self, toks, i: int, genders: dict[str, str], before: list[str]) -> str | None:
@@ -137,7 +154,7 @@ class KinshipReader:
             return toks[j - 1][1]
         # "[A] has a son named [B]": the possessor is the subject of has/had
         k = i - 1
-        while k >= 0 and toks[k][0] == "word" and toks[k][1].lower() in _SKIP | {"lovely", "new", "little", "older", "younger", "big"}:
+        while k >= 0 and toks[k][0] == "word" and toks[k][1].lower() in _SKIP | _ADJ:
             k -= 1
         if k >= 1 and toks[k][0] == "word" and toks[k][1].lower() in ("has", "had", "have"):
             b = k - 1
@@ -147,6 +164,11 @@ class KinshipReader:
                 b -= 1  # "[C], has a son named [J]"
             if toks[b][0] == "name":
                 return toks[b][1]
+            if toks[b][0] == "word" and toks[b][1].lower() in _SUBJECT_PRONOUNS:
+                gender = _SUBJECT_PRONOUNS[toks[b][1].lower()]  # "…, and she also has a brother named [R]"
+                names = [v for kk, v in toks[:b] if kk == "name"] or list(before)
+                fitting = [n for n in names if genders.get(n) == gender]
+                return fitting[-1] if fitting else None
         if j >= 0 and toks[j][0] == "word" and toks[j][1].lower() in self.pronouns:
             # his/her: the sentence's subject (its first name) of that gender, else the nearest such name
             gender = self.pronouns[toks[j][1].lower()]
@@ -158,6 +180,18 @@ class KinshipReader:
             names = [v for kk, v in toks[:k] if kk == "name"]  # "[A] is a girl with a grandmother named [B]"
             return names[0] if names else None
         return None
+
+    def _more_holders(self, toks, i: int, first: str) -> list[str]:
+        """Names coordinated with the holder of a plural kinship word ("parents [S] and [B]")."""
+        if not toks[i][1].lower().endswith("s") and toks[i][1].lower() not in ("children", "grandchildren"):
+            return []
+        j = next((k for k in range(i + 1, len(toks)) if toks[k] == ("name", first)), None)
+        out: list[str] = []
+        while j is not None and j + 2 < len(toks) and toks[j + 1] in (("word", "and"), ("punct", ",")) \
+                and toks[j + 2][0] == "name":
+            out.append(toks[j + 2][1])
+            j += 2
+        return out
 
     def _holder(self, toks, i: int) -> str | None:
         j = i + 1

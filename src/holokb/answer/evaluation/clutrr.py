@@ -29,17 +29,19 @@ def _init() -> None:
 
 def load(path: Path) -> list[dict]:
     """The rows of a CLUTRR CSV; a file without the expected columns is an error."""
+    import io
+
+    from ...core.inputs import read_bytes
+
     csv.field_size_limit(10**8)
+    text = read_bytes(path, what="CLUTRR file").decode("utf-8", errors="surrogateescape")
     try:
-        with open(path, newline="", encoding="utf-8", errors="surrogateescape") as f:
-            reader = csv.DictReader(f)
-            cols = {c.lstrip("\ufeff") for c in (reader.fieldnames or [])}
-            missing = [c for c in _COLUMNS if c not in cols]
-            if missing:
-                raise HolokbError(f"{path}: not a CLUTRR CSV (missing columns: {', '.join(missing)})")
-            return [dict(r) for r in reader]
-    except OSError as e:
-        raise HolokbError(f"{path}: cannot read ({e.strerror})") from None
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        cols = {c.lstrip("\ufeff") for c in (reader.fieldnames or [])}
+        missing = [c for c in _COLUMNS if c not in cols]
+        if missing:
+            raise HolokbError(f"{path}: not a CLUTRR CSV (missing columns: {', '.join(missing)})")
+        return [dict(r) for r in reader]
     except csv.Error as e:
         raise HolokbError(f"{path}: not a CLUTRR CSV ({e})") from None
 
