@@ -63,7 +63,7 @@ def test_retract_errors(ledger):
     with ledger.batch(at=100) as b:
         b.assert_fact(f)
     for when in (100, 50):
-        with pytest.raises(RetractionError, match="starts at 100"):
+        with pytest.raises(RetractionError, match=r"starts at 1970-01-01T00:00:00\.100Z"):
             with ledger.batch(at=when) as b:
                 b.retract(f)
     with pytest.raises(RetractionError):

@@ -120,7 +120,7 @@ class StoredClosure:
     as_of: AsOf
     computed_at: int
     truncated: bool
-    limit_hit: str | None
+    limit_hit: LimitHit | None
     stale: bool
     rule_text: str | None
     derived: tuple[DerivedRecord, ...]
@@ -388,7 +388,7 @@ class LedgerDerived:
 
 
 def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                  derived: Iterable[DerivedRecord], truncated: bool, limit_hit: str | None,
+                  derived: Iterable[DerivedRecord], truncated: bool, limit_hit: LimitHit | str | None,
                   marker: int) -> tuple[int, "_ClosureWriter", tuple[tuple[str, int], ...]]:
     """Write one closure inside the caller's transaction (replacing the same key); (id, writer, rule counts)."""
     key = (rule_set_hash, as_of.system, as_of.valid)
