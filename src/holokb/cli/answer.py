@@ -10,7 +10,7 @@ import typer
 from ..core import HolokbError
 from ..core.inputs import read_bytes
 from .app import app
-from .common import AS_OF, DB, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, load_rules, open_kb, prefixes, short
+from .common import AS_OF, DB, DB_NEW, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, load_rules, open_kb, prefixes, short
 
 if TYPE_CHECKING:
     from ..answer import Answer, ChainEntry
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 @app.command()
 def ingest(paths: list[Path] = typer.Argument(..., help="Text documents (.txt, .md) to read."),
            doc_id: Optional[str] = typer.Option(None, "--doc-id", help="Document id (one file only; default: file name)."),
-           db: str = DB, at: Optional[str] = typer.Option(None, "--at", help="System time of the ingestion (default: now)."),
+           db: str = DB_NEW, at: Optional[str] = typer.Option(None, "--at", help="System time of the ingestion (default: now)."),
            version: Optional[str] = typer.Option(None, "--version", help="Policy version the document states (fact qualifier)."),
            valid_from: Optional[str] = typer.Option(None, "--valid-from", help="Default start of valid time of what it states."),
            extractor: str = typer.Option("english", "--extractor", help="english, context-units or llm."),
@@ -37,11 +37,15 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Text documents (.txt, .
            shapes: Optional[list[str]] = SHAPES, format: str = FORMAT) -> None:
     """Read text documents into facts and rules with evidence, one all-or-nothing batch per document.
 
+    \b
     Example: holokb ingest kb/docs/security-handbook.txt --doc-id spec --at 2026-01-01
+    Example: holokb ingest kb/docs/tools.txt --extractor llm --llm-recordings recorded.json --vocabulary rules/
     """
     from ..core import Interval, parse_instant
     from ..ingest.pipeline import IngestBudget
 
+    datas = [(p, read_bytes(p, what="document")) for p in paths]  # file problems first, before any usage check
+    recorded = read_bytes(llm_recordings, what="LLM recordings file") if llm_recordings is not None else None
     if doc_id is not None and len(paths) != 1:
         raise Usage("--doc-id names one document: give exactly one file")
     if consistency_runs < 1:
@@ -52,10 +56,9 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Text documents (.txt, .
     except HolokbError as e:
         raise Usage(f"--valid-from: {e.message}") from None
     budget = IngestBudget(max_bytes, max_chunks, max_facts_per_chunk, timeout, chunks_per_batch)
-    ext = _extractor(extractor, llm_url, llm_model, llm_recordings, vocabulary)
+    ext = _extractor(extractor, llm_url, llm_model, (llm_recordings, recorded), vocabulary)
     replicas = tuple(ext.replica(i) for i in range(1, consistency_runs)) if consistency_runs > 1 and hasattr(ext, "replica") else ()
     reports = []
-    datas = [(p, read_bytes(p, what="document")) for p in paths]
     with open_kb(db, shapes, create=True) as kb:
         for p, data in datas:
             reports.append(kb.ingest(data, doc_id=doc_id or p.name, at=when, extractor=ext, version=version,
@@ -69,16 +72,19 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Text documents (.txt, .
             typer.echo(line)
 
 
-def _extractor(name: str, url, model, recordings, vocabulary):
+def _extractor(name: str, url, model, recordings: tuple, vocabulary):
     from ..ingest.extractors import extractor_named
 
     if name != "llm":
+        if url is not None or recordings[0] is not None:
+            raise Usage("--llm-url and --llm-recordings go with --extractor llm")
         return extractor_named(name)
     from ..ingest.llm import OpenAICompatibleClient, RecordedClient
 
-    if (url is None) == (recordings is None):
+    path, data = recordings
+    if (url is None) == (path is None):
         raise Usage("the llm extractor needs exactly one of --llm-url and --llm-recordings")
-    client = RecordedClient.load(recordings) if recordings else OpenAICompatibleClient(url)
+    client = RecordedClient.parse(data, str(path)) if path is not None else OpenAICompatibleClient(url)
     program = load_rules(vocabulary)
     vocab = {p: d for p, d in program.vocabulary.items()}
     if not vocab:
@@ -114,11 +120,14 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
            intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: reason over a candidate set the vector index proposes.")) -> None:
     """Answer with a verdict (supported, conflicting, unsupported) and the evidence chain.
 
+    \b
     Example: holokb answer "If a user is inactive for 20 minutes in v2.0, is their session valid?" --format json
+    Example: holokb answer --plan plan.json --as-of 2026-01-02
     """
     from ..answer import QueryPlan
     from ..answer.answering import AnswerOptions
 
+    data = read_bytes(plan, what="plan file") if plan is not None else None  # file problems first
     if (question is None) == (plan is None):
         raise Usage("give a question or --plan plan.json (one of them)")
     if format not in ("text", "json"):
@@ -127,7 +136,7 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
         raise Usage("--limit-facts, --limit-chunks and --timeout must be positive")
     subject: str | QueryPlan
     if plan is not None:
-        subject = QueryPlan.from_json(read_bytes(plan, what="plan file"), source=str(plan))
+        subject = QueryPlan.from_json(data, source=str(plan))  # type: ignore[arg-type]
     else:
         subject = question  # type: ignore[assignment]
     point = as_of_point(as_of, valid)

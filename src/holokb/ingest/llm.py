@@ -111,12 +111,21 @@ class RecordedClient:
     @staticmethod
     def load(path: str | Path) -> "RecordedClient":
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            raw = Path(path).read_bytes()
+        except OSError as e:
+            raise _err("HK843", f"cannot read LLM recordings {path}: {e.strerror}") from None
+        return RecordedClient.parse(raw, str(path))
+
+    @staticmethod
+    def parse(raw: bytes, name: str = "<recordings>") -> "RecordedClient":
+        """Recordings from the bytes of a recordings file (``name`` is for messages)."""
+        try:
+            data = json.loads(raw.decode("utf-8"))
             if data.get("format") != 1:
                 raise ValueError("format is not 1")
             return RecordedClient({r["key"]: r["response"] for r in data["responses"]})
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            raise _err("HK843", f"cannot read LLM recordings {path}: {e}") from None
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+            raise _err("HK843", f"cannot read LLM recordings {name}: {e}") from None
 
     def complete(self, prompt: str, *, model: str, temperature: float = 0.0, seed: int | None = 0,
                  response_format: ResponseFormat = ResponseFormat.JSON, max_tokens: int = 2048) -> str:
