@@ -6,7 +6,6 @@ that must exit 0.  The LUBM block (heavy: 100k triples, OWL 2 RL closure) runs w
 """
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import sys
