@@ -29,14 +29,14 @@ from .engine import Database, ProofNode, closure
 from .ledger import FactView, Ledger
 from .checking import ground
 from .closed_world import closed_relations, with_snapshot
-from .reasoning import _add_program_facts
+from .reasoning import add_program_facts
 from .solver import ActiveSet, Cardinality, EntailmentResult, SolverLimits, entails
 from .solver.active_set import relation_key
 from .vectors import DEFAULT_VECTORS, VectorCache
 from .vsa import VSAConfig, VectorSpace
 
 _ALL = Limits(max_results=None)
-#: Hits read per query term beyond what the round needs (see _nearest).
+#: Hits read per query term beyond what the round needs (see nearest_facts).
 _TERM_DEPTH = 512
 
 
@@ -162,7 +162,7 @@ class IntuitionLoop:
                                    (RoundReport(0, len(views), res.status, holds),), len(views), len(views),
                                    LoopStop.WHOLE_KB, res, score, proof, tuple(sorted(views)))
         space, _ = self.vectors.space(self.ledger, settings.vsa_config(), as_of)
-        base = self._closed_facts(views)
+        base = self.closed_facts(views)
         goal_terms = _goal_terms(goal)
         chosen: list[str] = []
         in_set: set[str] = set(base)
@@ -173,7 +173,7 @@ class IntuitionLoop:
         holds, score, proof = False, None, None
         for rnd in range(settings.max_rounds):
             want = settings.initial if rnd == 0 else settings.step
-            added = _nearest(space, terms, want, in_set, views)
+            added = nearest_facts(space, terms, want, in_set, views)
             if rnd > 0 and not added:
                 stop = LoopStop.STAGNATION
                 break
@@ -197,7 +197,7 @@ class IntuitionLoop:
             if time.monotonic() >= deadline:
                 stop = LoopStop.TIMEOUT
                 break
-            terms = list(goal_terms) + _entities(chosen, views, exclude=set(goal_terms))
+            terms = list(goal_terms) + entities_of(chosen, views, exclude=set(goal_terms))
         ids = tuple(sorted(in_set))
         return IntuitionResult(res.status, settings.strategy, settings.solver, tuple(rounds), len(ids), len(views),
                                stop, res, score, proof, ids)
@@ -224,13 +224,7 @@ class IntuitionLoop:
         ids = sorted({i for k in reads for i in index.get(k, ())}
                      | {i for k in reads if k[1] is None for i in index.get((k[0], "*", k[2]), ())})
         views = self.visible(as_of)
-        db = Database()
-        for i in ids:
-            v = views[i]
-            f = v.fact
-            db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id,
-                   negated=f.polarity == "negate")
-        _add_program_facts(db, program)
+        db = _database([views[i] for i in ids], program)
         model = closure(program, db, limits=Limits(max_results=None), record_proofs=False, valid_at=as_of.valid)
         args = tuple(a.term for a in goal.args if isinstance(a, Const))
         return model.contains(goal.predicate, args), model.contains(goal.predicate, args, negated=True)
@@ -264,7 +258,7 @@ class IntuitionLoop:
                                                    vocabulary=p.vocabulary, prefixes=p.prefixes, facts=p.facts)
         return hit
 
-    def _closed_facts(self, views: dict[str, FactView]) -> list[str]:
+    def closed_facts(self, views: dict[str, FactView]) -> list[str]:
         """Every visible fact of a relation read under ``not`` or in an aggregate, or one they depend
         on: the candidate set always holds them whole, so negation reads the KB's complete extension."""
         if not self._closed:
@@ -280,14 +274,8 @@ class IntuitionLoop:
     def _decide(self, goal: Atom, ids: Sequence[str], views: dict[str, FactView], settings: LoopSettings,
                 deadline: float, as_of: AsOf):
         facts = [views[i] for i in ids]
-        db = Database()
-        for v in facts:
-            f = v.fact
-            conf = max((e.confidence for e in v.evidence), default=1.0)
-            db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id, confidence=conf,
-                   negated=f.polarity == "negate")
         program = self._cone(goal)
-        _add_program_facts(db, program)
+        db = _database(facts, program)
         remaining = max(0.001, deadline - time.monotonic())
         model = closure(program, db, limits=Limits(max_results=None, timeout_s=remaining), record_proofs=True,
                         valid_at=as_of.valid)
@@ -297,7 +285,7 @@ class IntuitionLoop:
         proof = model.explain(goal.predicate, args, negated=goal.negated) if holds else None
         active = ActiveSet.from_program(program, [ground(v) for v in facts], self.cards)
         # `not`, aggregates and per-rule depths reach the solver as the engine computes them over the
-        # candidates (complete for the closed relations, see _closed_facts).
+        # candidates (complete for the closed relations, see closed_facts).
         cw = with_snapshot(active, db, limits=Limits(max_results=None, timeout_s=remaining), valid_at=as_of.valid)
         if cw.limit_hit is not None:
             return EntailmentResult("unknown", reason=f"budget: {cw.limit_hit}", limit_hit=cw.limit_hit), holds, \
@@ -305,6 +293,17 @@ class IntuitionLoop:
         lim = replace(settings.solver_limits,
                       timeout_ms=max(1, min(settings.solver_limits.timeout_ms, int(remaining * 1000))), max_rounds=1)
         return entails(cw.active, goal, backend=settings.solver, limits=lim), holds, score, proof
+
+
+def _database(views: Sequence[FactView], program: Program) -> Database:
+    """The engine's input: the facts (key = fact id, confidence = best evidence) and the program's own facts."""
+    db = Database()
+    for v in views:
+        f = v.fact
+        db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id,
+               confidence=max((e.confidence for e in v.evidence), default=1.0), negated=f.polarity == "negate")
+    add_program_facts(db, program)
+    return db
 
 
 def _body_atoms(r) -> list[Atom]:
@@ -356,7 +355,7 @@ def _goal_terms(goal: Atom) -> list[Term]:
     return list(dict.fromkeys(out))
 
 
-def _entities(ids: Sequence[str], views: dict[str, FactView], *, exclude: set) -> list[Term]:
+def entities_of(ids: Sequence[str], views: dict[str, FactView], *, exclude: set) -> list[Term]:
     seen: dict[Term, None] = {}
     for i in ids:
         f = views[i].fact
@@ -366,7 +365,7 @@ def _entities(ids: Sequence[str], views: dict[str, FactView], *, exclude: set) -
     return sorted(seen, key=lambda t: t.value)
 
 
-def _nearest(space: VectorSpace, terms: Sequence[Term], want: int, taken: set[str],
+def nearest_facts(space: VectorSpace, terms: Sequence[Term], want: int, taken: set[str],
              views: dict[str, FactView]) -> list[str]:
     """The ``want`` facts nearest to ``terms`` that are not taken yet and are visible unqualified facts.
 

@@ -28,7 +28,7 @@ from .answer.plan import AnswerForm, QueryPlan, Unplannable
 from .answer.answering import AnswerOptions, Answerer
 from .answer.retrieve import Retrieval, RetrievalRequest, rank_key, version_of
 from .core import AsOf, IRI, Limits, Term
-from .intuition import IntuitionLoop, LoopSettings, LoopStop, Strategy, _entities, _nearest
+from .intuition import IntuitionLoop, LoopSettings, LoopStop, Strategy, entities_of, nearest_facts
 from .ledger import FactView, Ledger
 from .vectors import DEFAULT_VECTORS, VectorCache
 from .vsa.lexicon import TermLexicon
@@ -121,14 +121,14 @@ def answer_with_intuition(ledger: Ledger, plan: QueryPlan | Unplannable, *, as_o
     space, _ = (vectors or DEFAULT_VECTORS).space(ledger, settings.vsa_config(), as_of)
     lexicon = TermLexicon(t for r in space.records.values() for t in (r.subject, r.predicate, r.object))
     goal_terms = _plan_terms(plan, lexicon)
-    ids: set[str] = set(loop._closed_facts(views))
+    ids: set[str] = set(loop.closed_facts(views))
     chosen: list[str] = []
     sizes: list[int] = []
     terms = list(goal_terms)
     answer: Answer | None = None
     stop = LoopStop.MAX_ROUNDS
     for rnd in range(settings.max_rounds):
-        added = _nearest(space, terms, settings.initial if rnd == 0 else settings.step, ids, views)
+        added = nearest_facts(space, terms, settings.initial if rnd == 0 else settings.step, ids, views)
         if rnd > 0 and not added:
             stop = LoopStop.STAGNATION
             break
@@ -143,7 +143,7 @@ def answer_with_intuition(ledger: Ledger, plan: QueryPlan | Unplannable, *, as_o
         if len(ids) >= len(views):
             stop = LoopStop.WHOLE_KB
             break
-        terms = list(goal_terms) + _entities(chosen, views, exclude=set(goal_terms))
+        terms = list(goal_terms) + entities_of(chosen, views, exclude=set(goal_terms))
     if answer is None:
         answer = Answer(None, Verdict.UNSUPPORTED, plan=plan, as_of=as_of,
                         missing=Missing(MissingKind.NOT_PROVED, "the index proposed no fact related to the question"))

@@ -169,6 +169,10 @@ def _add_program_facts(db: Database, program: Program | None) -> None:
         db.add(a.predicate, tuple(args), key=RuleFileRef(a.origin), negated=a.negated)
 
 
+#: The public name (the intuition loop builds engine inputs from candidate facts too).
+add_program_facts = _add_program_facts
+
+
 def mentioned_predicates(program: Program) -> set[str]:
     """Every predicate a rule head or body, constraint or query of the program mentions."""
     from .analysis.program import body_atoms
