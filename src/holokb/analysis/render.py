@@ -13,7 +13,7 @@ from ..core.terms import (
     Term,
 )
 from .program import (
-    Aggregate, Assignment, Atom, BodyItem, Comparison, Const, Expr, Negation, PredicateDecl, Program, Query,
+    Aggregate, Assignment, Atom, BodyItem, Call, Comparison, Const, Expr, Negation, PredicateDecl, Program, Query,
     Rule, Var,
 )
 
@@ -92,6 +92,8 @@ def expr_text(e: Expr, names: Names, nested: bool = False) -> str:
         return _var(e)
     if isinstance(e, Const):
         return term_text(e.term, names)
+    if isinstance(e, Call):
+        return f"{e.func}({', '.join(expr_text(a, names) for a in e.args)})"
     inner = f"{expr_text(e.left, names, True)} {e.op} {expr_text(e.right, names, True)}"
     return f"({inner})" if nested else inner
 
