@@ -80,7 +80,7 @@ FILE_PARAMS = [pytest.param(c, p, id=f"{c.name}-{p.name}") for c in COMMANDS for
 def test_the_cli_is_introspected():
     names = {c.name for c in COMMANDS}
     assert {"load", "facts", "query", "check", "eval deduction"} <= names
-    assert {c.name for c in COMMANDS if c.creates_ledger} == {"load", "demo"}
+    assert {c.name for c in COMMANDS if c.creates_ledger} == {"load", "demo", "ingest"}
     assert all(c.examples for c in COMMANDS), [c.name for c in COMMANDS if not c.examples]
 
 

@@ -10,7 +10,8 @@ import typer
 from ..core import HolokbError
 from ..core.inputs import read_bytes
 from .app import app
-from .common import AS_OF, DB, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, load_rules, open_kb, prefixes, short
+from ..core.inputs import not_found
+from .common import AS_OF, DB, DB_NEW, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, at_time, load_rules, open_kb, prefixes, short
 
 if TYPE_CHECKING:
     from ..answer import Answer, ChainEntry
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 @app.command()
 def ingest(paths: list[Path] = typer.Argument(..., help="Text documents (.txt, .md) to read."),
            doc_id: Optional[str] = typer.Option(None, "--doc-id", help="Document id (one file only; default: file name)."),
-           db: str = DB, at: Optional[str] = typer.Option(None, "--at", help="System time of the ingestion (default: now)."),
+           db: str = DB_NEW, at: Optional[str] = typer.Option(None, "--at", help="System time of the ingestion (default: now)."),
            version: Optional[str] = typer.Option(None, "--version", help="Policy version the document states (fact qualifier)."),
            valid_from: Optional[str] = typer.Option(None, "--valid-from", help="Default start of valid time of what it states."),
            extractor: str = typer.Option("english", "--extractor", help="english, context-units or llm."),
@@ -52,6 +53,8 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Text documents (.txt, .
     except HolokbError as e:
         raise Usage(f"--valid-from: {e.message}") from None
     budget = IngestBudget(max_bytes, max_chunks, max_facts_per_chunk, timeout, chunks_per_batch)
+    if llm_recordings is not None and not llm_recordings.exists():  # fail before any work, whatever --extractor
+        raise not_found(llm_recordings, what="recordings file")
     ext = _extractor(extractor, llm_url, llm_model, llm_recordings, vocabulary)
     replicas = tuple(ext.replica(i) for i in range(1, consistency_runs)) if consistency_runs > 1 and hasattr(ext, "replica") else ()
     reports = []
@@ -114,7 +117,9 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
            intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: reason over a candidate set the vector index proposes.")) -> None:
     """Answer with a verdict (supported, conflicting, unsupported) and the evidence chain.
 
+    \b
     Example: holokb answer "If a user is inactive for 20 minutes in v2.0, is their session valid?" --format json
+    Example: holokb answer --plan plan.json
     """
     from ..answer import QueryPlan
     from ..answer.answering import AnswerOptions
