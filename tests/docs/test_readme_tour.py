@@ -77,4 +77,5 @@ def test_the_tour_runs_in_a_fresh_project(tmp_path):
 
 @pytest.mark.conformance
 def test_the_lubm_tour_runs_in_a_fresh_project(tmp_path, corpora):
-    run_block(tour_blocks()[1], tmp_path, str(corpora))
+    (lubm,) = [b for b in tour_blocks() if b[0].startswith("holokb init lubm")]
+    run_block(lubm, tmp_path, str(corpora))
