@@ -46,33 +46,43 @@ class WorkerState:
     def __init__(self, spec: WorkerSpec):
         from ..kb import KnowledgeBase
         from ..reasoning import load_program
-        from ..sparql import SnapshotCache
+        from ..sparql.live import LiveCache
 
         self.kb = KnowledgeBase.open(spec.db, shapes=list(spec.shapes))
         program = load_program(spec.rules) if spec.rules is not None else self.kb.loaded_rules()
         self.program = program if program is not None else load_program([])
         self.rules_given = spec.rules is not None or program is not None
-        # Memory only: a disk cache shared by several workers would be pruned under a reader.
-        self.cache = SnapshotCache(size=4, disk=False)
+        # Memory only (a disk cache shared by several workers would be pruned under a reader), and
+        # kept current by each write's delta rather than rebuilt (sparql/live.py).
+        self.cache = LiveCache(size=4)
         self.prefixes = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, **dict(self.program.prefixes)}
         self._models: OrderedDict[tuple, Any] = OrderedDict()
 
     def derive(self, program: Any, *, as_of: Any, limits: Limits | None = None, record_proofs: bool = True) -> Any:
-        """``kb.derive`` with a small cache: the snapshot build and /explain at the same AsOf share one
-        closure until the ledger changes.  Keyed by the ledger's markers, the AsOf and the program;
-        budgets other than time are part of the key, and a closure a budget cut short is never kept."""
-        from ..sparql.snapshot import ledger_marker, program_hash
+        """``kb.derive`` with a small cache: the snapshot and /explain at the same AsOf share one
+        closure, and it outlives writes that cannot change it (``closure_affected``: no predicate the
+        rules read was touched at a system time the AsOf sees).  Keyed by the AsOf and the program;
+        budgets other than time are part of the key; a closure a budget cut short is never kept."""
+        from ..sparql.live import closure_affected
+        from ..sparql.snapshot import program_hash
 
         lim = limits or Limits.unbounded()
-        key = (ledger_marker(self.kb.ledger), as_of, program_hash(program),
-               (lim.max_depth, lim.max_derived, lim.max_edges))
-        model = self._models.get(key)
-        if model is not None:
-            self._models.move_to_end(key)
-            return model
-        model = self.kb.derive(program, as_of=as_of, limits=lim, record_proofs=True)
+        key = (as_of, program_hash(program), (lim.max_depth, lim.max_derived, lim.max_edges))
+        ledger = self.kb.ledger
+        with ledger.read_transaction():  # the marker and the closure's input: one committed state
+            marker = ledger.change_marker()
+            hit = self._models.get(key)
+            if hit is not None and hit[0] != marker:
+                if closure_affected(ledger.changes_since(hit[0], as_of), program, as_of):
+                    hit = None
+                else:
+                    hit = self._models[key] = (marker, hit[1])
+            if hit is not None:
+                self._models.move_to_end(key)
+                return hit[1]
+            model = self.kb.derive(program, as_of=as_of, limits=lim, record_proofs=True)
         if not model.truncated:
-            self._models[key] = model
+            self._models[key] = (marker, model)
             while len(self._models) > 4:
                 self._models.popitem(last=False)
         return model
