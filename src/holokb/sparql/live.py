@@ -97,8 +97,9 @@ class LiveCache:
         self.size = size
         self._lru: OrderedDict[tuple, _Live] = OrderedDict()
         self._views = SnapshotCache(size=2, disk=False)
-        #: how each ``get`` was served, for tests and the bench: "hit", "delta", "rebuild"
+        #: how the last ``get`` was served ("hit", "delta", "rebuild"; tests) and what it returned
         self.last: str = ""
+        self.current: Snapshot | None = None
 
     def clear(self) -> None:
         self._lru.clear()
@@ -108,7 +109,8 @@ class LiveCache:
             limits: Limits | None = None, derive: Any = None) -> Snapshot:
         """The current store for (kind, AsOf, rules): as it was, brought up to date, or built now."""
         if kind == "ledger":
-            return self._views.get(ledger, kind, as_of, None, limits, derive)
+            self.current = self._views.get(ledger, kind, as_of, None, limits, derive)
+            return self.current
         rules = program_hash(program) if derive is not None else ""
         lim = "" if not rules or limits is None else repr(replace(limits, timeout_s=None, ends_at=None,
                                                                   max_results=None))
@@ -121,7 +123,8 @@ class LiveCache:
             if live is not None and live.marker == marker:
                 self._lru.move_to_end(key)
                 self.last = "hit"
-                return live.snapshot(False)
+                self.current = live.snapshot(False)
+                return self.current
             if live is None:
                 live = self._build(ledger, as_of, program, rules, lim, limits, derive, marker)
                 self.last = "rebuild"
@@ -132,7 +135,8 @@ class LiveCache:
         self._lru.move_to_end(key)
         while len(self._lru) > self.size:
             self._lru.popitem(last=False)
-        return live.snapshot(True)
+        self.current = live.snapshot(True)
+        return self.current
 
     def _closure(self, live_or_none: _Live | None, ledger: Any, as_of: AsOf, program: Program | None,
                  limits: Limits | None, derive: Any) -> tuple[Any, set[Quad] | None, bool, LimitHit | None]:
