@@ -3,7 +3,9 @@ which ledger version and AsOf it reflects; point lookups go to the fast lane."""
 from __future__ import annotations
 
 from holokb.core import parse_instant
-from holokb.server.lanes import is_point_query
+from holokb.core import AsOf
+from holokb.server.jobs import FactsRead, LoadFiles, SparqlQuery, StatsRead
+from holokb.server.lanes import Lane, is_point_query, lane_of
 
 from _serving import TOKEN, serve
 
@@ -67,3 +69,16 @@ def test_point_lookups_are_told_from_other_queries():
               f"SELECT (COUNT(*) AS ?n) {{ <{EX}a> ?p ?o }}", f"SELECT ?x {{ _:b <{EX}p> ?x }}",
               f"SELECT ?x {{ <{EX}a> <{EX}p> 12 }}"):
         assert not is_point_query(q), q
+
+
+def test_jobs_go_to_their_lanes():
+    def sparql(q, view=False):
+        return SparqlQuery(q, AsOf.latest(), "json", "application/sparql-results+json", ledger_view=view)
+
+    assert lane_of(sparql(POINT)) is Lane.FAST
+    assert lane_of(sparql(POINT, view=True)) is Lane.GENERAL  # the ledger view is large
+    assert lane_of(sparql(JOIN)) is Lane.GENERAL
+    assert lane_of(FactsRead("ex:a", None, AsOf.latest(), 10)) is Lane.FAST
+    assert lane_of(FactsRead("ex:a", None, AsOf.latest(), 10, derived=True)) is Lane.GENERAL  # a closure
+    assert lane_of(LoadFiles((("a.nt", b""),), 1)) is Lane.WRITE
+    assert lane_of(StatsRead()) is Lane.GENERAL

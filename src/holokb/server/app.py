@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from .asgi import NOTE, Guard, problem_response_parts
 from .config import ServerConfig
 from .errors import BadRequest, HttpProblem, Problem
-from .lanes import is_fast
+from .lanes import Lane, lane_of
 from .jobs import (
     AnswerQuestion, AskQuery, ExplainFact, FactsRead, HistoryRead, IngestText, Job, LoadFiles, Reply, SparqlQuery,
     SparqlUpdate, StatsRead,
@@ -56,6 +56,9 @@ class Server:
         # Point lookups get workers of their own (server/lanes.py): never queued behind heavy work.
         self.fast = WorkerPool(WorkerSpec(config.db, config.rules, config.shapes, warm=True), size=config.fast_workers,
                                max_pending=config.max_pending) if config.fast_workers else None
+        # Writes: one worker of their own (never queued behind heavy reads; one writer at a time).
+        self.writer = WorkerPool(WorkerSpec(config.db, config.rules, config.shapes), size=1,
+                                 max_pending=config.max_pending) if config.write_token else None
         self._last_write = 0
 
     def write_time(self) -> int:
@@ -64,8 +67,11 @@ class Server:
         self._last_write = max(_now_ms(), self._last_write + 1)
         return self._last_write
 
+    def _pools(self) -> list[WorkerPool]:
+        return [p for p in (self.pool, self.fast, self.writer) if p is not None]
+
     async def start(self) -> None:
-        pools = [self.pool] + ([self.fast] if self.fast else [])
+        pools = self._pools()
         results = await asyncio.gather(*(p.start() for p in pools), return_exceptions=True)
         errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
@@ -73,12 +79,13 @@ class Server:
             raise errors[0]
 
     async def close(self) -> None:
-        for p in [self.pool] + ([self.fast] if self.fast else []):
+        for p in self._pools():
             await p.close()
 
     async def run(self, request: Request, job: Job) -> Response:
-        # The fast lane while it has a worker (a replacement may be starting), else the general one.
-        pool = self.fast if self.fast is not None and self.fast.pids and is_fast(job) else self.pool
+        # A lane's own pool while it has a worker (a replacement may be starting), else the general one.
+        lane = {Lane.FAST: self.fast, Lane.WRITE: self.writer}.get(lane_of(job))
+        pool = lane if lane is not None and lane.pids else self.pool
         out = await pool.run(job, timeout_s=self.config.timeout_s)
         if isinstance(out, Problem):
             raise HttpProblem(out)

@@ -1,11 +1,13 @@
 """Which lane a job runs in: the fast lane for lookups whose cost is bounded by one entity's
-statements, the general lane for everything else.
+statements, the write lane for writes, the general lane for everything else.
 
 The general lane runs LUBM-style joins, closures and answers, which take hundreds of milliseconds
 to seconds; a point query queued behind them waits that long although its own work takes half a
 millisecond.  So point lookups get worker processes of their own (at normal CPU priority, while
 the general lane's workers run niced), and never queue behind heavy work.  Both lanes keep the
-same deadline (a fast-lane worker past it is killed like any other).
+same deadline (a fast-lane worker past it is killed like any other).  Writes get one worker of
+their own too: they never wait for heavy reads to finish, and they run one at a time in one
+process (SQLite takes one writer anyway); that worker builds no snapshot unless asked to read.
 
 The test is syntactic and conservative — a wrong "no" only costs latency, so anything unusual is
 general: a SELECT or ASK whose WHERE is one flat group of at most :data:`MAX_PATTERNS` triple
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import re
 
-from .jobs import FactsRead, HistoryRead, Job, SparqlQuery
+import enum
+
+from .jobs import FactsRead, HistoryRead, IngestText, Job, LoadFiles, SparqlQuery, SparqlUpdate
 
 MAX_PATTERNS = 6
 
@@ -72,10 +76,18 @@ def is_point_query(text: str) -> bool:
     return 0 < patterns <= MAX_PATTERNS and variable_predicates <= 1
 
 
-def is_fast(job: Job) -> bool:
-    """Whether ``job`` belongs in the fast lane."""
+class Lane(enum.Enum):
+    FAST = "fast"
+    WRITE = "write"
+    GENERAL = "general"
+
+
+def lane_of(job: Job) -> Lane:
+    """The lane ``job`` belongs in."""
+    if isinstance(job, (LoadFiles, IngestText, SparqlUpdate)):
+        return Lane.WRITE
     if isinstance(job, SparqlQuery):
-        return not job.ledger_view and is_point_query(job.text)
+        return Lane.FAST if not job.ledger_view and is_point_query(job.text) else Lane.GENERAL
     if isinstance(job, FactsRead):
-        return not job.derived
-    return isinstance(job, HistoryRead)
+        return Lane.GENERAL if job.derived else Lane.FAST
+    return Lane.FAST if isinstance(job, HistoryRead) else Lane.GENERAL
