@@ -129,6 +129,9 @@ def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], 
                         stats[kind].append(ms)
                     else:
                         errors[kind] += 1
+                        errors[f"{kind} {status}"] += 1  # which status (0: connection failed)
+                        if errors[f"{kind} {status}"] == 1 and status >= 500:  # say why, once per kind and status
+                            print(f"  first {kind} {status}: {body[:300]!r}", file=sys.stderr)
                 if kind == "batch-check" and status == 200:
                     rows = json.loads(body)["results"]["bindings"]
                     bad = sum(1 for b in rows if int(b["n"]["value"]) != writer["batch"])
@@ -151,6 +154,7 @@ def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], 
                     stats["write"].append(ms)
                 else:
                     errors["write"] += 1
+                    errors[f"write {status}"] += 1
             if status == 200:  # read it back at once: the whole batch, labelled with the write's version or later
                 version = json.loads(wbody).get("version", 0)  # servers before the version label: 0
                 q = f"SELECT ?x WHERE {{ <http://example.org/batch{writer['tag']}_{k}> <{MEMBER}> ?x }}"
@@ -184,11 +188,14 @@ def report(title: str, res: dict, answer_label: str) -> None:
         xs = res["stats"].get(kind, [])
         if not xs and not res["errors"].get(kind):
             continue
-        total += len(xs)
+        total += len(xs) if kind != "write→visible" else 0  # a span of two requests, not one
         label = answer_label if kind == "answer" else kind
         print(f"{label:<12} {len(xs):>9} {len(xs) / res['wall']:>8.1f} {pct(xs, 50):>8.1f} {pct(xs, 95):>8.1f} "
               f"{pct(xs, 99):>8.1f} {res['errors'].get(kind, 0):>7}")
     print(f"{'all':<12} {total:>9} {total / res['wall']:>8.1f}")
+    by_status = {k: v for k, v in res["errors"].items() if " " in k}
+    if by_status:
+        print("errors by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(by_status.items())))
     if res["checks"]:
         print(f"partial batches seen: {res['partial']} in {res['checks']} checks; stale reads after a write: "
               f"{res['stale']} in {len(res['stats'].get('write', []))} writes")
@@ -246,13 +253,13 @@ def main() -> None:
         proc = subprocess.Popen([sys.executable, "-m", "holokb", "serve", "--db", str(db), "--port", str(port),
                                  "--workers", str(args.workers), *lanes, "--rules", str(ROOT / "rules" / "example.hkr"),
                                  "--quiet", "--timeout", "30", "--max-pending", "256"],
-                                cwd=tmp, env=env, stderr=subprocess.PIPE, text=True)
+                                cwd=tmp, env=env, stderr=open(Path(tmp) / "server.err", "w"), text=True)
         try:
             c = Client(port)
             t0 = time.monotonic()
             while c.request("GET", "/healthz")[0] != 200:
                 if proc.poll() is not None or time.monotonic() - t0 > 120:
-                    sys.exit(f"server did not start: {proc.stderr.read() if proc.poll() is not None else 'timeout'}")
+                    sys.exit(f"server did not start: {(Path(tmp) / 'server.err').read_text()[-2000:]}")
                 time.sleep(0.2)
             print(f"server up in {time.monotonic() - t0:.1f} s with {args.workers} workers "
                   f"{' '.join(lanes) or '(server defaults for lanes)'}; code from {ROOT}")
@@ -288,6 +295,9 @@ def main() -> None:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+            err = (Path(tmp) / "server.err").read_text(errors="replace").strip()
+            if err:  # what the server (and its workers) said on stderr: crashes, replacements
+                print("server stderr (last 3000 chars):\n" + err[-3000:])
 
 
 if __name__ == "__main__":
