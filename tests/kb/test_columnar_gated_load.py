@@ -80,8 +80,9 @@ terms = st.sampled_from([IRI(EX + c) for c in "abcd"] + [IRI("http://www.w3.org/
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(terms, terms, terms), max_size=25), st.booleans(), st.booleans())
-def test_columnar_batch_view_equals_the_rdflib_view(triples, literals, predicates):
+@given(st.lists(st.tuples(terms, terms, terms), max_size=25), st.booleans(), st.booleans(),
+       st.sets(st.sampled_from([IRI(EX + c) for c in "abcd"])))
+def test_columnar_batch_view_equals_the_rdflib_view(triples, literals, predicates, classes):
     triples = [(s, p, o) for s, p, o in triples if isinstance(s, IRI) and isinstance(p, IRI)]
     uniq = list(dict.fromkeys(t for tr in triples for t in tr))
     index = {t: i for i, t in enumerate(uniq)}
@@ -89,7 +90,15 @@ def test_columnar_batch_view_equals_the_rdflib_view(triples, literals, predicate
     g = Graph()
     for s, p, o in triples:
         g.add((to_rdflib(s), to_rdflib(p), to_rdflib(o)))
-    assert view(batch, literals=literals, predicates=predicates) == view(g, literals=literals, predicates=predicates)
+    full = view(g, literals=literals, predicates=predicates)
+    assert view(batch, literals=literals, predicates=predicates) == full
+    # Asked for the classes shapes target, the columnar view keeps just the nodes with one of them.
+    wanted = {to_rdflib(c) for c in classes}
+    narrow = view(batch, literals=literals, predicates=predicates, classes=wanted)
+    assert narrow.types == {n: ts for n, ts in full.types.items() if ts & wanted}
+    assert (narrow.nodes, narrow.subject_predicates, narrow.object_predicates) == (
+        full.nodes, full.subject_predicates, full.object_predicates)
+    assert narrow.nodes & wanted == full.nodes & wanted  # the gate intersects nodes with by_node's keys
     assert len(batch) == len(g) and set(batch) == set(g)
     for s, p, o in triples[:3]:
         pat = (to_rdflib(s), None, None)

@@ -8,7 +8,8 @@ view computed from integer columns (no rdflib ``Graph`` of the whole load is eve
 """
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Set
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 from rdflib import Literal as RLiteral
@@ -75,8 +76,9 @@ class PlainBatch:
         for s, _, o in self.triples((None, predicate, None)):
             yield s, o
 
-    def batch_view(self, *, literals: bool, predicates: bool):
-        """The gate's :class:`~holokb.shapes.batchview.BatchView`, from the integer columns."""
+    def batch_view(self, *, literals: bool, predicates: bool, classes: Set[Node] | None = None):
+        """The gate's :class:`~holokb.shapes.batchview.BatchView`, from the integer columns.  With
+        ``classes``, ``types`` holds only the nodes with one of them (the others convert nothing)."""
         from ..shapes.batchview import BatchView
 
         rows = self._rows
@@ -86,11 +88,15 @@ class PlainBatch:
         if not literals:
             objects = objects[[isinstance(terms[i], IRI) for i in objects.tolist()]] if len(objects) else objects
         subjects = np.unique(rows[:, 0])
-        nodes = {node(i) for i in np.union1d(subjects, objects).tolist()}
+        nodes = _LazyNodes(np.union1d(subjects, objects), node)
         type_ids = [i for i in np.unique(rows[:, 1]).tolist() if terms[i] == IRI(RDF_TYPE)]
         types: dict[Node, set[Node]] = {}
         if type_ids:
-            for s, o in rows[np.isin(rows[:, 1], type_ids)][:, [0, 2]].tolist():
+            typed = rows[np.isin(rows[:, 1], type_ids)]
+            if classes is not None:  # only subjects with a wanted class, and all their classes
+                wanted = [i for i in np.unique(typed[:, 2]).tolist() if node(i) in classes]
+                typed = typed[np.isin(typed[:, 0], typed[np.isin(typed[:, 2], wanted), 0])]
+            for s, o in typed[:, [0, 2]].tolist():
                 types.setdefault(node(s), set()).add(node(o))
         subj: dict[Node, set[Node]] = {}
         obj: dict[Node, set[Node]] = {}
@@ -103,3 +109,32 @@ class PlainBatch:
                     obj.setdefault(n, set()).add(node(p))
         return BatchView(nodes, {k: frozenset(v) for k, v in types.items()},
                          {k: frozenset(v) for k, v in subj.items()}, {k: frozenset(v) for k, v in obj.items()})
+
+
+class _LazyNodes(Set):
+    """The batch's nodes as rdflib terms, converted on first use: a gate whose shapes only target
+    classes (and whose ledger holds no types) never looks at them, and a large load has many."""
+
+    def __init__(self, ids: np.ndarray, node: Callable[[int], Node]):
+        self._ids = ids
+        self._node = node
+        self._set: frozenset[Node] | None = None
+
+    def _nodes(self) -> frozenset[Node]:
+        if self._set is None:
+            node = self._node
+            self._set = frozenset(node(i) for i in self._ids.tolist())
+        return self._set
+
+    def __contains__(self, n: object) -> bool:
+        return n in self._nodes()
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self._nodes())
+
+    def __len__(self) -> int:
+        return len(self._nodes())  # two indices may be one term (e.g. language tags in two cases)
+
+    @classmethod
+    def _from_iterable(cls, it) -> frozenset[Node]:  # what `&`, `|`, `-` build (Set's mixins call cls(it))
+        return frozenset(it)
