@@ -33,6 +33,8 @@ from .sql import FACT_MAGIC
 from .views import term_row
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .store import Ledger
     from .writes import Batch
 
@@ -65,6 +67,9 @@ class StagedPlain:
     new_terms: dict[Term, int] = field(default_factory=dict)
     facts: int = 0
     next_term: int = 0
+    #: The distinct triples as rows of term indices (file order), when no two term indices share a
+    #: term id (then distinct ids are distinct indices and the gate need not deduplicate again).
+    unique_rows: "np.ndarray | None" = None
 
     def write(self, b: "Batch") -> int:
         """Copy the staged rows into the ledger inside batch ``b``; the number of spans written."""
@@ -178,6 +183,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
     # Every plain fact has no qualifiers and affirms.
     fact_tail = b"\x00\x00\x00\x00\x01"
     fid = staged.first_fact
+    kept_rows: list = []  # per chunk, the kept triples as term-index rows
 
     def write(term_rows: list, fact_rows: list) -> None:
         # sqlite3 holds the GIL only to bind parameters, so the inserts overlap the next chunk's parse.
@@ -241,6 +247,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                     fact_rows = list(chain.from_iterable(zip(
                         range(fid, fid + len(kept)), hashes, *(rows[kept, c].tolist() for c in range(3)))))
                     fid += len(kept)
+                    kept_rows.append(a.reshape(-1, 3)[kept])
                 if pending is not None:
                     pending.result()
                 pending = writer.submit(write, term_rows, fact_rows)
@@ -250,6 +257,8 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 pending.result()
     staged.facts = fid - staged.first_fact
     staged.next_term = next_id
+    if len(np.unique(tid)) == len(tid):  # term index -> id is one-to-one
+        staged.unique_rows = np.concatenate(kept_rows) if kept_rows else np.zeros((0, 3), dtype=np.int64)
 
 
 def plain_records(terms: Sequence[Term], spo: Sequence[int]) -> Iterator[SpanRecord]:

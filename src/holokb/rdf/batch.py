@@ -22,16 +22,12 @@ from .terms import to_rdflib
 class PlainBatch:
     """A read-only, duplicate-free view of columnar plain triples (``terms``, flat ``spo`` indices)."""
 
-    def __init__(self, terms: Sequence[Term], spo: Sequence[int]):
+    def __init__(self, terms: Sequence[Term], spo: Sequence[int], *, distinct: np.ndarray | None = None):
+        """``spo``: flat (s, p, o) indices into ``terms``, duplicates allowed.  ``distinct``, when
+        given, is the same triples as rows without duplicates (e.g. what staging kept) and is used
+        as is."""
         self._terms = terms
-        a = np.asarray(spo, dtype=np.int64).reshape(-1, 3)
-        n = max(len(terms), 1)
-        if len(a) and n < 2_000_000:  # one int64 key per triple: a 1-D unique is far cheaper than axis=0
-            key = np.unique((a[:, 0] * n + a[:, 1]) * n + a[:, 2])
-            a = np.stack((key // (n * n), key // n % n, key % n), axis=1)
-        elif len(a):
-            a = np.unique(a, axis=0)
-        self._rows = a
+        self._rows = _distinct(spo, len(terms)) if distinct is None else np.asarray(distinct, dtype=np.int64)
         self._nodes: dict[int, Node] = {}
         self._index: dict[int, dict[Node, list[int]]] = {}
 
@@ -109,6 +105,16 @@ class PlainBatch:
                     obj.setdefault(n, set()).add(node(p))
         return BatchView(nodes, {k: frozenset(v) for k, v in types.items()},
                          {k: frozenset(v) for k, v in subj.items()}, {k: frozenset(v) for k, v in obj.items()})
+
+
+def _distinct(spo: Sequence[int], terms: int) -> np.ndarray:
+    """The distinct rows of flat (s, p, o) indices (sorted)."""
+    a = np.asarray(spo, dtype=np.int64).reshape(-1, 3)
+    n = max(terms, 1)
+    if len(a) and n < 2_000_000:  # one int64 key per triple: a 1-D unique is far cheaper than axis=0
+        key = np.unique((a[:, 0] * n + a[:, 1]) * n + a[:, 2])
+        return np.stack((key // (n * n), key // n % n, key % n), axis=1)
+    return np.unique(a, axis=0) if len(a) else a
 
 
 class _LazyNodes(Set):
