@@ -28,6 +28,7 @@ from ..core.errors import LedgerError
 from ..core.fact import Fact, SpanRecord, encode_term
 from ..core.terms import IRI, Term
 from ..core.time import MIN_TIME, Interval
+from .columns import distinct
 from .schema import BULK_INDEXES
 from .sql import FACT_MAGIC
 from .views import term_row
@@ -257,7 +258,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 pending.result()
     staged.facts = fid - staged.first_fact
     staged.next_term = next_id
-    if len(np.unique(tid)) == len(tid):  # term index -> id is one-to-one
+    if (tid > 0).all() and len(distinct(tid)) == len(tid):  # term index -> id is one-to-one
         staged.unique_rows = np.concatenate(kept_rows) if kept_rows else np.zeros((0, 3), dtype=np.int64)
 
 
