@@ -41,15 +41,17 @@ _LITERAL = (rb'"[^"\\\n\r]*(?:\\.[^"\\\n\r]*)*"'
 _TERM = re.compile(_IRI + rb"|" + _BNODE + rb"|" + _LITERAL).fullmatch
 
 
-def line_blocks(data: bytes, size: int = _BLOCK) -> Iterator[tuple[int, bytes]]:
-    """(number of lines before the block, block) for blocks of whole lines of about ``size`` bytes."""
+def line_blocks(data: bytes, size: int = _BLOCK) -> Iterator[tuple[int, bytes, int]]:
+    """(number of lines before the block, block, number of lines in it) for blocks of whole lines
+    of about ``size`` bytes (a last line without a newline counts)."""
     start, lines, n = 0, 0, len(data)
     while start < n:
         end = data.find(b"\n", start + size)
         end = n if end < 0 else end + 1
         block = data[start:end]
-        yield lines, block
-        lines += block.count(b"\n")
+        newlines = block.count(b"\n")
+        yield lines, block, newlines + (not block.endswith(b"\n"))
+        lines += newlines
         start = end
 
 
@@ -66,11 +68,13 @@ class TokenReader:
         self._index_of = index_of
         self._tokens: dict[bytes, int] = {}
 
-    def block(self, block: bytes) -> list[int] | None:
+    def block(self, block: bytes, lines: int | None = None) -> list[int] | None:
         """Flat (s, p, o) term indices of the block's triples, or None when the block needs the
-        general parser (nothing was registered then, unless ``index_of`` raised)."""
+        general parser (nothing was registered then, unless ``index_of`` raised).  ``lines``: the
+        block's number of lines when the caller counted them already."""
         rows = _LINE.findall(block)
-        lines = block.count(b"\n") + (not block.endswith(b"\n"))
+        if lines is None:
+            lines = block.count(b"\n") + (not block.endswith(b"\n"))
         if len(rows) != lines or not rows:
             return None  # some line is not "S P O ." (comment, blank, spacing, graph name...)
         tokens = self._tokens

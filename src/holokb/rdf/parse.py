@@ -342,8 +342,8 @@ class _PlainReader:
             lambda doc: [q.object for q in ox.parse(doc, format=ox.RdfFormat.N_TRIPLES,  # type: ignore[attr-defined]
                                                     base_iri=self.src.base_iri)],
             self.new)
-        for lines_before, block in line_blocks(self.src.data):
-            spo = tokens.block(block)
+        for lines_before, block, lines in line_blocks(self.src.data):
+            spo = tokens.block(block, lines)
             if spo is None:
                 try:
                     yield from self._general(block, lines_before)
