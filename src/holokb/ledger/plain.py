@@ -65,7 +65,6 @@ class StagedPlain:
     terms: list[Term] = field(default_factory=list)
     spo: list[int] = field(default_factory=list)
     canon_ids: dict[bytes, int] = field(default_factory=dict)
-    new_terms: dict[Term, int] = field(default_factory=dict)
     facts: int = 0
     next_term: int = 0
     #: The distinct triples as rows of term indices (file order), when no two term indices share a
@@ -99,7 +98,9 @@ class StagedPlain:
         for _, sql in BULK_INDEXES:
             db.execute(sql)
         _clear(db)
-        b._terms.adopt(self.new_terms, self.canon_ids, self.next_term)
+        # The batch's term -> id cache is left out: hashing every new term object cost more
+        # than the lookups it saves (ids are found through ``canon_ids`` or the file).
+        b._terms.adopt({}, self.canon_ids, self.next_term)
         b._next_fact = b._next_sid = self.first_fact + self.facts
         b._new += self.facts
         return self.facts
@@ -174,7 +175,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
     import numpy as np
 
     terms, spo_all = staged.terms, staged.spo
-    by_canon, new = staged.canon_ids, staged.new_terms
+    by_canon = staged.canon_ids
     canon: list[bytes] = []          # by term index
     tid = np.zeros(0, dtype=np.int64)  # term index -> term id (0: not yet assigned)
     next_id = staged.first_term
@@ -210,15 +211,17 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                     # Ids in order of first occurrence (s, p, o per triple), as the record path interns.
                     missing = a[unset]
                     u, first = np.unique(missing, return_index=True)
-                    for i in u[np.argsort(first, kind="stable")].tolist():
+                    order = u[np.argsort(first, kind="stable")].tolist()
+                    got = []
+                    for i in order:
                         c = canon[i]
                         t = by_canon.get(c)
                         if t is None:
                             t = by_canon[c] = next_id
                             next_id += 1
                             term_rows.extend((t, *term_row(terms[i]), bytearray(c)))
-                        tid[i] = t
-                        new[terms[i]] = t
+                        got.append(t)
+                    tid[order] = got
                     ids = tid[a]
                 rows = ids.reshape(-1, 3)
                 if next_id < 1 << _KEY_BITS:
