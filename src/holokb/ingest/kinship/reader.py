@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ...core import IRI, Fact, Interval
@@ -35,7 +36,7 @@ from ..english.reading import ReadFact, Reading, ReadSkip, SkipCode, SourceSpan
 from .compose import compose
 from .lexicon import KinshipLexicon, KinWord, kinship_lexicon
 from .story import Person, ReadChoice, StoryReading, Unnamed
-from .text import Kind, Tok, sentences, tokens
+from .text import Kind, Tok, finite_verb, sentences, tokens
 
 _ARTICLES = frozenset({"the", "a", "an", "one", "own", "only", "other", "two", "three", "both"})
 _BE = frozenset({"is", "was", "are", "were", "be", "been", "being", "'s"})
@@ -76,10 +77,7 @@ class _Phrase:
         if self.holders:
             return self.holders[0]
         if len(self.possessors) == 1:
-            p = self.possessors[0]
-            if isinstance(p, str):
-                return Unnamed(p, (self.kin.relation,), self.kin.gender)
-            return Unnamed(p.anchor, p.path + (self.kin.relation,), self.kin.gender)
+            return _through(self.possessors[0], self.kin)
         return None
 
 
@@ -91,6 +89,8 @@ class _Context:
     mentions: list[Person] = field(default_factory=list)
     pending: _Phrase | None = None
     couple: list[str] = field(default_factory=list)
+    owned: dict = field(default_factory=dict)   # person → holders of the phrases they certainly own
+    groups: list = field(default_factory=list)  # the groups of people the sentence named ("their")
 
 
 class KinshipReader:
@@ -163,6 +163,10 @@ class KinshipReader:
 
     def _facts(self, rel: str, possessor: Person, holder: str, span: SourceSpan) -> tuple[ReadFact, ...]:
         iri = self.lexicon.iri(rel)
+        if isinstance(possessor, str) and possessor.startswith("?") or holder.startswith("?"):
+            return ()  # someone the record does not name: states nothing about the story's people
+        if isinstance(possessor, Unnamed) and possessor.anchor.startswith("?"):
+            return ()
         if isinstance(possessor, str):
             if possessor == holder:
                 return ()
@@ -212,6 +216,28 @@ class _Sentence:
     def gender(self, p: Person) -> str:
         return p.gender if isinstance(p, Unnamed) else self.genders.get(p, "")
 
+    def fits(self, p: Person, gender: str) -> bool:
+        """Whether a pronoun of ``gender`` can refer to ``p`` (a person without brackets may be anyone)."""
+        return self.gender(p) == gender or _unknown(p)
+
+    def plain_name(self, k: int) -> str | None:
+        """"?Brandon" for a capitalised word no dictionary knows ("dearly.Brandon shared …", "his
+        daughter Alice gave birth"): a person the record does not name, who may be a pronoun's antecedent."""
+        t = self.t(k)
+        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.low in _CLOSED:
+            return None
+        if self.lex.kin(t.text) or t.low in self.lex.pronouns or t.low in self.lex.subject_pronouns:
+            return None
+        if _known_word(t.low):
+            return None
+        prev, nxt = self.t(k - 1), self.t(k + 1)
+        if prev is not None and prev.kind is Kind.WORD and (prev.low in _CLOSED or prev.low in ("last", "next")):
+            return None  # "on Saturday", "to Mexico", "the Cavaliers"
+        subject_like = prev is None or prev.kind is Kind.PUNCT or self.kin_at(k - 1) is not None
+        if subject_like or nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and finite_verb(nxt.low)):
+            return "?" + t.text
+        return None
+
     def kin_at(self, i: int) -> KinWord | None:
         t = self.t(i)
         return self.lex.kin(t.text) if t is not None and t.kind is Kind.WORD else None
@@ -244,6 +270,8 @@ class _Sentence:
         i = 0
         while i < min(len(toks), 4) and toks[i].kind is Kind.WORD and toks[i].low not in self.lex.subject_pronouns \
                 and toks[i].low not in self.lex.pronouns and not self.kin_at(i) and toks[i].low not in ("the", "they"):
+            if self.plain_name(i):
+                return [self.plain_name(i)]
             i += 1
         if i < len(toks) and toks[i].kind is Kind.PUNCT:
             i += 1
@@ -295,9 +323,10 @@ class _Sentence:
                 ph.possessors = [owner.text]
             elif self.kin_at(j - 1):
                 prev = next((p for p in self.phrases if p.pos == j - 1), None)
-                person = prev.person() if prev is not None else None
-                if person is not None:
-                    ph.possessors = [person]
+                if prev is not None:  # "his sister's son": through an unnamed person, for each reading of "his"
+                    ph.possessors = [prev.holders[0]] if prev.holders else [
+                        _through(p, prev.kin) for p in prev.possessors]
+                    ph.group, ph.reason = prev.group, prev.reason
                 ph.start = prev.start if prev is not None else j - 1
         elif det is not None and det.kind is Kind.NAME and j == i - 1 and not _is_name(self.t(i + 1)) \
                 and not self.w(i + 1, "of", "to"):
@@ -396,8 +425,24 @@ class _Sentence:
         k = s - 1
         while k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _ARTICLES | _ADVERBS | {"of"}:
             k -= 1
+        if k >= 1 and self.toks[k].is_word("and") and self.w(ph.pos + 1, "of", "to"):
+            b = k - 1
+            while b >= 0 and self.toks[b].kind is Kind.WORD and b >= k - 4 and self.toks[b].low not in _BE:
+                b -= 1
+            if b >= 1 and self.toks[b].low in _BE and _is_name(self.t(b - 1)) and not any(
+                    self.kin_at(x) for x in range(b, k)):
+                return self.t(b - 1).text
+        if k >= 0 and self.toks[k].is_word("and") and len(self.phrases) >= 2 and self.phrases[-2].holders \
+                and self.w(self.phrases[-2].pos + 1, "of", "to"):
+            return self.phrases[-2].holders[0]  # "[R] is grandson of [G] and brother of [J]"
         if k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _BE:
             b = k - 1
+            if self.w(b, "and"):  # "[L] is a female and is the granddaughter of [J]"
+                b -= 1
+                while b >= 0 and self.toks[b].kind is Kind.WORD and b >= k - 6 and self.toks[b].low not in _BE:
+                    b -= 1
+                if b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE:
+                    b -= 1
             while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that"}:
                 b -= 1
             if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
@@ -461,10 +506,31 @@ class _Sentence:
         return [], False
 
     def _group_before(self, j: int) -> list[Person]:
-        names = [t.text for t in self.toks[:j] if t.kind is Kind.NAME]
-        if names:
-            return list(dict.fromkeys(names))
-        return [p for p in self.ctx.subject if isinstance(p, str)] or []
+        """Who "their" at ``j`` refers to: the one group named before it in the sentence (a coordinated
+        subject, the holders of a plural phrase), else the sentence's subject, else the previous
+        sentence's one group; nobody when there are several groups."""
+        groups = self._groups(j)
+        if len(groups) == 1:
+            return groups[0]
+        if groups or len(self.ctx.groups) > 1:
+            return []
+        if self.ctx.groups:
+            return self.ctx.groups[0]
+        return [p for p in self.subject if isinstance(p, str)]
+
+    def _groups(self, j: int) -> list[list[str]]:
+        out = []
+        subject = [p for p in self.subject if isinstance(p, str)]
+        if len(subject) >= 2:
+            out.append(subject)
+        elif subject and self.toks and self.toks[0].kind is Kind.NAME and self.w(1, "and"):
+            with_kin = next((ph for ph in self.phrases if ph.start == 2 and ph.holders and ph.pos < j), None)
+            if with_kin is not None:  # "[Marian] and her husband [Elliott] …"
+                out.append([self.toks[0].text, with_kin.holders[0]])
+        for ph in self.phrases:
+            if ph.pos < j and ph.kin.plural and len(ph.holders) >= 2 and ph.holders not in out:
+                out.append(list(ph.holders))
+        return out
 
     def _plural_predicate(self, ph: _Phrase) -> None:
         """"[A] and [B] are sisters", "[A] and [B] were twins": a symmetric relation within the group."""
@@ -493,6 +559,8 @@ class _Sentence:
             if t.kind is Kind.NAME:
                 embedded = self.t(k + 1) is not None and self.t(k + 1).kind is Kind.POSS
                 here.append((t.text, embedded))
+            elif self.plain_name(k):
+                here.append((self.plain_name(k), False))
             elif k in self.resolved:
                 here.extend((p, False) for p in self.resolved[k])
             else:
@@ -501,20 +569,61 @@ class _Sentence:
                     p = ph.person()
                     if p is not None:
                         here.append((p, False))
-        fits = [(p, e) for p, e in here if self.gender(p) == gender and p not in exclude]
+        fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
             if any(isinstance(p, str) for p, _ in here):
                 return []  # "[Kirk] and her sister …": the pronoun does not fit the people of its sentence
-            prev = [p for p in self.ctx.subject + self.ctx.mentions
-                    if isinstance(p, str) and self.gender(p) == gender and p not in exclude]
-            return list(dict.fromkeys(prev))
+            prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
+                                      if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
+            subj = self.ctx.subject
+            if len(prev) > 1 and len(subj) == 1 and subj[0] in prev and \
+                    all(p in self.ctx.owned.get(subj[0], ()) for p in prev if p != subj[0]):
+                # "[Myrna] is going to visit her mother, [Gabrielle]. Her daughter, [Anna], …": the
+                # previous subject, not someone introduced as the subject's own kin
+                return [subj[0]]
+            return prev
         people = list(dict.fromkeys(p for p, _ in fits))
+        if len(people) > 1:
+            parallel = self._parallel(pos, people)
+            if parallel is not None:
+                return [parallel]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
         same = [ph.possessors[0] for ph in self.phrases if ph.possessors and 0 <= ph.start < pos
                 and self.toks[ph.start].low == self.toks[pos].low and ph.start != pos]
         order = [p for p in same if p in people] + [p for p in self.subject if p in people] + people[::-1]
         people = list(dict.fromkeys(order))
         return people
+
+    def _parallel(self, pos: int, people: list[Person]) -> Person | None:
+        """"[J] invited her grandmother [G] and her sister [A]": a pronoun coordinated right after
+        the same pronoun's phrase refers to the same person (the other candidates being that
+        person's own kin named so far), unless its phrase starts a new clause ("… his brother [J]
+        yesterday and his daughter [A] wanted to come")."""
+        b = pos - 1
+        if not self.w(b, "and"):
+            return None
+        b -= 1
+        if self.t(b) is not None and self.t(b).text == ",":
+            b -= 1
+        before = next((ph for ph in reversed(self.phrases) if ph.holders and self.t(b) is not None
+                       and self.t(b).kind is Kind.NAME and self.t(b).text == ph.holders[-1]), None)
+        if before is None or len(before.possessors) != 1 or before.group or \
+                self.toks[before.start].low != self.toks[pos].low:
+            return None
+        who = before.possessors[0]
+        owned = {h for ph in self.phrases if ph.possessors == [who] for h in ph.holders}
+        if who not in people or any(p != who and p not in owned for p in people):
+            return None
+        k = pos + 1
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k):
+            k += 1
+        k += 1
+        while self.t(k) is not None and (self.t(k).kind is Kind.NAME or self.t(k).text == ","):
+            k += 1
+        nxt = self.t(k)
+        if nxt is not None and nxt.kind is Kind.WORD and finite_verb(nxt.low):
+            return None
+        return who
 
     # -- couples, births, names given later ---------------------------------------------------------
     def _events(self) -> None:
@@ -538,7 +647,7 @@ class _Sentence:
                     self.ctx.couple = [a]
             if t.low in self.lex.birth_words:
                 m = k + 1
-                while m < len(toks) and m - k <= 4 and toks[m].kind is Kind.WORD:
+                while m < len(toks) and m - k <= 6 and toks[m].kind is Kind.WORD:
                     m += 1
                 if _is_name(self.t(m)) and (t.low != "welcomed" or "world" in lows[m:]):
                     child = self.t(m).text
@@ -636,6 +745,8 @@ class _Sentence:
         for k, t in enumerate(self.toks):
             if t.kind is Kind.NAME:
                 people.append(t.text)
+            elif self.plain_name(k):
+                people.append(self.plain_name(k))
             ph = next((p for p in self.phrases if p.pos == k), None)
             if ph is not None and not ph.holders and not ph.kin.plural:
                 p = ph.person()
@@ -644,11 +755,36 @@ class _Sentence:
         if people or self.subject:
             ctx.mentions = list(dict.fromkeys(people))
             ctx.subject = list(self.subject) or people[:1]
+            ctx.owned = {}
+            ctx.groups = self._groups(len(self.toks))
+            for ph in self.phrases:
+                if len(ph.possessors) == 1 and not ph.group:
+                    ctx.owned.setdefault(ph.possessors[0], set()).update(ph.holders)
         if ctx.pending is not None and ctx.pending not in self.phrases and not self._keeps_pending():
             ctx.pending = None
 
     def _keeps_pending(self) -> bool:
         return not any(t.kind is Kind.NAME for t in self.toks)
+
+
+#: Function words a sentence may start with (morphology has no entry for them).
+_CLOSED = frozenset({"the", "a", "an", "and", "but", "or", "nor", "if", "so", "as", "his", "her", "their", "he", "she",
+                     "they", "it", "we", "i", "you", "my", "our", "its", "your", "after", "before", "when", "while",
+                     "since", "because", "although", "though", "once", "unless", "until", "on", "in", "at", "for",
+                     "with", "to", "from", "of", "by", "about", "this", "that", "these", "those", "there", "here",
+                     "who", "what", "which", "where", "why", "how", "every", "each", "all", "some", "no", "not",
+                     "both", "either", "neither", "upon", "during", "without", "within", "into", "onto", "than", "despite"})
+
+
+def _unknown(p: Person) -> bool:
+    return isinstance(p, str) and p.startswith("?")
+
+
+@lru_cache(maxsize=65536)
+def _known_word(low: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(low))
 
 
 def _merge_compounds(toks: list[Tok], lex: KinshipLexicon) -> list[Tok]:
@@ -671,6 +807,13 @@ def _merge_compounds(toks: list[Tok], lex: KinshipLexicon) -> list[Tok]:
         out.append(t)
         i += 1
     return out
+
+
+def _through(p: Person, kin: KinWord) -> Unnamed:
+    """The person ``kin`` of ``p`` names ("his sister" → Unnamed(his referent, (sibling,)))."""
+    if isinstance(p, Unnamed):
+        return Unnamed(p.anchor, p.path + (kin.relation,), kin.gender)
+    return Unnamed(p, (kin.relation,), kin.gender)
 
 
 def _show(p: Person) -> str:
