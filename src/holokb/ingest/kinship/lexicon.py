@@ -39,7 +39,7 @@ class KinshipLexicon:
         self.marry_words: frozenset[str] = frozenset(ev.get("marry", ()))
         self.birth_words: frozenset[str] = frozenset(ev.get("birth", ()))
         self.group_words: frozenset[str] = frozenset(ev.get("group", ()))
-        self.person_nouns: frozenset[str] = frozenset(data.get("person_nouns", ()))
+        self.person_nouns: dict[str, str] = dict(data.get("person_nouns", {}))
 
     def iri(self, relation: str) -> str:
         return relation.replace("ex:", self.ns, 1) if relation.startswith("ex:") else relation

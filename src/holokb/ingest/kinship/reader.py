@@ -343,19 +343,26 @@ class _Sentence:
             ph.start = j
             ph.possessors = self._group_before(j)
             ph.group = True
+        elif det is not None and det.low == "whose" and j >= 1:
+            b = j - 1 if self.t(j - 1).text != "," else j - 2
+            if _is_name(self.t(b)):
+                ph.possessors = [self.t(b).text]  # "[G], whose husband is named [J], …"
+                ph.start = j
         elif det is not None and det.low in _HAVE:
             ph.possessors, ph.group = self._has_subject(j)
-        elif det is not None and det.low == "with" and self._named_after(i):
+        elif det is not None and det.low == "with" and (self._named_after(i) or j == i - 1 and holders):
             ph.possessors = [p for p in self.subject if isinstance(p, str)][:1]
         elif det is not None and det.low == "of" and j >= 1:
             outer = next((p for p in self.phrases if p.pos < j and p.pos >= j - 4), None)
             if outer is not None and outer.holders:
                 ph.possessors = [outer.holders[0]]  # "[B] is the mother of a son named [X]"
         if not ph.possessors:
-            owner = self._of_owner(i)
-            if owner is not None:
-                ph.possessors = [owner]
-                if holders == [owner]:
+            owners, group = self._of_owner(i)
+            if owners:
+                ph.possessors, ph.group = owners, group
+                if len(owners) > 1 and not group:
+                    ph.reason = "the owner may be " + " or ".join(_show(p) for p in owners)
+                if holders and holders[0] in owners:
                     holders = []
         if not ph.possessors and det is not None and (det.low == "and" or det.text == ",") and self.phrases[:-1]:
             before = self.phrases[-2]
@@ -388,13 +395,13 @@ class _Sentence:
         if self.t(j) is not None and self.t(j).kind is Kind.POSS and (self.w(j + 1, "name") or
                                                                       (self.t(j + 1) and self.t(j + 1).text == ",")):
             j += 1  # "[A]'s father's name is [B]", "her grandson's, [J], party"
-        seen = 0
-        while j < len(toks) and seen < 6 and (toks[j].text == "," or toks[j].is_word(*_BRIDGE)):
-            if toks[j].is_word("he", "she", "has", "had", "by", "the", "of") and not any(
-                    t.is_word(*_NAMING) for t in toks[j:j + 4]):
-                return []
+        run = j
+        while j < len(toks) and j - run < 6 and (toks[j].text == "," or toks[j].is_word(*_BRIDGE)):
             j += 1
-            seen += 1
+        words = [t for t in toks[run:j] if t.kind is Kind.WORD]
+        if any(t.is_word("he", "she", "has", "had", "by", "the", "of") for t in words) and not any(
+                t.is_word(*_NAMING) for t in words):
+            return []  # "… her son, she has …": not a naming run
         if j >= len(toks) or toks[j].kind is not Kind.NAME:
             return []
         if self.t(j + 1) is not None and self.t(j + 1).kind is Kind.POSS and toks[j - 1].text == ",":
@@ -456,23 +463,47 @@ class _Sentence:
                     return got[0]
         return None
 
-    def _of_owner(self, i: int) -> str | None:
-        """"<word> of [A]" / "<word> to [A]" (articles, adjectives and "a son named" may come between)."""
+    def _of_owner(self, i: int) -> tuple[list[Person], bool]:
+        """"<word> of [A]" / "<word> to [A]" (articles, adjectives and "a son named" may come between),
+        "<word> of [A] and [B]" (both), "<word> of [A]'s <word2>" / "<word> of her <word2>" (an unnamed
+        person: "the sister of her grandson")."""
         if not self.w(i + 1, "of", "to"):
-            return None
+            return [], False
         m = i + 2
-        while m < len(self.toks) and m - i <= 7 and self.toks[m].kind is Kind.WORD:
+        while m < len(self.toks) and m - i <= 7 and self.toks[m].kind is Kind.WORD \
+                and self.toks[m].low not in self.lex.pronouns:
             m += 1
         t = self.t(m)
-        if t is None or t.kind is not Kind.NAME:
-            return None
-        if self.t(m + 1) is not None and self.t(m + 1).kind is Kind.POSS:
-            return None  # "daughter of [Dwight]'s wife": nested, handled as its own phrase
+        if t is None:
+            return [], False
         between = [x.low for x in self.toks[i + 2:m]]
         if between and between[-1] not in _NAMING and any(x not in _ARTICLES | {"cute", "lovely", "beautiful", "little"}
                                                            for x in between):
-            return None
-        return t.text
+            return [], False
+        if t.kind is Kind.WORD and t.low in self.lex.pronouns:
+            k = m + 1
+            while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k <= m + 3:
+                k += 1
+            inner = self.kin_at(k)
+            if inner is None or self._holder_right(k):
+                return [], False
+            owners = self._antecedents(m, self.lex.pronouns[t.low], exclude=())
+            return [_through(p, inner) for p in owners], False
+        if t.kind is not Kind.NAME:
+            return [], False
+        if self.t(m + 1) is not None and self.t(m + 1).kind is Kind.POSS:
+            k = m + 2
+            while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k <= m + 4:
+                k += 1
+            inner = self.kin_at(k)
+            if inner is None or self._holder_right(k):
+                return [], False
+            return [_through(t.text, inner)], False  # "the daughter of [Dwight]'s wife"
+        names = [t.text]
+        while self.w(m + 1, "and") and _is_name(self.t(m + 2)):
+            m += 2
+            names.append(self.toks[m].text)  # "the proud mother of [Karen] and [Darnell]"
+        return names, len(names) > 1
 
     def _has_subject(self, j: int) -> tuple[list[Person], bool]:
         """The subject of "has/had (a) <word>": a name, a pronoun, "who" (the phrase before), or a group."""
@@ -481,9 +512,15 @@ class _Sentence:
             b -= 1
         if b >= 1 and self.toks[b].text == ",":
             b -= 1
+        if b >= 2 and self.w(b, "and") and self.w(b - 1, "did", "does", "do") and _is_name(self.t(b - 2)):
+            b -= 2  # "[Dwight] did and had a daughter"
         t = self.t(b)
         if t is None:
             return [], False
+        if t.kind is Kind.WORD and self.kin_at(b) and self.w(b - 1, "the") and self.ctx.pending is not None \
+                and self.ctx.pending.word.lower() == t.low:
+            p = self.ctx.pending.person()  # "… has a brother who … . The brother has a sister …"
+            return ([p], False) if p is not None else ([], False)
         if t.kind is Kind.NAME:
             if self.w(b - 1, "and") and _is_name(self.t(b - 2)):
                 return [self.t(b - 2).text, t.text], True
@@ -537,7 +574,8 @@ class _Sentence:
         if not ph.kin.plural or len(self.subject) < 2:
             return
         k = ph.pos - 1
-        while k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _ARTICLES | _ADVERBS:
+        while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in _ARTICLES | _ADVERBS or
+                                                            self.kin_at(k) and k not in self.kin_words):
             k -= 1
         if not (k >= 0 and self.toks[k].low in _BE):
             return
@@ -571,7 +609,7 @@ class _Sentence:
                         here.append((p, False))
         fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
-            if any(isinstance(p, str) for p, _ in here):
+            if any(isinstance(p, str) and p not in exclude for p, _ in here):
                 return []  # "[Kirk] and her sister …": the pronoun does not fit the people of its sentence
             prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
                                       if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
@@ -645,6 +683,10 @@ class _Sentence:
                     self.ctx.couple = [a, self.t(b).text]
                 elif a is not None and not couple_here:
                     self.ctx.couple = [a]
+                    noun = self._person_noun(b)
+                    if noun is not None and not any(x.kind is Kind.NAME for x in toks[b:]):
+                        # "[Dan] is married to a special woman. Her name is [Marci]."
+                        self.ctx.pending = _Phrase(k, KinWord("ex:spouse", noun), "spouse", possessors=[a])
             if t.low in self.lex.birth_words:
                 m = k + 1
                 while m < len(toks) and m - k <= 6 and toks[m].kind is Kind.WORD:
@@ -655,6 +697,16 @@ class _Sentence:
                     for p in parents:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
+
+    def _person_noun(self, b: int) -> str | None:
+        """The gender of "a (special) woman" starting at ``b`` (rules/kinship.toml ``[person_nouns]``)."""
+        k = b
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and k <= b + 3:
+            g = self.lex.person_nouns.get(self.t(k).low)
+            if g is not None:
+                return g
+            k += 1
+        return None
 
     def _parents_of_birth(self, k: int) -> list[Person]:
         """Who gave birth / welcomed the child: the name or pronoun right before the verb, a kinship
@@ -714,6 +766,8 @@ class _Sentence:
                 break
         if name is None:
             return False
+        if any(self.toks[k].low != ph.word.lower() for k in self.kin_words):
+            return False  # "The brother has a sister whose name is [M]": the name belongs to this sentence's phrase
         self.ctx.pending = None
         pron = next((t.low for t in toks if t.low in self.lex.pronouns), None)
         if pron is not None and ph.kin.gender and self.lex.pronouns[pron] != ph.kin.gender:
