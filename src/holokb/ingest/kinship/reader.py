@@ -51,6 +51,9 @@ _STOP = _BE | _HAVE | frozenset({"and", "or", "but", "of", "with", "to", "for", 
 #: Words allowed between a kinship word and its holder's name ("his son, named [B]").
 _BRIDGE = frozenset({"named", "names", "called", "namely", "is", "was", "who", "whose", "name", "that", "he", "she",
                      "has", "had", "also", "by", "the", "of"})
+_SUBORDINATORS = frozenset({"while", "when", "after", "before", "as", "since", "although", "though", "because",
+                           "once", "if", "until", "whenever"})
+_MODALS = frozenset({"could", "would", "should", "can", "will", "may", "might", "must", "did", "does", "do"})
 _NAMING = frozenset({"named", "called", "namely", "name", "names"})
 _SHOWN = frozenset({"she", "he", "it", "they"})
 
@@ -404,6 +407,9 @@ class _Sentence:
             return []  # "… her son, she has …": not a naming run
         if j >= len(toks) or toks[j].kind is not Kind.NAME:
             return []
+        if toks[j - 1].text == "," and self.toks[0].low in _SUBORDINATORS and self.t(j + 1) is not None \
+                and self.t(j + 1).kind is Kind.WORD and (finite_verb(self.t(j + 1).low) or self.t(j + 1).low in _MODALS):
+            return []  # "While watching his son, [A] could n't help …": [A] is the main clause's subject
         if self.t(j + 1) is not None and self.t(j + 1).kind is Kind.POSS and toks[j - 1].text == ",":
             k = j + 2
             while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k < j + 5:
@@ -500,7 +506,9 @@ class _Sentence:
                 return [], False
             return [_through(t.text, inner)], False  # "the daughter of [Dwight]'s wife"
         names = [t.text]
-        while self.w(m + 1, "and") and _is_name(self.t(m + 2)):
+        while self.w(m + 1, "and") and _is_name(self.t(m + 2)) and not (
+                self.t(m + 3) is not None and (self.t(m + 3).kind is Kind.POSS or self.t(m + 3).kind is Kind.WORD
+                                               and finite_verb(self.t(m + 3).low))):
             m += 2
             names.append(self.toks[m].text)  # "the proud mother of [Karen] and [Darnell]"
         return names, len(names) > 1
@@ -514,6 +522,9 @@ class _Sentence:
             b -= 1
         if b >= 2 and self.w(b, "and") and self.w(b - 1, "did", "does", "do") and _is_name(self.t(b - 2)):
             b -= 2  # "[Dwight] did and had a daughter"
+        elif self.w(b, "and") and len(self.subject) == 1 and isinstance(self.subject[0], str) \
+                and not any(x.kind is Kind.NAME and x.text != self.subject[0] for x in self.toks[:b]):
+            return [self.subject[0]], False  # "[A] is older than his sister, and has a daughter …"
         t = self.t(b)
         if t is None:
             return [], False
@@ -668,7 +679,9 @@ class _Sentence:
         toks = self.toks
         lows = [t.low for t in toks]
         subject = [p for p in self.subject if isinstance(p, str)]
-        couple_here = len(subject) == 2 and self.w(1, "and") and not any(self.kin_at(k) for k in range(0, 3))
+        # "[A] and [B] are married": no kinship word anywhere ("… wish their parents [C] and [D] a happy
+        # anniversary" is about another couple)
+        couple_here = len(subject) == 2 and self.w(1, "and") and not self.kin_words
         if couple_here and any(w in self.lex.couple_words for w in lows):
             self.out.append(("ex:spouse", (subject[0],), subject[1], "", ""))
             self.ctx.couple = subject
@@ -786,6 +799,8 @@ class _Sentence:
         if ph is None or ph not in self.phrases:
             return
         for k in range(ph.pos + 1, len(self.toks)):
+            if self.kin_at(k) and k in self.kin_words:
+                return  # "… his sister, … an infant daughter of his own named [X]": the name is the daughter's
             if self.w(k, "named", "name", "called") and (_is_name(self.t(k + 1)) or
                                                          self.w(k + 1, "him", "her") and _is_name(self.t(k + 2))):
                 name = self.t(k + 1).text if _is_name(self.t(k + 1)) else self.t(k + 2).text

@@ -39,7 +39,8 @@ class Tok:
 
 _TOKEN = re.compile(r"\[(?P<name>[^\]\[]+)\]|(?P<poss>[’']s\b|[’'](?=\s|[A-Za-z]))|(?P<word>[A-Za-z]+(?:-[A-Za-z]+)*)"
                     r"|(?P<punct>[,;:()!?.])")
-_END = re.compile(r"[.!?]+(?=\s+[A-Z\[\"'(]|\s*$)|(?<=[a-z]{2})\.(?=[A-Z][a-z])|\](?=\s+\[)")
+_END = re.compile(r"[.!?]+(?=\s+[A-Z\[\"'(]|\s*$)|(?<=[a-z]{2})\.(?=[A-Z][a-z])|\](?=\s+\[)"
+                  r"|(?<=[a-z]{2})(?=\s+(?:He|She|They|His|Her|Their)\s)")
 
 
 def tokens(text: str, start: int, end: int) -> list[Tok]:
