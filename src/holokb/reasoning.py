@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from .analysis import Atom, Program, Query, analyze
-from .core import HK, AsOf, AssertedRef, HolokbError, IRI, RuleFileRef, Term
+from .core import HK, AsOf, AssertedRef, Deadline, HolokbError, IRI, RuleFileRef, Term
 from .core.inputs import not_found
 from .engine import Database, TermDictionary
 from .ledger import Ledger
@@ -120,12 +120,15 @@ def census(ledger: Ledger, as_of: AsOf | None = None) -> "Census":
     return Census(visible, frozenset(classes), when, ever_p - visible, ever_c - frozenset(classes))
 
 
-def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> Database:
+def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
+                deadline: Deadline | None = None) -> Database:
     """The facts recorded at ``as_of.system`` over the whole valid-time axis, as engine input keyed by
     ledger fact id, with confidences (the engine works out what holds at ``as_of.valid`` and for how
     long: a conclusion through ``not`` depends on when the negated fact held).
 
-    Only predicates the program mentions are loaded when a program is given.
+    Only predicates the program mentions are loaded when a program is given.  When ``deadline``
+    expires while reading, what was read so far is returned: the closure, which checks the same
+    deadline before its first step, then derives nothing and says it was cut.
     """
     enc = ledger.encoded_visible(as_of, all_valid=True)
     terms = TermDictionary()
@@ -133,11 +136,15 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None) -> 
     if len(enc) == 0:
         _add_program_facts(db, program)
         return db
+    if deadline is not None and deadline.expired():
+        return db
     used = np.unique(np.concatenate([enc.s, enc.p, enc.o]))
     for tid in used.tolist():
         terms.seed(ledger.term(tid), tid)
     keys = np.empty(len(enc.fact_ids), dtype=object)
     keys[:] = [AssertedRef(h) for h in enc.fact_ids]
+    if deadline is not None and deadline.expired():
+        return db
     confidence = ledger.confidences(enc.fact_ids) if hasattr(ledger, "confidences") else np.ones(len(enc))
     wanted = None
     if program is not None:

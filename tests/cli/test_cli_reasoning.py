@@ -149,3 +149,21 @@ def test_derive_all_valid_lists_every_maximal_interval(project):
     assert [line.split("valid ")[1].split("  by")[0] for line in alice] == [
         "[-inf, 2026-01-01T09:00:00Z)", "[2026-01-01T18:00:00Z, +inf)"]
     assert "over all valid time" in out and "stored as closure" not in out
+
+
+def test_derive_ask_and_query_take_a_default_deadline_that_none_lifts(project):
+    out = json.loads(run("derive", "--timeout", "none", "--no-store", "--format", "json", cwd=project).stdout)
+    assert out["truncated"] is False and out["derived"] == sum(out["ruleCounts"].values())
+    for cmd in (["derive"], ["ask", "?- ex:unplaced(?x)."], ["query", "SELECT * WHERE { ?s ?p ?o } LIMIT 1"]):
+        p = run(*cmd, "--timeout", "soon", cwd=project, ok=2)
+        assert "--timeout takes seconds or 'none'" in p.stderr
+    assert "Default: 300.0" in run("derive", "--help", cwd=project).stdout
+
+
+def test_a_derive_whose_deadline_passes_stores_a_truncated_closure(project, tmp_path):
+    import shutil
+
+    db = tmp_path / "copy.db"
+    shutil.copy(project / "holokb.db", db)
+    out = json.loads(run("derive", "--timeout", "0.000001", "--db", str(db), "--format", "json", cwd=project).stdout)
+    assert out["truncated"] is True and out["limitHit"] == "timeout" and out["storedClosure"] is not None

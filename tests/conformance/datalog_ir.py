@@ -51,13 +51,19 @@ class DBin:
 
 
 @dataclass(frozen=True)
+class DCall:
+    func: str  # a holokb built-in (holokb.syntax.ast.FUNCTIONS)
+    args: tuple
+
+
+@dataclass(frozen=True)
 class DAgg:
     func: str  # count | sum | min | max
     term: "DExpr | None"
     body: tuple  # a disjunction: tuple of conjunctions (tuples of items)
 
 
-DExpr = Union[DVar, DConst, DBin, DAgg]
+DExpr = Union[DVar, DConst, DBin, DCall, DAgg]
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,8 @@ class _Emitter:
             return f'"{s}"'
         if c.kind == "int":
             return str(int(c.value))
+        if c.kind == "bool":
+            return "true" if c.value else "false"
         f = float(c.value)
         if not math.isfinite(f):
             raise Unsupported("non-finite float constant")
@@ -143,6 +151,8 @@ class _Emitter:
             return self.const(e)
         if isinstance(e, DBin):
             return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
+        if isinstance(e, DCall):
+            return f"{e.func}({', '.join(self.expr(a) for a in e.args)})"
         raise AssertionError(e)  # aggregates are lifted before emission
 
     # rewriting
@@ -154,6 +164,8 @@ class _Emitter:
             return v
         if isinstance(e, DBin):
             return DBin(e.op, self.lift(e.left, extra), self.lift(e.right, extra))
+        if isinstance(e, DCall):
+            return DCall(e.func, tuple(self.lift(a, extra) for a in e.args))
         return e
 
     def atom_args(self, a: DAtom, extra: list, anon_named: bool) -> list[str]:
@@ -324,6 +336,8 @@ def _subst(x, m: dict):
         return m.get(x.name, x)
     if isinstance(x, DBin):
         return DBin(x.op, _subst(x.left, m), _subst(x.right, m))
+    if isinstance(x, DCall):
+        return DCall(x.func, tuple(_subst(a, m) for a in x.args))
     if isinstance(x, DAtom):
         return DAtom(x.pred, tuple(_subst(t, m) for t in x.args))
     if isinstance(x, DNeg):
@@ -360,6 +374,8 @@ def _expr_vars(e) -> list[str]:
         return [e.name]
     if isinstance(e, DBin):
         return _expr_vars(e.left) + _expr_vars(e.right)
+    if isinstance(e, DCall):
+        return [v for a in e.args for v in _expr_vars(a)]
     if isinstance(e, DAgg):
         return [v for conj in e.body for it in conj for v in _item_vars(it)] + _expr_vars(e.term)
     return []

@@ -1,18 +1,21 @@
 """Soufflé programs (``.dl``) → :class:`datalog_ir.DProgram`, mechanically.
 
-Supported: ``.type`` aliases/subtypes/unions of primitive types, ``.decl`` (``eqrel`` becomes its
-four closure rules), ``.input``/``.output`` with ``filename``/``delimiter``, facts, rules with
-several heads, ``;`` disjunction, ``!`` negation, comparisons, ``+ - *``, and ``count/sum/min/max``
-aggregates.  Everything else raises :class:`Unsupported` with the feature's name: records/ADTs,
-functors (user-defined and intrinsic), components, subsumption, choice, ``$`` counters, ``mean``,
-``/ % ^`` and bitwise operators (integer semantics differ), ordering on symbols, preprocessor use.
+Supported: the C preprocessor (``#define``, ``#if``…, via pcpp), ``.type`` aliases/subtypes/unions
+of primitive types, ``.decl`` (``eqrel`` becomes its four closure rules), ``.input``/``.output``
+with ``filename``/``delimiter``, facts, rules with several heads, ``;`` disjunction, ``!`` negation,
+comparisons, ``+ - * / %`` (``/`` on numbers is holokb's truncating ``div``, on floats exact
+division), the intrinsic functors ``cat strlen substr contains match to_number to_string min max``
+(``contains``/``match`` also as body literals), and ``count/sum/min/max`` aggregates with
+witnesses.  Everything else raises :class:`Unsupported` with the feature's name: records/ADTs,
+user-defined functors, other functors (``ord``, ``to_float``, …), components, subsumption,
+choice, ``$`` counters, ``mean``, ``^`` and bitwise operators, ordering on symbols.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from datalog_ir import DAgg, DAtom, DBin, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported
+from datalog_ir import DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+|//[^\n]*|/\*.*?\*/)
@@ -27,6 +30,10 @@ _PRIMITIVE = {"number": "int", "unsigned": "int", "float": "float", "symbol": "s
 _FUNCTORS = {"cat", "strlen", "substr", "ord", "to_number", "to_string", "to_float", "to_unsigned", "itou",
              "itof", "utoi", "utof", "ftoi", "ftou", "match", "contains", "range", "lnot", "bnot", "as",
              "autoinc", "min", "max"}
+#: Soufflé's intrinsic functors that holokb has as built-in functions (Soufflé name → holokb name).
+_BUILTINS = {"cat": "concat", "strlen": "strlen", "substr": "substr", "contains": "contains", "match": "match",
+             "to_number": "to_number", "to_string": "to_string", "min": "min", "max": "max"}
+_TESTS = {"contains", "match"}  # boolean functors that may stand alone as a body literal
 _WORD_OPS = {"band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor"}
 _QUALIFIERS = {"output", "input", "printsize", "brie", "btree", "btree_delete", "inline", "no_inline", "magic",
                "no_magic", "overridable", "eqrel"}
@@ -39,9 +46,33 @@ class _Tok:
     pos: int
 
 
+def preprocess(text: str) -> str:
+    """Run the C preprocessor over a program that uses it (Soufflé runs ``mcpp``); unchanged otherwise."""
+    if not any(line.lstrip().startswith("#") for line in text.splitlines()):
+        return text
+    import io
+
+    from pcpp import Preprocessor
+
+    class _Quiet(Preprocessor):
+        def on_error(self, file, line, msg):
+            raise Unsupported(f"C preprocessor: {msg}")
+
+        def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
+            raise Unsupported(f"C preprocessor: #include {includepath} not found")
+
+    pp = _Quiet()
+    pp.line_directive = None  # no #line markers in the output
+    pp.parse(text, "program.dl")
+    out = io.StringIO()
+    pp.write(out)
+    return out.getvalue()
+
+
 def tokenize(text: str) -> list[_Tok]:
     """Soufflé tokens (comments and whitespace dropped); a stray character is unsupported."""
     out, pos = [], 0
+    text = preprocess(text)
     for line in text.splitlines():
         if line.lstrip().startswith("#"):
             raise Unsupported("C preprocessor directive")
@@ -78,6 +109,7 @@ class _Parser:
         self.pending_types: dict[str, list[str]] = {}
         self.out = SouffleProgram(DProgram(empty_aggregate_zero=True))
         self.eqrel: list[str] = []
+        self.inline: set[str] = set()
         self.text = text
         self.kept_lines: set[int] = set()  # source lines of the clauses translated
         self.dropped: list[str] = []  # lenient mode: why clauses were left out
@@ -188,6 +220,8 @@ class _Parser:
             q = self.next().text
             if q == "eqrel":
                 self.eqrel.extend(names)
+            if q == "inline":
+                self.inline.update(names)
             for n in names:
                 if q == "output":
                     self.out.outputs[n] = {}
@@ -290,7 +324,11 @@ class _Parser:
             self.next()
             if self.tok.kind == "id" and self.peek().text == "(" and self.tok.text not in _FUNCTORS:
                 return [(DNeg(self.atom()),)]
+            if self.tok.kind == "id" and self.tok.text in _TESTS and self.peek().text == "(":
+                return [(DCmp("=", self.primary(), DConst("bool", False)),)]
             raise Unsupported("negation of a non-atom")
+        if self.tok.kind == "id" and self.tok.text in _TESTS and self.peek().text == "(" and self._test_literal():
+            return [(DCmp("=", self.primary(), DConst("bool", True)),)]
         if self.at("("):
             save = self.i
             try:
@@ -349,9 +387,7 @@ class _Parser:
         e = self.unary()
         while self.at("*") or self.at("/") or self.at("%"):
             op = self.next().text
-            if op != "*":
-                raise Unsupported(f"operator {op} (integer semantics differ)")
-            e = DBin(op, e, self.unary())
+            e = DBin(op, e, self.unary())  # "/" becomes div() or stays "/" once types are known
         if self.at("^"):
             raise Unsupported("operator ^")
         return e
@@ -392,6 +428,8 @@ class _Parser:
                 return self.atom()
             if t.text == "nil":
                 raise Unsupported("records/ADTs")
+            if self.peek().text == "(" and t.text in _BUILTINS:
+                return self.functor()
             if self.peek().text == "(":
                 raise Unsupported(f"functor {t.text}")
             if t.text in _WORD_OPS or t.text in ("lnot", "bnot"):
@@ -399,6 +437,38 @@ class _Parser:
             self.next()
             return DVar(t.text)
         raise Unsupported(f"syntax not understood near {t.text!r}")
+
+    def functor(self) -> DCall:
+        name = self.next().text
+        self.expect("(")
+        args = []
+        while not self.at(")"):
+            args.append(self.expr())
+            if self.at(","):
+                self.next()
+            elif not self.at(")"):
+                raise Unsupported(f"syntax not understood near {self.tok.text!r}")
+        self.next()
+        if name == "match" and args and isinstance(args[0], DConst) and ("\\" in str(args[0].value)
+                                                                          or "[:" in str(args[0].value)):
+            # Soufflé's symbols keep their escapes and std::regex has POSIX classes: not Python's re.
+            raise Unsupported("regex dialect (escapes, POSIX classes)")
+        return DCall(_BUILTINS[name], tuple(args))
+
+    def _test_literal(self) -> bool:
+        """``match(a, b)`` stands alone (no comparison operator follows its closing parenthesis)."""
+        depth, k = 0, 1
+        while True:
+            t = self.peek(k)
+            if t.kind == "eof":
+                return False
+            if t.text == "(":
+                depth += 1
+            elif t.text == ")":
+                depth -= 1
+                if depth == 0:
+                    return self.peek(k + 1).text not in ("=", "!=", "<", "<=", ">", ">=")
+            k += 1
 
     def _aggregate_ahead(self) -> bool:
         """``min (x+1) : {...}`` is an aggregate; ``min(x, y)`` is a functor."""
@@ -444,6 +514,11 @@ class _Parser:
                 DRule(DAtom(n, (y, x)), (DAtom(n, (x, y)),)),
                 DRule(DAtom(n, (x, z)), (DAtom(n, (x, y)), DAtom(n, (y, z)))),
             ]
+        for r in prog.rules:
+            # Soufflé substitutes an inline relation into its callers, so its rules need not be range
+            # restricted (``a2(x, y) :- x = y.``); holokb materialises every relation.
+            if r.head.pred in self.inline and set(_expr_vars_of(r.head)) - set(_positive_vars(r.body)):
+                raise Unsupported("inline relation defined by a rule that is not range restricted")
         if not self.typed:
             return
         types = self.out.types
@@ -536,6 +611,8 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
                         tuple(tuple(item(i) for i in conj) for conj in e.body))
         if isinstance(e, DBin):
             return DBin(e.op, expr(e.left), expr(e.right))
+        if isinstance(e, DCall):
+            return DCall(e.func, tuple(expr(a) for a in e.args))
         return e
 
     body = tuple(item(i) for i in r.body)
@@ -551,6 +628,9 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
             return "float" if "float" in ks else ("sym" if "sym" in ks else "int")
         if isinstance(e, DAgg):
             return "int" if e.func == "count" else kind(e.term)
+        if isinstance(e, DCall):
+            return {"concat": "sym", "substr": "sym", "to_string": "sym", "strlen": "int", "to_number": "int",
+                    "div": "int", "contains": "bool", "match": "bool"}.get(e.func) or kind(e.args[0])
         return None
 
     def check(it):
@@ -565,9 +645,51 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
         if isinstance(it, DCmp) and any(isinstance(s, DBin) and kind(s) == "sym" for s in (it.left, it.right)):
             raise Unsupported("arithmetic on symbols")
 
+    # Division: Soufflé's "/" truncates on integers (holokb's div) and is exact on floats.
+    body = tuple(_divisions(i, kind) for i in body)
+    head = _divisions(head, kind)
     for it in body:
         check(it)
     return DRule(head, body)
+
+
+def _expr_vars_of(a: DAtom) -> list[str]:
+    return [v for t in a.args for v in _walk_vars(t)]
+
+
+def _walk_vars(e) -> list[str]:
+    if isinstance(e, DVar):
+        return [] if e.name == "_" else [e.name]
+    if isinstance(e, (DBin,)):
+        return _walk_vars(e.left) + _walk_vars(e.right)
+    if isinstance(e, DCall):
+        return [v for a in e.args for v in _walk_vars(a)]
+    return []
+
+
+def _positive_vars(body) -> list[str]:
+    return [v for it in body if isinstance(it, DAtom) for t in it.args for v in _walk_vars(t)]
+
+
+def _divisions(x, kind):
+    """``x`` (an item or expression) with every ``/`` between non-floats rewritten to ``div``."""
+    if isinstance(x, DBin):
+        left, right = _divisions(x.left, kind), _divisions(x.right, kind)
+        if x.op == "/" and "float" not in (kind(x.left), kind(x.right)):
+            return DCall("div", (left, right))
+        return DBin(x.op, left, right)
+    if isinstance(x, DCall):
+        return DCall(x.func, tuple(_divisions(a, kind) for a in x.args))
+    if isinstance(x, DAtom):
+        return DAtom(x.pred, tuple(_divisions(a, kind) for a in x.args))
+    if isinstance(x, DNeg):
+        return DNeg(_divisions(x.atom, kind))
+    if isinstance(x, DCmp):
+        return DCmp(x.op, _divisions(x.left, kind), _divisions(x.right, kind))
+    if isinstance(x, DAgg):
+        return DAgg(x.func, None if x.term is None else _divisions(x.term, kind),
+                    tuple(tuple(_divisions(i, kind) for i in conj) for conj in x.body))
+    return x
 
 
 def _number(text: str) -> DConst:

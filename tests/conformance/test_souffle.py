@@ -12,6 +12,8 @@ pytestmark = pytest.mark.conformance
 
 EVALUATION = suites.souffle_manifest("evaluation", "positive_test")
 SEMANTIC = suites.souffle_manifest("semantic", "negative_test")
+#: Programs Soufflé accepts in its semantic suite: run like the evaluation suite where they have outputs.
+SEMANTIC_POSITIVE = suites.souffle_manifest("semantic", "positive_test")
 
 
 def check_outcome(suite: str, outcome: suites.Outcome) -> None:
@@ -39,9 +41,19 @@ def test_souffle_semantic(corpora, name):
     check_outcome("souffle_semantic", suites.souffle_semantic(name))
 
 
+def _semantic_positive(name: str) -> suites.Outcome:
+    return suites.souffle_evaluation(name, "semantic")
+
+
+@pytest.mark.parametrize("name", _params("souffle_semantic_positive", SEMANTIC_POSITIVE))
+def test_souffle_semantic_positive(corpora, name):
+    check_outcome("souffle_semantic_positive", _semantic_positive(name))
+
+
 @pytest.mark.parametrize("suite,names,runner", [
     ("souffle_evaluation", EVALUATION, suites.souffle_evaluation),
     ("souffle_semantic", SEMANTIC, suites.souffle_semantic),
+    ("souffle_semantic_positive", SEMANTIC_POSITIVE, _semantic_positive),
 ])
 def test_souffle_summary(corpora, suite, names, runner):
     outcomes = {n: runner(n) for n in names if (suite, n) not in suites.KNOWN_GAPS}

@@ -156,3 +156,28 @@ def test_projection_merges_duplicates_but_keeps_depth_and_validity():
     assert {d.depth for d in m.derived()} == {1}
     assert closure(prog, db, valid_at=50).contains(EX + "has", (iri("x"),))
     assert not closure(prog, db, valid_at=-1).contains(EX + "has", (iri("x"),))
+
+
+def test_a_started_deadline_is_shared_by_every_stage():
+    import time
+
+    from holokb.core import Deadline
+
+    limits = Limits(timeout_s=0.4).started()
+    time.sleep(0.25)  # a stage before the closure used most of the budget...
+    succ = rules("rule succ: ex:num(?y) :- ex:num(?x), ?y = ?x + 1.")
+    t0 = time.monotonic()
+    m = closure(succ, facts("ex:num(0)."), limits=limits)
+    assert m.truncated and m.limit_hit is LimitHit.TIMEOUT
+    assert time.monotonic() - t0 < 0.35  # ...so the closure stops at the shared end, not 0.4 s later
+    assert Deadline.at(time.monotonic() - 1).expired() and Limits(timeout_s=None).started().ends_at is None
+
+
+def test_decoding_stops_at_the_deadline_and_says_how_far_it_got():
+    from holokb.core import Deadline
+
+    m = closure(rules("rule copy: ex:q(?x) :- ex:r(?x)."), _unary_db(["r"], 3000), record_proofs=True)
+    assert m.derived_count() == 3000 and len(m.derived(limit=5)) == 5
+    expired = Deadline.at(0.0)
+    assert m.derived(deadline=expired) == () and m.proof_steps(deadline=expired) == ()
+    assert len(m.derived()) == 3000

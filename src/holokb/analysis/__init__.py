@@ -7,14 +7,14 @@
 """
 from .check import analyze, check_program
 from .program import (
-    Aggregate, Assignment, Atom, BinOp, BodyItem, Comparison, Const, Expr, Negation, PredicateDecl,
+    Aggregate, Assignment, Atom, BinOp, BodyItem, Call, Comparison, Const, Expr, Negation, PredicateDecl,
     Program, Query, Rule, RuleTerm, Var,
 )
 from .render import render
 from .sparql import to_sparql_update, to_sparql_update_strata
 
 __all__ = [
-    "Aggregate", "Assignment", "Atom", "BinOp", "BodyItem", "Comparison", "Const", "Expr",
+    "Aggregate", "Assignment", "Atom", "BinOp", "BodyItem", "Call", "Comparison", "Const", "Expr",
     "Negation", "PredicateDecl", "Program", "Query", "Rule", "RuleTerm", "Var", "analyze", "check_program", "render",
     "to_sparql_update", "to_sparql_update_strata",
 ]

@@ -13,6 +13,7 @@ HK213 conflicting vocabulary declarations, HK214 malformed aggregate, HK215 vari
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 import hashlib
 from collections.abc import Iterable, Mapping
 
@@ -242,7 +243,7 @@ def _normalise_item(b, rdf_types: bool):
     if isinstance(b, Negation):
         return Negation(_normalise(b.atom, True), b.origin)
     if isinstance(b, Aggregate):
-        return Aggregate(b.target, b.func, b.term, tuple(_normalise(a, True) for a in b.body), b.group_by, b.origin)
+        return replace(b, body=tuple(_normalise(a, True) for a in b.body))
     return b
 
 

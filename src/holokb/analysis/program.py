@@ -21,7 +21,8 @@ from typing import Mapping, Union
 from ..core.errors import Location
 from ..syntax import ast
 from ..syntax.ast import (
-    AggFunc, ArithOp, Atom, BinOp, CompareOp, Comparison, Const, Expr, Negation, PredicateDecl, RuleTerm, Var,
+    FUNCTIONS, AggFunc, ArithOp, Atom, BinOp, Call, CompareOp, Comparison, Const, Expr, Negation, PredicateDecl,
+    RuleTerm, Var,
 )
 
 
@@ -37,7 +38,10 @@ class Assignment:
 @dataclass(frozen=True, slots=True)
 class Aggregate:
     """``?n = count(?y : ex:member(?g, ?y))``: aggregate ``term`` over ``body`` solutions,
-    grouped by the variables of ``body`` that also occur outside the aggregate (``group_by``)."""
+    grouped by the variables of ``body`` that also occur outside the aggregate (``group_by``).
+
+    ``witnesses`` (min and max only): variables of ``body`` used only in the head; they take the
+    values of the solutions that reach the extreme (one result per distinct witness tuple)."""
 
     target: Var
     func: AggFunc
@@ -45,6 +49,7 @@ class Aggregate:
     body: tuple[Atom, ...]
     group_by: tuple[Var, ...]
     origin: Location | None = None
+    witnesses: tuple[Var, ...] = ()
 
 
 BodyItem = Union[Atom, Negation, Comparison, Assignment, Aggregate]
@@ -115,6 +120,7 @@ class Program:
 
 
 __all__ = [
-    "AggFunc", "Aggregate", "ArithOp", "Assignment", "Atom", "BinOp", "BodyItem", "CompareOp", "Comparison", "Const",
+    "AggFunc", "Aggregate", "ArithOp", "Assignment", "Atom", "BinOp", "BodyItem", "Call", "CompareOp", "Comparison",
+    "Const", "FUNCTIONS",
     "Expr", "Negation", "PredicateDecl", "Program", "Query", "Rule", "RuleTerm", "Var", "body_atoms",
 ]

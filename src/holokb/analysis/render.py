@@ -13,7 +13,7 @@ from ..core.terms import (
     Term,
 )
 from .program import (
-    Aggregate, Assignment, Atom, BodyItem, Comparison, Const, Expr, Negation, PredicateDecl, Program, Query,
+    Aggregate, Assignment, Atom, BodyItem, Call, Comparison, Const, Expr, Negation, PredicateDecl, Program, Query,
     Rule, Var,
 )
 
@@ -92,30 +92,34 @@ def expr_text(e: Expr, names: Names, nested: bool = False) -> str:
         return _var(e)
     if isinstance(e, Const):
         return term_text(e.term, names)
+    if isinstance(e, Call):
+        return f"{e.func}({', '.join(expr_text(a, names) for a in e.args)})"
     inner = f"{expr_text(e.left, names, True)} {e.op} {expr_text(e.right, names, True)}"
     return f"({inner})" if nested else inner
 
 
-def atom_text(a: Atom, names: Names) -> str:
-    """``pred(args)``, with ``not`` for a negative fact."""
+def atom_text(a: Atom, names: Names, *, premise: bool = False) -> str:
+    """``pred(args)``; a negative fact is ``not pred(args)`` in a head or fact and ``-pred(args)`` as a
+    premise (in a body ``not`` is negation as failure, a different meaning)."""
     args = ", ".join(_var(t) if isinstance(t, Var) else term_text(t.term, names) for t in a.args)
-    return ("not " if a.negated else "") + f"{names.iri(a.predicate)}({args})"
+    sign = ("-" if premise else "not ") if a.negated else ""
+    return sign + f"{names.iri(a.predicate)}({args})"
 
 
 def item_text(b: BodyItem, names: Names) -> str:
     """One body literal."""
     match b:
         case Atom():
-            return atom_text(b, names)
+            return atom_text(b, names, premise=True)
         case Negation(atom):
-            return "not " + atom_text(atom, names)
+            return "not " + atom_text(atom, names, premise=True)
         case Comparison(op, left, right):
             return f"{expr_text(left, names)} {op} {expr_text(right, names)}"
         case Assignment(target, expr):
             return f"{_var(target)} = {expr_text(expr, names)}"
         case Aggregate(target, func, term, body):
             t = expr_text(term, names) + " " if term is not None else ""
-            return f"{_var(target)} = {func}({t}: {', '.join(atom_text(a, names) for a in body)})"
+            return f"{_var(target)} = {func}({t}: {', '.join(atom_text(a, names, premise=True) for a in body)})"
     raise TypeError(b)  # pragma: no cover
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..syntax import ast
-from .program import Aggregate, Assignment, Atom, BinOp, BodyItem, Comparison, Expr, Negation, Var
+from .program import Aggregate, Assignment, Atom, BinOp, BodyItem, Call, Comparison, Expr, Negation, Var
 
 Report = Callable[..., None]
 
@@ -22,6 +22,8 @@ def expr_vars(e: Expr | None) -> list[Var]:
         return [e]
     if isinstance(e, BinOp):
         return expr_vars(e.left) + expr_vars(e.right)
+    if isinstance(e, Call):
+        return [v for a in e.args for v in expr_vars(a)]
     return []
 
 
@@ -41,7 +43,7 @@ def item_vars(b: "BodyItem | ast.BodyItem") -> list[Var]:
             return expr_vars(left) + expr_vars(right)
         case Assignment(target, expr):
             return [target] + expr_vars(expr)
-        case Aggregate(target, _, term, body) | ast.Aggregate(target, _, term, body):
+        case Aggregate(target, _, term, body) | ast.Aggregate(target, _, term, body):  # witnesses are in body
             return [target] + expr_vars(term) + [v for a in body for v in atom_vars(a)]
     raise TypeError(b)  # pragma: no cover
 
@@ -67,16 +69,20 @@ def check_body(body: tuple[ast.BodyItem, ...], head: Atom | None, what: str, rep
     head_names = {v.name for v in atom_vars(head)} if head is not None else set()
 
     items: list = list(body)
-    # Aggregates: grouping = variables of the aggregate body also used outside it.
+    # Aggregates: grouping = variables of the aggregate body also used outside it.  For min and max,
+    # a variable of the aggregate body used only in the head is a witness (Soufflé's semantics): it
+    # takes its value from the solutions that reach the extreme.
     for i, b in enumerate(items):
         if not isinstance(b, ast.Aggregate):
             continue
         inner = {v.name for a in b.body for v in atom_vars(a) if not v.anonymous}
-        outside = set(head_names)
+        in_body: set[str] = set()
         for j, other in enumerate(items):
             if j != i:
-                outside.update(v.name for v in item_vars(other))
-        group = tuple(Var(n) for n in _ordered(b, inner & outside))
+                in_body.update(v.name for v in item_vars(other))
+        witness_names = (inner & head_names) - in_body if b.func in ("min", "max") else set()
+        group = tuple(Var(n) for n in _ordered(b, inner & (head_names | in_body) - witness_names))
+        witnesses = tuple(Var(n) for n in _ordered(b, witness_names))
         if b.target.name in bound:
             report("HK204", f"aggregate target ?{b.target.name} is already bound by an atom in {what}", b.origin,
                    hint="aggregate into a fresh variable and compare it: ?n = count(...), ?n = ?m")
@@ -89,9 +95,9 @@ def check_body(body: tuple[ast.BodyItem, ...], head: Atom | None, what: str, rep
                    b.origin, hint="the term must be a variable of the atoms after ':'")
         if b.func != "count" and b.term is None:  # pragma: no cover - the parser reports this first
             report("HK214", f"{b.func} needs a term", b.origin)
-        items[i] = Aggregate(b.target, b.func, b.term, b.body, group, b.origin)
+        items[i] = Aggregate(b.target, b.func, b.term, b.body, group, b.origin, witnesses)
         bound.add(b.target.name)
-        bound.update(v.name for v in group)
+        bound.update(v.name for v in group + witnesses)
 
     # Assignments: '?v = expr' with ?v free; iterate because one may feed the next.
     changed = True

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..core.errors import Diagnostic, RuleAnalysisError
 from ..core.terms import IRI, RDF_LANGSTRING, XSD_STRING, Literal, Term
-from .program import Aggregate, Assignment, Atom, BinOp, Comparison, Const, Expr, Negation, Program, Rule, Var
+from .program import Aggregate, Assignment, Atom, BinOp, Call, Comparison, Const, Expr, Negation, Program, Rule, Var
 from .render import escape_string
 
 
@@ -32,7 +32,7 @@ def _expr(e: Expr) -> str:
         return f"?{e.name}"
     if isinstance(e, Const):
         return _term(e.term)
-    assert isinstance(e, BinOp)
+    assert isinstance(e, BinOp) and e.op != "%", e  # _unsupported keeps calls and % out
     return f"({_expr(e.left)} {e.op} {_expr(e.right)})"
 
 
@@ -57,7 +57,20 @@ def _unsupported(r: Rule) -> str | None:
     for a in atoms:
         if a.arity != 2:
             return f"<{a.predicate}> has {a.arity} argument(s); only binary predicates are triples"
+    for b in r.body:
+        exprs = (b.left, b.right) if isinstance(b, Comparison) else (b.expr,) if isinstance(b, Assignment) else ()
+        for e in exprs:
+            if _untranslatable(e):
+                return "it uses a built-in function or % (SPARQL's functions differ in edge cases)"
     return None
+
+
+def _untranslatable(e: Expr) -> bool:
+    if isinstance(e, Call):
+        return True
+    if isinstance(e, BinOp):
+        return e.op == "%" or _untranslatable(e.left) or _untranslatable(e.right)
+    return False
 
 
 def rule_to_sparql(r: Rule) -> str:

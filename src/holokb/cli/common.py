@@ -236,5 +236,29 @@ def load_rules(rules: Optional[list] = None):
     return load_program(rules)
 
 
+#: Default deadlines (seconds) of the commands that close rules or run queries, so that nothing a
+#: user types can hang; ``--timeout none`` lifts them.
+DERIVE_TIMEOUT_S = 300.0
+ASK_TIMEOUT_S = 60.0
+QUERY_TIMEOUT_S = 60.0
+TIMEOUT_HELP = "Seconds for the whole command (closing, decoding, storing), or 'none'. Default: {}."
+
+
+def seconds(text: Optional[str], default: float) -> Optional[float]:
+    """A ``--timeout`` value: a positive number of seconds, ``none`` (no deadline), or the default."""
+    if text is None:
+        return default
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise Usage(f"--timeout takes seconds or 'none', not {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise Usage(f"--timeout must be a positive number of seconds (or 'none'), not {text!r}")
+    return value
+
+
 def limits_of(max_depth: Optional[int], max_derived: Optional[int], timeout: Optional[float]) -> Limits:
-    return Limits(max_depth=max_depth, max_derived=max_derived, max_results=None, timeout_s=timeout)
+    """The budgets of one command, its deadline counted from now."""
+    return Limits(max_depth=max_depth, max_derived=max_derived, max_results=None, timeout_s=timeout).started()

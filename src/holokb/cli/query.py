@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -10,7 +11,8 @@ import typer
 from ..core import Limits
 from .app import app
 from .common import (
-    AS_OF, DB, RULES, VALID, Usage, as_of_point, load_rules, open_kb, prefixes, working,
+    AS_OF, DB, QUERY_TIMEOUT_S, RULES, TIMEOUT_HELP, VALID, Usage, as_of_point, load_rules, open_kb, prefixes,
+    seconds, working,
 )
 
 
@@ -21,6 +23,8 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
           no_rules: bool = typer.Option(False, "--no-rules", help="Query the asserted triples only: close under no rules."),
           ledger: bool = typer.Option(False, "--ledger", help="Query the reified ledger (provenance, time as data)."),
           limit: Optional[int] = typer.Option(None, "--limit", help="Most result rows (default: all)."),
+          timeout: Optional[str] = typer.Option(None, "--timeout", help=TIMEOUT_HELP.format(QUERY_TIMEOUT_S)
+                                                + " Covers building the snapshot (closing the rules) too."),
           format: str = typer.Option("table", "--format", help="table, json, xml, csv, tsv (SELECT/ASK); turtle, ntriples (CONSTRUCT/DESCRIBE).")) -> None:
     """SPARQL over the as-of snapshot: visible triples plus the closure under the rules at the same time.
 
@@ -40,6 +44,7 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
                     "give the query as an argument or with --file")
     if no_rules and rules is not None:
         raise Usage("--rules and --no-rules contradict each other")
+    budget = Limits(max_results=limit, timeout_s=seconds(timeout, QUERY_TIMEOUT_S)).started()
     q = read_text(file, what="query file") if file else text
     point = as_of_point(as_of, valid)
     with open_kb(db, []) as kb:
@@ -49,8 +54,10 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
         typer.echo(said, err=True)
         try:
             with working("querying (builds the snapshot when it is missing or stale)", format):
-                result = kb.query(q, as_of=point, rules=program, ledger_view=ledger, limits=Limits(max_results=limit),
-                                  name=str(file) if file else "<query>", prefixes=prefixes())
+                result = kb.query(q, as_of=point, rules=program, ledger_view=ledger, limits=budget,
+                                  name=str(file) if file else "<query>", prefixes=prefixes(),
+                                  closure_limits=replace(Limits.unbounded(), timeout_s=budget.timeout_s,
+                                                         ends_at=budget.ends_at))
         except SparqlSyntaxError as e:  # the query is the command's input: a usage error (exit 2)
             typer.echo(e.render(), err=True)
             raise typer.Exit(2)

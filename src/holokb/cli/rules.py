@@ -10,7 +10,8 @@ import typer
 from ..core import IRI, format_ms
 from .app import app
 from .common import (
-    AS_OF, DB, DB_IF_PRESENT, FORMAT, RULES, SHAPES, VALID, Usage, as_of_point, limits_of, load_rules, now_ms, open_kb, short, working,
+    AS_OF, ASK_TIMEOUT_S, DB, DB_IF_PRESENT, DERIVE_TIMEOUT_S, FORMAT, RULES, SHAPES, TIMEOUT_HELP, VALID, Usage,
+    as_of_point, limits_of, load_rules, now_ms, open_kb, seconds, short, working,
 )
 
 
@@ -83,7 +84,7 @@ def check(files: Optional[list[Path]] = typer.Argument(None, help="Rule files or
 def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
            valid: Optional[str] = VALID, max_depth: Optional[int] = typer.Option(None, "--max-depth", help="Deepest proof to derive (budget; the result says when it was hit)."),
            max_derived: Optional[int] = typer.Option(None, "--max-derived", help="Most facts to derive (budget; the result says when it was hit)."),
-           timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds."),
+           timeout: Optional[str] = typer.Option(None, "--timeout", help=TIMEOUT_HELP.format(DERIVE_TIMEOUT_S)),
            show: int = typer.Option(20, "--show", help="How many derived facts to print."),
            store: bool = typer.Option(True, "--store/--no-store", help="Store the closure (with proofs) in the ledger."),
            all_valid: bool = typer.Option(False, "--all-valid",
@@ -95,41 +96,44 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
     \b
     Example: holokb derive --rules rules/ --valid 2026-04-01
     """
+    limits = limits_of(max_depth, max_derived, seconds(timeout, DERIVE_TIMEOUT_S))
     prog = load_rules(rules)
     point = as_of_point(as_of, valid)
     info = None
     with open_kb(db, []) as kb, working("deriving", format):
         if all_valid:
-            model = kb.derive(prog, as_of=point, limits=limits_of(max_depth, max_derived, timeout), all_valid=True)
+            model = kb.derive(prog, as_of=point, limits=limits, all_valid=True)
         elif store:
-            model, info = kb.derive_and_store(prog, as_of=point, computed_at=now_ms(),
-                                              limits=limits_of(max_depth, max_derived, timeout))
+            model, info = kb.derive_and_store(prog, as_of=point, computed_at=now_ms(), limits=limits)
         else:
-            model = kb.derive(prog, as_of=point, limits=limits_of(max_depth, max_derived, timeout))
-    derived = model.derived()
+            model = kb.derive(prog, as_of=point, limits=limits)
+    n = model.derived_count()  # counting decodes nothing; only the facts shown are decoded
+    shown = model.derived(limit=show)
+    truncated = model.truncated or (info is not None and info.truncated)
+    hit = model.limit_hit or (info.limit_hit if info is not None else None)
     if format == "json":
         typer.echo(json.dumps({
-            "asOf": {"system": point.system, "valid": point.valid}, "derived": len(derived),
-            "iterations": model.stats.iterations, "truncated": model.truncated, "limitHit": model.limit_hit,
+            "asOf": {"system": point.system, "valid": point.valid}, "derived": n,
+            "iterations": model.stats.iterations, "truncated": truncated, "limitHit": hit,
             "ruleCounts": dict(model.rule_counts()), "ruleSetHash": prog.rule_set_hash, "allValid": all_valid,
             "storedClosure": None if info is None else info.id,
             "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
                            for v in model.violations]}, sort_keys=True))
     else:
-        n, it = len(derived), model.stats.iterations
+        it = model.stats.iterations
         where = f"over all valid time as recorded at {point}" if all_valid else f"at {point}"
         typer.echo(f"derived {n} fact{'' if n == 1 else 's'} in {it} iteration{'' if it == 1 else 's'} {where}")
-        for d in derived[:show]:
+        for d in shown:
             args = ", ".join(short(a) for a in d.args)
             typer.echo(f"  {short(IRI(d.predicate))}({args})  valid {d.valid}  by {d.rule}"
                        + (f"  score {d.score:.3f}" if d.score is not None else ""))
-        if len(derived) > show:
-            typer.echo(f"  … {len(derived) - show} more (use --show)")
+        if n > len(shown):
+            typer.echo(f"  … {n - len(shown)} more (use --show)")
         for v in model.violations:
             binds = " ".join(f"?{k}={short(t)}" for k, t in v.bindings)
             typer.echo(f"violation of {v.constraint}: {binds}")
-        if model.truncated:
-            typer.echo(f"truncated: the {model.limit_hit} budget was hit; the closure is partial")
+        if truncated:
+            typer.echo(f"truncated: the {hit} budget was hit; the closure is partial")
         if info is not None:
             typer.echo(f"stored as closure #{info.id} (rule set {prog.rule_set_hash[:12]}, {point}) in {db}")
     if model.violations:
@@ -139,7 +143,8 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
 @app.command()
 def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapability(ex:AchillesIDE, ?c).'"),
         rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[str] = AS_OF,
-        valid: Optional[str] = VALID, timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds (budget; the answer says when it was hit)."),
+        valid: Optional[str] = VALID,
+        timeout: Optional[str] = typer.Option(None, "--timeout", help=TIMEOUT_HELP.format(ASK_TIMEOUT_S)),
         format: str = FORMAT) -> None:
     """Answer a rule query goal-directed (without materialising everything).
 
@@ -153,7 +158,7 @@ def ask(query: str = typer.Argument(..., help="A rule query, e.g. '?- ex:hasCapa
         if format != "json":
             for w in warnings:
                 typer.echo(w.render(), err=True)
-        ans = kb.ask(prog, query, as_of=point, limits=limits_of(None, None, timeout))
+        ans = kb.ask(prog, query, as_of=point, limits=limits_of(None, None, seconds(timeout, ASK_TIMEOUT_S)))
     if format == "json":
         typer.echo(json.dumps({"head": {"vars": list(ans.variables)},
                                "results": {"bindings": [{v: str(t) for v, t in zip(ans.variables, row)}

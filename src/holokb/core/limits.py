@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Generic, Iterator, Sequence, TypeVar
 
@@ -50,12 +50,23 @@ class Limits:
     max_results: int | None = 1000
     max_edges: int | None = None
     timeout_s: float | None = None
+    #: A fixed end on the monotonic clock (set by :meth:`started`): every stage of one command that
+    #: reads these limits then shares one deadline, instead of each restarting ``timeout_s``.
+    ends_at: float | None = None
 
     @staticmethod
     def unbounded() -> "Limits":
         return Limits(None, None, None, None, None)
 
+    def started(self) -> "Limits":
+        """These limits with the deadline fixed from now (the command's start), for every stage after."""
+        if self.timeout_s is None or self.ends_at is not None:
+            return self
+        return replace(self, ends_at=time.monotonic() + self.timeout_s)
+
     def deadline(self) -> "Deadline":
+        if self.ends_at is not None:
+            return Deadline.at(self.ends_at)
         return Deadline(self.timeout_s)
 
 
@@ -67,8 +78,19 @@ class Deadline:
     def __init__(self, timeout_s: float | None):
         self._end = None if timeout_s is None else time.monotonic() + timeout_s
 
+    @staticmethod
+    def at(end: float) -> "Deadline":
+        """The deadline at ``end`` on the monotonic clock."""
+        d = Deadline(None)
+        d._end = end
+        return d
+
     def expired(self) -> bool:
         return self._end is not None and time.monotonic() >= self._end
+
+    def remaining(self) -> float | None:
+        """Seconds left (0 when expired), None without a deadline."""
+        return None if self._end is None else max(0.0, self._end - time.monotonic())
 
 
 @dataclass(frozen=True, slots=True)

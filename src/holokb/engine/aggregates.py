@@ -35,8 +35,9 @@ def aggregate_relation(solver, agg: Aggregate) -> tuple[Relation, Atom]:
     b = solver.solve(agg.body, None, None, False)
     names = sorted(b.vars)
     group = [v.name for v in agg.group_by]
-    rel = Relation(len(group) + 1)
-    atom = Atom(AGGREGATE_RELATION, tuple(agg.group_by) + (agg.target,))
+    witness = [v.name for v in agg.witnesses]
+    rel = Relation(len(group) + len(witness) + 1)
+    atom = Atom(AGGREGATE_RELATION, tuple(agg.group_by) + tuple(agg.witnesses) + (agg.target,))
     if b.n == 0:
         return rel, atom
     # Solutions: distinct bindings of the body's variables (set semantics), each with its rows' intervals.
@@ -51,13 +52,17 @@ def aggregate_relation(solver, agg: Aggregate) -> tuple[Relation, Atom]:
     order = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
     vf_all, vt_all, depth_all = b.meta["vf"], b.meta["vt"], b.meta["depth"]
-    out_cols: list[list[int]] = [[] for _ in range(len(group) + 1)]
+    wcols = np.stack([b.vars[w] for w in witness], axis=1) if witness else None
+    out_cols: list[list[int]] = [[] for _ in range(len(group) + len(witness) + 1)]
     vf, vt, depth = [], [], []
     for g in range(len(uniq)):
         rows = order[bounds[g]:bounds[g + 1]]
-        for lo, hi, res, d in _over_time(agg.func, rows, sol, values, vf_all, vt_all, depth_all, solver.terms):
+        for lo, hi, wit, res, d in _over_time(agg.func, rows, sol, values, vf_all, vt_all, depth_all, solver.terms,
+                                              wcols):
             for k in range(len(group)):
                 out_cols[k].append(int(uniq[g, k]))
+            for k, w in enumerate(wit):
+                out_cols[len(group) + k].append(w)
             out_cols[-1].append(res)
             vf.append(lo)
             vt.append(hi)
@@ -69,14 +74,15 @@ def aggregate_relation(solver, agg: Aggregate) -> tuple[Relation, Atom]:
 
 
 def _over_time(func: str, rows: np.ndarray, sol: np.ndarray, values, vf: np.ndarray, vt: np.ndarray,
-               depth: np.ndarray, terms) -> list[tuple[int, int, int, int]]:
-    """(from, to, result id, depth) rows for one group, where its value is constant."""
+               depth: np.ndarray, terms, wcols: np.ndarray | None) -> list[tuple[int, int, tuple, int, int]]:
+    """(from, to, witness ids, result id, depth) rows for one group, where its value (and, with
+    witnesses, the witness tuple) is constant."""
     f, t = vf[rows], vt[rows]
     if (f == f[0]).all() and (t == t[0]).all():  # the common case: one interval for all solutions
         pieces = [(int(f[0]), int(t[0]), np.arange(len(rows)))]
     else:
         pieces = segments(f, t)
-    out: list[tuple[int, int, int, int]] = []
+    out: list[tuple[int, int, tuple, int, int]] = []
     for lo, hi, active in pieces:
         act = rows[active]
         _, first = np.unique(sol[act], return_index=True)  # one row per solution valid here
@@ -85,10 +91,17 @@ def _over_time(func: str, rows: np.ndarray, sol: np.ndarray, values, vf: np.ndar
         if res is None:
             continue
         rid, d = terms.intern(res), int(depth[act].max())
-        if out and out[-1][1] == lo and out[-1][2] == rid:  # same value on touching segments: one row
-            out[-1] = (out[-1][0], hi, rid, max(out[-1][3], d))
-        else:
-            out.append((lo, hi, rid, d))
+        witnesses: list[tuple] = [()]
+        if wcols is not None:  # the distinct witness tuples of the solutions reaching the extreme
+            best = act[values[act] == rid]
+            witnesses = [tuple(w) for w in np.unique(wcols[best], axis=0).tolist()]
+        for wit in witnesses:
+            prev = next((k for k in range(len(out) - 1, -1, -1) if out[k][1] == lo and out[k][2] == wit
+                         and out[k][3] == rid), None)
+            if prev is not None:  # same value (and witness) on touching segments: one row
+                out[prev] = (out[prev][0], hi, wit, rid, max(out[prev][4], d))
+            else:
+                out.append((lo, hi, wit, rid, d))
     return out
 
 

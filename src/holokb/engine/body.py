@@ -39,6 +39,7 @@ class BodySolver:
         self.bits = 0
         self._arity = arity
         self._empty: dict[RelKey, Relation] = {}
+        self._plans: dict = {}
 
     def relation(self, rk: RelKey, arity: int) -> Relation:
         """The relation ``rk``, or an empty one of ``arity`` when nothing holds it."""
@@ -63,8 +64,7 @@ class BodySolver:
         :class:`~.relation.IntermediateOverflow` when a join step would pass :attr:`cap` rows.
         """
         b = Bindings.unit(record)
-        steps = plan_body(body, first)
-        live = live_after(steps, keep) if keep is not None else None
+        steps, live = self._plan(body, first, keep)
         for i, step in enumerate(steps):
             if b.n == 0:
                 break
@@ -95,6 +95,16 @@ class BodySolver:
             if live is not None and b.project(live[i]) and not record and i + 1 < len(steps):
                 b = self.distinct(b)
         return b
+
+    def _plan(self, body, first: int | None, keep: frozenset[str] | None):
+        """The join order of a body and its live variables, planned once per (body, first atom, keep):
+        semi-naive evaluation asks for the same plans every iteration."""
+        key = (body, first, keep)
+        hit = self._plans.get(key)
+        if hit is None:
+            steps = plan_body(body, first)
+            hit = self._plans[key] = (steps, live_after(steps, keep) if keep is not None else None)
+        return hit
 
     def on_step(self) -> None:
         """Called after every step (arithmetic may have minted terms): keeps key widths valid."""

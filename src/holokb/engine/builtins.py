@@ -8,20 +8,14 @@ place, division by zero) yields no value: the row is dropped, nothing raises.
 """
 from __future__ import annotations
 
-import calendar
-from datetime import datetime, timedelta, timezone
-from decimal import Decimal, InvalidOperation
-
 import numpy as np
 
-from ..core.terms import DateTimeValue, DateValue, Literal, XSD_DATE, XSD_DATETIME
-from ..core.time import Duration, format_ms
+from ..core.functions import apply_call, apply_op
 from .dictionary import (
     KIND_BOOL, KIND_DAYTIME, KIND_NUMBER, KIND_TIME, KIND_YEARMONTH, TermDictionary,
 )
 
 _ORDERED = (KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_BOOL)
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:
@@ -52,81 +46,61 @@ def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.
 
 
 def arithmetic(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:
-    """Ids of ``a op b`` per row (−1 where undefined), computed once per distinct pair."""
-    if len(a) == 0:
+    """Ids of ``a op b`` per row (−1 where undefined): vectorised on integers, else computed once per
+    distinct pair."""
+    fast = _integer_op(op, a, b, terms)
+    if fast is not None:
+        return fast
+    return _per_distinct([a, b], terms, lambda x, y: apply_op(op, x, y))
+
+
+_SMALL = 2**31  # operands below this cannot overflow int64 in + - * and their results stay exact
+
+
+def _integer_op(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray | None:
+    """``a op b`` when every operand is a small integer (the common case), in numpy; else None."""
+    if op not in ("+", "-", "*", "%", "div") or len(a) == 0:
+        return None
+    isint, val = terms.integers()
+    if not (isint[a].all() and isint[b].all()):
+        return None
+    x, y = val[a], val[b]
+    if np.abs(x).max() >= _SMALL or np.abs(y).max() >= _SMALL:
+        return None
+    out = np.full(len(a), -1, dtype=np.int64)
+    if op in ("+", "-", "*"):
+        res = x + y if op == "+" else x - y if op == "-" else x * y
+        return terms.intern_ints(res)
+    ok = y != 0  # division by zero: no value
+    if ok.any():
+        xs, ys = x[ok], y[ok]
+        if op == "%":
+            res = np.fmod(xs, ys)  # C: the remainder has the dividend's sign
+        else:
+            q = np.abs(xs) // np.abs(ys)
+            res = np.where((xs >= 0) == (ys >= 0), q, -q)  # truncation toward zero
+        out[ok] = terms.intern_ints(res)
+    return out
+
+
+def call(func: str, args: list[np.ndarray], n: int, terms: TermDictionary) -> np.ndarray:
+    """Ids of a built-in function per row (−1 where undefined), computed once per distinct argument tuple."""
+    if not args:
+        v = apply_call(func, ())
+        return np.full(n, -1 if v is None else terms.intern(v), dtype=np.int64)
+    if func in ("div", "mod") and len(args) == 2:
+        fast = _integer_op("div" if func == "div" else "%", args[0], args[1], terms)
+        if fast is not None:
+            return fast
+    return _per_distinct(args, terms, lambda *xs: apply_call(func, xs))
+
+
+def _per_distinct(cols: list[np.ndarray], terms: TermDictionary, f) -> np.ndarray:
+    if len(cols[0]) == 0:
         return np.zeros(0, dtype=np.int64)
-    pairs = np.stack([a, b], axis=1)
-    uniq, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    uniq, inverse = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
     out = np.empty(len(uniq), dtype=np.int64)
-    for k, (x, y) in enumerate(uniq.tolist()):
-        v = _apply(op, terms.term(x), terms.term(y))
+    for k, ids in enumerate(uniq.tolist()):
+        v = f(*(terms.term(i) for i in ids))
         out[k] = -1 if v is None else terms.intern(v)
     return out[inverse.reshape(-1)]
-
-
-def _apply(op: str, x, y) -> Literal | None:
-    if not (isinstance(x, Literal) and isinstance(y, Literal)):
-        return None
-    vx, vy = x.value, y.value
-    try:
-        return _apply_values(op, vx, vy)
-    except (ArithmeticError, InvalidOperation, OverflowError, ValueError):
-        return None
-
-
-def _is_num(v) -> bool:
-    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
-
-
-def _apply_values(op: str, vx, vy) -> Literal | None:
-    if _is_num(vx) and _is_num(vy):
-        if isinstance(vx, float) or isinstance(vy, float):
-            vx, vy = float(vx), float(vy)
-        elif isinstance(vx, Decimal) or isinstance(vy, Decimal):
-            vx, vy = Decimal(vx), Decimal(vy)
-        if op == "/":
-            if vy == 0:
-                return None
-            if isinstance(vx, int) and isinstance(vy, int):
-                return Literal.of(Decimal(vx) / Decimal(vy)) if vx % vy else Literal.of(vx // vy)
-            return Literal.of(vx / vy)
-        r = vx + vy if op == "+" else vx - vy if op == "-" else vx * vy
-        return Literal.of(r)
-    if isinstance(vx, (DateTimeValue, DateValue)) and isinstance(vy, Duration) and op in "+-":
-        sign = 1 if op == "+" else -1
-        ms = _add_months(vx.ms, sign * vy.months) + sign * vy.ms
-        return _instant(ms, vx)
-    if isinstance(vx, Duration) and isinstance(vy, (DateTimeValue, DateValue)) and op == "+":
-        return _instant(_add_months(vy.ms, vx.months) + vx.ms, vy)
-    if isinstance(vx, (DateTimeValue, DateValue)) and isinstance(vy, (DateTimeValue, DateValue)) and op == "-":
-        return Literal.of(Duration(0, vx.ms - vy.ms))
-    if isinstance(vx, Duration) and isinstance(vy, Duration) and op in "+-":
-        s = 1 if op == "+" else -1
-        return Literal.of(Duration(vx.months + s * vy.months, vx.ms + s * vy.ms))
-    if isinstance(vx, Duration) and _is_num(vy) and op in "*/":
-        if op == "/" and vy == 0:
-            return None
-        f = (lambda v: v * vy) if op == "*" else (lambda v: v / vy)
-        return Literal.of(Duration(int(f(vx.months)), int(f(vx.ms))))
-    if _is_num(vx) and isinstance(vy, Duration) and op == "*":
-        return Literal.of(Duration(int(vx * vy.months), int(vx * vy.ms)))
-    return None
-
-
-def _instant(ms: int, like) -> Literal:
-    text = format_ms(ms)
-    if isinstance(like, DateValue):
-        return Literal(text[:10], XSD_DATE)
-    return Literal(text, XSD_DATETIME)
-
-
-def _add_months(ms: int, months: int) -> int:
-    if months == 0:
-        return ms
-    dt = _EPOCH + timedelta(milliseconds=ms)
-    y, m = divmod(dt.month - 1 + months, 12)
-    year, month = dt.year + y, m + 1
-    day = min(dt.day, calendar.monthrange(year, month)[1])  # clamp like xsd (31 Jan + 1M = 28/29 Feb)
-    moved = dt.replace(year=year, month=month, day=day)
-    delta = moved - _EPOCH
-    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000

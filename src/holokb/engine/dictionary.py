@@ -31,12 +31,19 @@ def identity_key(t: Term) -> tuple:
     return ("L", type(v).__name__, v, t.lang or "")
 
 
+#: Integers below this magnitude are kept exactly in the int64 value column (products of two stay exact
+#: in int64 when both are below 2**31; the vectorised path checks).
+_INT_FAST = 2**62
+
+
 def _value_of(t: Term) -> tuple[int, float, int]:
     if isinstance(t, IRI):
         return KIND_NONE, 0.0, 0
     v = t.value
     if isinstance(v, bool):
         return KIND_BOOL, float(v), int(v)
+    if isinstance(v, int) and -_INT_FAST < v < _INT_FAST:
+        return KIND_NUMBER, float(v), v  # the exact value too: integer arithmetic runs vectorised
     if isinstance(v, (int, float, Decimal)):
         return KIND_NUMBER, float(v), 0
     if isinstance(v, (DateTimeValue, DateValue)):
@@ -59,7 +66,7 @@ class TermDictionary:
     Literal(lexical='3', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None)
     """
 
-    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending")
+    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint")
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
@@ -68,6 +75,7 @@ class TermDictionary:
         self._kind = np.zeros(0, dtype=np.int8)
         self._num = np.zeros(0, dtype=np.float64)
         self._ms = np.zeros(0, dtype=np.int64)
+        self._isint = np.zeros(0, dtype=bool)
         self._pending: list[int] = []
 
     def __len__(self) -> int:
@@ -134,7 +142,25 @@ class TermDictionary:
             self._kind = np.concatenate([self._kind, np.zeros(grow, np.int8)])
             self._num = np.concatenate([self._num, np.zeros(grow, np.float64)])
             self._ms = np.concatenate([self._ms, np.zeros(grow, np.int64)])
+            self._isint = np.concatenate([self._isint, np.zeros(grow, bool)])
         for i in self._pending:
             self._kind[i], self._num[i], self._ms[i] = _value_of(self._terms[i])
+            v = self._terms[i].value  # type: ignore[union-attr]
+            self._isint[i] = isinstance(v, int) and not isinstance(v, bool) and -_INT_FAST < v < _INT_FAST
         self._pending.clear()
         return self._kind, self._num, self._ms
+
+    def integers(self) -> tuple[np.ndarray, np.ndarray]:
+        """(is an integer literal held exactly, its int64 value) columns indexed by id."""
+        _, _, ms = self.values()
+        return self._isint, ms
+
+    def intern_ints(self, values: np.ndarray) -> np.ndarray:
+        """Ids of the integer literals with these int64 values (new ones interned), per row."""
+        uniq, inv = np.unique(values, return_inverse=True)
+        known = self._ids
+        out = np.empty(len(uniq), dtype=np.int64)
+        for k, v in enumerate(uniq.tolist()):
+            i = known.get(("L", "int", v, ""))  # identity_key of Literal.of(v), without building it
+            out[k] = i if i is not None else self.intern(Literal.of(v))
+        return out[inv.reshape(-1)]

@@ -383,7 +383,7 @@ def _named_vars(body) -> set[str]:
         elif isinstance(item, Assignment):
             out |= expr_vars(item.expr) | {item.target.name}
         elif isinstance(item, Aggregate):
-            out |= {v.name for v in item.group_by} | {item.target.name}
+            out |= {v.name for v in item.group_by + item.witnesses} | {item.target.name}
     return {n for n in out if not n.startswith("_")}
 
 

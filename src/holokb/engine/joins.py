@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.program import Atom, BinOp, Const, Var
-from .builtins import arithmetic
+from ..analysis.program import Atom, BinOp, Call, Const, Var
+from .builtins import arithmetic, call
 from .dictionary import TermDictionary
 from .relation import EMPTY, IntermediateOverflow, Relation, fits, pack
 from .temporal import coalesce, subtract
@@ -186,6 +186,14 @@ def eval_expr(e, b: Bindings, terms: TermDictionary) -> np.ndarray:
         out = np.full(b.n, -1, dtype=np.int64)
         out[ok] = arithmetic(e.op, left[ok], right[ok], terms)
         return out
+    if isinstance(e, Call):
+        args = [eval_expr(a, b, terms) for a in e.args]
+        ok = np.ones(b.n, dtype=bool)
+        for a in args:
+            ok &= a >= 0
+        out = np.full(b.n, -1, dtype=np.int64)
+        out[ok] = call(e.func, [a[ok] for a in args], int(ok.sum()), terms)
+        return out
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -195,4 +203,6 @@ def expr_vars(e) -> set[str]:
         return {e.name}
     if isinstance(e, BinOp):
         return expr_vars(e.left) | expr_vars(e.right)
+    if isinstance(e, Call):
+        return set().union(*(expr_vars(a) for a in e.args)) if e.args else set()
     return set()

@@ -24,7 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from ..analysis.program import Atom, Const, Negation, Program, Query, Var
-from ..core.limits import LimitHit, Page
+from ..core.limits import Deadline, LimitHit, Page
 from ..core.premises import DerivedRef, InputRef, PremiseRef
 from ..core.terms import Term, term_sort_key
 from ..core.time import Interval
@@ -32,7 +32,8 @@ from .database import RelKey
 from .dictionary import TermDictionary
 from .proofs import ProofNode, node_id, path_score
 from .relation import IntermediateOverflow, Relation
-from .temporal import coalesce, holds_at
+from .facts import FactTable
+from .temporal import holds_at
 
 _MAX = np.iinfo(np.int64).max
 #: The relation aggregates are joined through (never a fact of the model).
@@ -164,50 +165,23 @@ class Model:
             return rows
         return rows[holds_at(rel.meta("valid_from")[rows], rel.meta("valid_to")[rows], self.valid_at)]
 
-    def _facts(self, rk: RelKey, derived_only: bool) -> list[tuple]:
-        """Facts of relation ``rk`` in the documented order: (sort key, args, from, to, first row).
-
-        A fact is the args plus one maximal interval of the union of its visible rows (only rows
-        the rules made when ``derived_only``); its first row is the earliest found (least depth)."""
+    def _facts(self, rk: RelKey, derived_only: bool) -> FactTable:
+        """Facts of relation ``rk`` (:class:`~.facts.FactTable`, documented order) from its visible
+        rows — only the rows the rules made when ``derived_only``."""
         memo_key = ("facts", rk, derived_only)
         hit = self._memo.get(memo_key)
-        if hit is not None:
-            return hit
-        rel = self.relations.get(rk)
-        out: list[tuple] = []
-        if rel is not None and rel.size:
+        if hit is None:
+            rel = self.relations.get(rk)
+            if rel is None:
+                rel = Relation(0)
             rows = np.flatnonzero(rel.meta("rule") >= 0) if derived_only else None
-            rows = self._visible(rel, rows)
-            if len(rows):
-                out = self._coalesced(rel, rows)
-        self._memo[memo_key] = out
-        return out
-
-    def _coalesced(self, rel: Relation, rows: np.ndarray) -> list[tuple]:
-        if rel.arity:
-            _, first, group = np.unique(np.stack([rel.col(i)[rows] for i in range(rel.arity)], axis=1), axis=0,
-                                        return_index=True, return_inverse=True)
-            group = group.reshape(-1)
-        else:
-            first, group = np.zeros(1, np.int64), np.zeros(len(rows), np.int64)
-        vf, vt = rel.meta("valid_from")[rows], rel.meta("valid_to")[rows]
-        g, f, t = coalesce(group, vf, vt)
-        # Each row belongs to the maximal interval of its group that starts at or before it.
-        width = len(self.endpoints) + 1
-        starts = g * width + np.searchsorted(self.endpoints, f)
-        member = np.searchsorted(starts, group * width + np.searchsorted(self.endpoints, vf), "right") - 1
-        rep = np.full(len(g), np.iinfo(np.int64).max)
-        np.minimum.at(rep, member, rows)
-        args = [tuple(self.terms.term(int(rel.col(i)[rows[k]])) for i in range(rel.arity)) for k in first.tolist()]
-        keys = [tuple(term_sort_key(a) for a in x) for x in args]
-        out = [(keys[gi], args[gi], fi, ti, ri) for gi, fi, ti, ri in zip(g.tolist(), f.tolist(), t.tolist(),
-                                                                              rep.tolist())]
-        out.sort(key=lambda x: (x[0], x[2], x[3]))
-        return out
+            hit = self._memo[memo_key] = FactTable.build(rel, self._visible(rel, rows), self.terms, self.endpoints)
+        return hit
 
     def rows(self, predicate: str, *, negated: bool = False) -> tuple[tuple[tuple[Term, ...], Interval], ...]:
         """All facts of a relation (input and derived) with their maximal validity, in the documented order."""
-        return tuple((f[1], _interval(f[2], f[3])) for f in self._facts((predicate, negated), False))
+        ft = self._facts((predicate, negated), False)
+        return tuple((ft.args(k, self.terms), _interval(ft.valid_from[k], ft.valid_to[k])) for k in range(len(ft)))
 
     def relation(self, predicate: str, *, negated: bool = False) -> tuple[tuple[Term, ...], ...]:
         """The distinct args of the facts of a relation, sorted (module doc)."""
@@ -215,59 +189,69 @@ class Model:
 
     def validity(self, predicate: str, args: tuple[Term, ...], *, negated: bool = False) -> tuple[Interval, ...]:
         """The maximal intervals over which the fact holds (the one around ``valid_at`` when set)."""
-        args = tuple(args)
-        return tuple(_interval(f[2], f[3]) for f in self._facts((predicate, negated), False) if f[1] == args)
+        ids = [self.terms.lookup(a) for a in args]
+        ft = self._facts((predicate, negated), False)
+        if any(i is None for i in ids) or ft.ids.shape[1] != len(ids):
+            return ()
+        hit = np.flatnonzero((ft.ids == np.array(ids, np.int64)).all(axis=1)) if len(ids) else np.arange(len(ft))
+        return tuple(_interval(ft.valid_from[k], ft.valid_to[k]) for k in hit.tolist())
 
-    def _derived_order(self) -> list[tuple[RelKey, list]]:
-        """Per derived relation (sorted), its derived facts in the documented order."""
+    def _derived_order(self) -> list[tuple[RelKey, FactTable, int]]:
+        """Per derived relation (sorted): its derived facts and the position of its first fact in
+        :meth:`derived`."""
         hit = self._memo.get("order")
         if hit is None:
-            hit = []
+            hit, n = [], 0
             for rk in sorted(self.relations):
                 if rk[0] != AGGREGATE_RELATION and not rk[0].startswith(INTERNAL):
-                    facts = self._facts(rk, True)
-                    if facts:
-                        hit.append((rk, facts))
+                    ft = self._facts(rk, True)
+                    if len(ft):
+                        hit.append((rk, ft, n))
+                        n += len(ft)
             self._memo["order"] = hit
         return hit
 
-    def derived(self) -> tuple[DerivedFact, ...]:
+    def derived_count(self) -> int:
+        """How many facts :meth:`derived` lists (no term is decoded)."""
+        return sum(len(ft) for _, ft, _ in self._derived_order())
+
+    def derived(self, *, limit: int | None = None, deadline: Deadline | None = None) -> tuple[DerivedFact, ...]:
         """Every derived fact (never the input facts), sorted by predicate, polarity, fact key; rule,
-        depth and score are those of its first derivation."""
-        out = []
+        depth and score are those of its first derivation.  ``limit``: only the first that many
+        (only those are decoded); ``deadline``: stop decoding when it expires (then fewer)."""
+        out: list[DerivedFact] = []
         names = [r.name for r in self.program.rules]
-        for rk, facts in self._derived_order():
+        for rk, ft, _ in self._derived_order():
             rel = self.relations[rk]
             rule, depth = rel.meta("rule"), rel.meta("depth")
-            for _, args, vf, vt, r in facts:
-                out.append(DerivedFact(rk[0], args, _interval(vf, vt), names[int(rule[r])], int(depth[r]),
-                                       self._score(rel, r), rk[1]))
+            for k in range(len(ft)):
+                if (limit is not None and len(out) >= limit) or (deadline is not None and k % 1024 == 0
+                                                                  and deadline.expired()):
+                    return tuple(out)
+                r = int(ft.first[k])
+                out.append(DerivedFact(rk[0], ft.args(k, self.terms), _interval(ft.valid_from[k], ft.valid_to[k]),
+                                       names[int(rule[r])], int(depth[r]), self._score(rel, r), rk[1]))
         return tuple(out)
 
     def rule_counts(self) -> tuple[tuple[str, int], ...]:
         """Derived facts (as :meth:`derived` lists them) per rule of their first derivation, program order."""
-        counts = dict.fromkeys((r.name for r in self.program.rules), 0)
-        for rk, facts in self._derived_order():
-            rule = self.relations[rk].meta("rule")
-            for f in facts:
-                counts[self.program.rules[int(rule[f[4]])].name] += 1
-        return tuple(counts.items())
+        counts = np.zeros(len(self.program.rules), np.int64)
+        for rk, ft, _ in self._derived_order():
+            counts += np.bincount(self.relations[rk].meta("rule")[ft.first].astype(np.int64),
+                                  minlength=len(counts))[:len(counts)]
+        return tuple((r.name, int(c)) for r, c in zip(self.program.rules, counts.tolist()))
 
-    def proof_steps(self) -> tuple[ProofStep, ...]:
+    def proof_steps(self, *, deadline: Deadline | None = None) -> tuple[ProofStep, ...]:
         """Each derived fact (in :meth:`derived` order) with the proof step of its first derivation; a
         premise that is itself derived is a :class:`~holokb.core.DerivedRef` to the derived fact (here)
-        whose interval holds the premise row.  Without recorded proofs the premises are empty."""
-        index: dict[tuple[RelKey, int], int] = {}
-        holders: dict[RelKey, dict[tuple, list]] = {}
-        n = 0
-        for rk, facts in self._derived_order():
-            by_args = holders.setdefault(rk, {})
-            for f in facts:
-                index[(rk, f[4])] = n
-                by_args.setdefault(f[1], []).append((f[2], f[3], n))
-                n += 1
+        whose interval holds the premise row.  Without recorded proofs the premises are empty.
+        ``deadline``: stop when it expires (then only the first steps, a prefix of :meth:`derived`)."""
+        base = {rk: (ft, n) for rk, ft, n in self._derived_order()}
         out = []
-        for (rk, r), fact in zip(index, self.derived()):
+        for fact in self.derived(deadline=deadline):
+            rk = (fact.predicate, fact.negated)
+            ft, n0 = base[rk]
+            r = int(ft.first[len(out) - n0])
             premises: list[PremiseRef | None] = []
             bindings: tuple[tuple[str, Term], ...] = ()
             absent: tuple[Absence, ...] = ()
@@ -281,19 +265,13 @@ class Model:
                     if int(prel.meta("rule")[prow]) < 0:
                         premises.append(self.input_keys[prk][prow])
                     else:
-                        premises.append(DerivedRef(self._holder(holders[prk], prel, prow)))
+                        pft, pn0 = base[prk]
+                        premises.append(DerivedRef(pn0 + int(pft.row_fact[prow])))
                 absent = self._absences(ri, bindings, _interval(rel.meta("valid_from")[r], rel.meta("valid_to")[r]))
             out.append(ProofStep(fact, tuple(premises), bindings, absent))
+            if deadline is not None and len(out) % 256 == 0 and deadline.expired():
+                break
         return tuple(out)
-
-    def _holder(self, by_args: dict, rel: Relation, row: int) -> int:
-        """The position of the derived fact (args, maximal interval) that contains derived row ``row``."""
-        args = tuple(self.terms.term(int(rel.col(i)[row])) for i in range(rel.arity))
-        vf = int(rel.meta("valid_from")[row])
-        for f, t, n in by_args.get(args, ()):
-            if f <= vf < t or (f <= vf and t == _MAX):
-                return n
-        raise LookupError(f"derived row {row} belongs to no derived fact")  # pragma: no cover - invariant
 
     def _absences(self, ri: int, bindings: tuple[tuple[str, Term], ...], valid: Interval) -> tuple[Absence, ...]:
         """The rule's negated premises under ``bindings``, absent over ``valid``."""

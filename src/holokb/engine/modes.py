@@ -1,7 +1,7 @@
 """The two bounded modes: local closure around seeds, and goal-directed answering of a query."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..analysis import check_program
 from ..analysis.program import Aggregate, Atom, Negation, Program, Query, Rule, body_atoms
@@ -61,8 +61,7 @@ def _reads_full(rule: Rule, everything: bool) -> Rule:
         elif isinstance(b, Negation):
             body.append(Negation(_redirect(b.atom), b.origin))
         elif isinstance(b, Aggregate):
-            body.append(Aggregate(b.target, b.func, b.term, tuple(_redirect(a) for a in b.body), b.group_by,
-                                  b.origin))
+            body.append(replace(b, body=tuple(_redirect(a) for a in b.body)))
         else:
             body.append(b)
     head = _redirect(rule.head) if everything and rule.head is not None else rule.head

@@ -46,7 +46,7 @@ def _binds(item) -> set[str]:
     if isinstance(item, Assignment):
         return {item.target.name}
     if isinstance(item, Aggregate):
-        return {item.target.name} | {v.name for v in item.group_by}
+        return {item.target.name} | {v.name for v in item.group_by + item.witnesses}
     return set()
 
 
@@ -105,7 +105,7 @@ def _reads(step: Step) -> set[str]:
         return expr_vars(item.left) | expr_vars(item.right)
     if step.kind == "assign":
         return expr_vars(item.expr) | {item.target.name}
-    return {v.name for v in item.group_by} | {item.target.name}
+    return {v.name for v in item.group_by + item.witnesses} | {item.target.name}
 
 
 def live_after(steps: list[Step], keep: frozenset[str]) -> list[frozenset[str]]:

@@ -119,6 +119,44 @@ class SortedIndex:
         return self.keys[i] == probe_keys
 
 
+class _Column:
+    """A growable numpy column: appends write into spare capacity (grown by half again when full),
+    so reading all rows is a view, not a concatenation — a long recursion with small deltas
+    appends thousands of times."""
+
+    __slots__ = ("buf", "size")
+
+    def __init__(self, dtype) -> None:
+        self.buf = np.zeros(0, dtype=dtype)
+        self.size = 0
+
+    @property
+    def dtype(self):
+        return self.buf.dtype
+
+    def append(self, v: np.ndarray) -> None:
+        n = len(v)
+        need = self.size + n
+        if need > len(self.buf):
+            cap = need if self.size == 0 else max(need, len(self.buf) + (len(self.buf) >> 1) + 16)
+            buf = np.empty(cap, dtype=self.buf.dtype)
+            buf[:self.size] = self.buf[:self.size]
+            self.buf = buf
+        self.buf[self.size:need] = v
+        self.size = need
+
+    def widen(self, dtype) -> None:
+        self.buf = self.buf.astype(dtype)
+
+    def view(self) -> np.ndarray:
+        return self.buf[:self.size]
+
+    def trim(self) -> None:
+        """Give back spare capacity past a quarter of the rows (a finished relation grows no more)."""
+        if len(self.buf) - self.size > self.size // 4:
+            self.buf = self.buf[:self.size].copy()
+
+
 class Relation:
     """An append-only columnar table: id columns, validity, depth, rule, and extra columns.
 
@@ -128,10 +166,9 @@ class Relation:
 
     def __init__(self, arity: int, extra: tuple[str, ...] = ()):
         self.arity = arity
-        self._cols = [[] for _ in range(arity)]
-        self._meta = {name: [] for name in ("valid_from", "valid_to", "depth", "rule") + extra}
-        self._dtypes = {name: META_DTYPES.get(name, np.dtype(np.int64)) for name in self._meta}
-        self._flat: dict = {}
+        self._cols = [_Column(np.int64) for _ in range(arity)]
+        names = ("valid_from", "valid_to", "depth", "rule") + extra
+        self._meta = {name: _Column(META_DTYPES.get(name, np.dtype(np.int64))) for name in names}
         self.size = 0
         self._indexes: dict[tuple, SortedIndex] = {}
         self._dedup: KeySet | None = None
@@ -142,10 +179,9 @@ class Relation:
     def freeze(self) -> None:
         """No more rows: columns become read-only arrays and the dedup keys are dropped (indexes,
         which only cache an order of the rows, may still be built)."""
-        for i in range(self.arity):
-            self.col(i).flags.writeable = False
-        for name in self._meta:
-            self.meta(name).flags.writeable = False
+        for c in list(self._cols) + list(self._meta.values()):
+            c.trim()
+            c.buf.flags.writeable = False
         self._dedup, self._dedup_set, self.frozen = None, None, True
 
     def append(self, cols: list[np.ndarray], **meta: np.ndarray) -> None:
@@ -159,25 +195,24 @@ class Relation:
         new_cols = [np.asarray(c, dtype=np.int64) for c in cols]
         defaults = {"valid_to": np.iinfo(np.int64).max, "valid_from": np.iinfo(np.int64).min}
         new_meta = {}
-        for name in self._meta:
+        for name, store in self._meta.items():
             v = meta.get(name)
             if v is None:
-                new_meta[name] = np.full(n, defaults.get(name, 0), dtype=self._dtypes[name])
+                new_meta[name] = np.full(n, defaults.get(name, 0), dtype=store.dtype)
             else:
                 new_meta[name] = self._narrow(name, np.asarray(v))
         for store, c in zip(self._cols, new_cols):
             store.append(c)
         for name, v in new_meta.items():
-            if v.dtype != self._dtypes[name]:  # a value outside the narrow type: widen stored chunks
-                self._dtypes[name] = v.dtype
-                self._meta[name][:] = [c.astype(v.dtype) for c in self._meta[name]]
-            self._meta[name].append(v)
+            store = self._meta[name]
+            if v.dtype != store.dtype:  # a value outside the narrow type: widen the stored column
+                store.widen(v.dtype)
+            store.append(v)
         self.size += n
-        self._flat.clear()
 
     def _narrow(self, name: str, v: np.ndarray) -> np.ndarray:
         """``v`` in the column's storage type, or in int64 when a value does not fit it."""
-        dt = self._dtypes[name]
+        dt = self._meta[name].dtype
         if v.dtype == dt:
             return v
         if dt.kind == "i" and len(v) and v.dtype.kind in "iu":
@@ -186,22 +221,13 @@ class Relation:
                 return v.astype(np.int64)
         return v.astype(dt)
 
-    def _get(self, key, store: list) -> np.ndarray:
-        arr = self._flat.get(key)
-        if arr is None:
-            if len(store) > 1:
-                store[:] = [np.concatenate(store)]
-            arr = store[0] if store else EMPTY
-            self._flat[key] = arr
-        return arr
-
     def col(self, i: int) -> np.ndarray:
-        """Id column ``i`` (all rows)."""
-        return self._get(i, self._cols[i])
+        """Id column ``i`` (all rows; a view — rows appended later are not in it)."""
+        return self._cols[i].view()
 
     def meta(self, name: str) -> np.ndarray:
         """A per-row column by name: valid_from, valid_to, depth, rule, or an extra column."""
-        return self._get(name, self._meta[name])
+        return self._meta[name].view()
 
     def has_meta(self, name: str) -> bool:
         return name in self._meta

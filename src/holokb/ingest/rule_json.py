@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from ..analysis.program import (
-    Aggregate, Assignment, Atom, BinOp, BodyItem, Comparison, Const, Expr, Negation, Rule, Var,
+    Aggregate, Assignment, Atom, BinOp, BodyItem, Call, Comparison, Const, Expr, Negation, Rule, Var,
 )
 from ..core.errors import InvalidValueError
 from ..core.terms import IRI, Literal
@@ -24,7 +24,7 @@ from ..core.terms import IRI, Literal
 FORMAT = 1
 
 
-def _term(t: Var | Const | BinOp) -> Any:
+def _term(t: Expr) -> Any:
     if isinstance(t, Var):
         return {"var": t.name}
     if isinstance(t, Const):
@@ -35,6 +35,8 @@ def _term(t: Var | Const | BinOp) -> Any:
         if v.lang:
             out["lang"] = v.lang
         return out
+    if isinstance(t, Call):
+        return {"call": t.func, "args": [_term(a) for a in t.args]}
     return {"op": t.op, "l": _term(t.left), "r": _term(t.right)}
 
 
@@ -71,6 +73,8 @@ def _from_term(d: Any) -> Expr:
         return Const(IRI(d["iri"]))
     if "lit" in d:
         return Const(Literal(d["lit"], d["dt"], d.get("lang")))
+    if "call" in d:
+        return Call(str(d["call"]), tuple(_from_term(x) for x in d["args"]))
     return BinOp(d["op"], _from_term(d["l"]), _from_term(d["r"]))
 
 

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..analysis.program import (
-    Aggregate, Assignment, Atom, BinOp, Comparison, Const, Expr, Negation, Rule, Var,
+    Aggregate, Assignment, Atom, BinOp, Call, Comparison, Const, Expr, Negation, Rule, Var,
 )
 from ..core.errors import SolverError
 from ..core.fact import encode_term
 from ..core.limits import Deadline
 from ..core.terms import Term
 from .active_set import Absence, ActiveSet, GroundFact, relation_key
+from ..core.functions import apply_call
 from .values import arith, compare
 
 AtomKey = tuple[str, bool, tuple[bytes, ...]]
@@ -299,6 +300,8 @@ def _vars(e: Expr) -> set[str]:
         return {e.name}
     if isinstance(e, BinOp):
         return _vars(e.left) | _vars(e.right)
+    if isinstance(e, Call):
+        return set().union(*(_vars(a) for a in e.args)) if e.args else set()
     return set()
 
 
@@ -307,6 +310,9 @@ def _value(e: Expr, binding: dict[str, Term]) -> Term | None:
         return e.term
     if isinstance(e, Var):
         return binding.get(e.name)
+    if isinstance(e, Call):
+        args = tuple(_value(a, binding) for a in e.args)
+        return None if any(a is None for a in args) else apply_call(e.func, args)  # type: ignore[arg-type]
     left, right = _value(e.left, binding), _value(e.right, binding)
     if left is None or right is None:
         return None

@@ -81,11 +81,15 @@ class SnapshotCache:
         ledger_path = str(getattr(ledger, "path", ":memory:"))
         lru_key = (ledger_path, key.fingerprint)
         hit = self._lru.get(lru_key)
+        if hit is not None and hit.limit_hit is LimitHit.TIMEOUT:  # cut by time: build it again
+            hit = None
         if hit is not None:
             self._lru.move_to_end(lru_key)
             return Snapshot(hit.key, hit.store, hit.quads, False, hit.truncated, hit.limit_hit, hit.location)
         folder = self._folder(ledger_path, key)
         snap = self._open_disk(folder, key) if folder is not None else None
+        if snap is not None and snap.limit_hit is LimitHit.TIMEOUT:
+            snap = None
         if snap is None:
             data = build_data(ledger, key, program, limits, derive)
             snap = self._build(folder, key, data)

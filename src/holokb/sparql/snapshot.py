@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Literal as _Lit
 
 from ..analysis import Program
@@ -75,7 +75,8 @@ def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, l
     if kind == "ledger":
         return SnapshotKey("ledger", AsOf.latest(), marker, "")
     rules = program_hash(program)
-    lim = "" if not rules or limits is None else repr(limits)
+    # Time budgets are not part of the key: a closure they did not cut is the same closure.
+    lim = "" if not rules or limits is None else repr(replace(limits, timeout_s=None, ends_at=None, max_results=None))
     return SnapshotKey("snapshot", as_of, marker, rules, lim)
 
 
@@ -95,15 +96,19 @@ def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Li
     quads: list[tuple[Term, Term, Term, Term | None]] = list(ledger.visible_quads(as_of))
     truncated, hit = False, None
     if derive is not None and program is not None and program.rules:
+        limits = limits.started() if limits is not None else None
         model = derive(program, as_of=as_of, limits=limits)
         truncated, hit = bool(model.truncated), model.limit_hit
-        quads.extend(_derived_triples(model, as_of))
+        derived = model.derived(deadline=limits.deadline() if limits is not None else None)
+        if len(derived) < model.derived_count():  # the deadline came while decoding
+            truncated, hit = True, hit or LimitHit.TIMEOUT
+        quads.extend(_derived_triples(derived, as_of))
     return quads, truncated, hit
 
 
-def _derived_triples(model: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, None]]:
+def _derived_triples(derived: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, None]]:
     cache: dict[str, IRI | None] = {}
-    for d in model.derived():
+    for d in derived:
         if d.negated or not isinstance(d.args[0] if d.args else None, IRI) or not d.valid.contains(as_of.valid):
             continue
         if d.predicate == TRIPLE and len(d.args) == 3:

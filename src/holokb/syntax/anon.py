@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from typing import Callable
 
-from .ast import Aggregate, Atom, BinOp, BodyItem, Comparison, Expr, Negation, Query, Rule, Var
+from .ast import Aggregate, Atom, BinOp, BodyItem, Call, Comparison, Expr, Negation, Query, Rule, Var
 
 ANON_PREFIX = "_anon"
 
@@ -47,6 +47,8 @@ def _expr(e: Expr, fresh: Callable[[], Var]) -> Expr:
     if isinstance(e, BinOp):
         left = _expr(e.left, fresh)
         return BinOp(e.op, left, _expr(e.right, fresh))
+    if isinstance(e, Call):
+        return Call(e.func, tuple(_expr(a, fresh) for a in e.args))
     return e
 
 

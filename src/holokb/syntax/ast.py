@@ -20,7 +20,7 @@ from ..core.errors import Location
 from ..core.terms import Term
 
 CompareOp = _Lit["=", "!=", "<", "<=", ">", ">="]
-ArithOp = _Lit["+", "-", "*", "/"]
+ArithOp = _Lit["+", "-", "*", "/", "%"]
 AggFunc = _Lit["count", "sum", "min", "max"]
 
 
@@ -51,8 +51,33 @@ class BinOp:
     right: "Expr"
 
 
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A built-in function applied to expressions: ``strlen(?s)``, ``div(?x, 2)`` (:data:`FUNCTIONS`)."""
+
+    func: str
+    args: tuple["Expr", ...]
+
+
 RuleTerm = Union[Var, Const]
-Expr = Union[Var, Const, BinOp]
+Expr = Union[Var, Const, BinOp, Call]
+
+#: Built-in functions: name → (least, most) number of arguments (None: any number), and what they do.
+#: Integer ``div``/``mod`` (and ``%``) truncate toward zero as C and Soufflé do; ``/`` stays exact.
+FUNCTIONS: dict[str, tuple[int, int | None, str]] = {
+    "div": (2, 2, "integer division truncating toward zero: div(-7, 2) = -3"),
+    "mod": (2, 2, "remainder with the dividend's sign (the same as %): mod(-7, 2) = -1"),
+    "concat": (1, None, "strings joined: concat(\"a\", ?s, \"b\")"),
+    "strlen": (1, 1, "the number of characters of a string"),
+    "substr": (3, 3, "substr(?s, start, length), 0-based; past the end gives \"\""),
+    "contains": (2, 2, "contains(part, ?s): true when part occurs in ?s"),
+    "match": (2, 2, "match(regex, ?s): true when the whole of ?s matches the regular expression"),
+    "to_number": (1, 1, "the integer or decimal a string spells"),
+    "to_string": (1, 1, "a value's lexical form as a string"),
+    "min": (2, None, "the least of its arguments (numbers, times, durations or strings, of one kind)"),
+    "max": (2, None, "the greatest of its arguments"),
+    "abs": (1, 1, "the absolute value of a number"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +160,7 @@ class PredicateDecl:
 
 
 __all__ = [
-    "AggFunc", "Aggregate", "ArithOp", "Atom", "BinOp", "BodyItem", "CompareOp", "Comparison", "Const", "Expr",
+    "AggFunc", "Aggregate", "ArithOp", "Atom", "BinOp", "BodyItem", "Call", "CompareOp", "Comparison", "Const", "Expr",
+    "FUNCTIONS",
     "Negation", "PredicateDecl", "Query", "Rule", "RuleTerm", "Var",
 ]

@@ -16,7 +16,9 @@ from ..core.terms import (
 )
 from ..core.time import Duration
 from .anon import renumber_query, renumber_rule
-from .ast import Aggregate, Atom, BinOp, Comparison, Const, Expr, Negation, PredicateDecl, Query, Rule, Var
+from .ast import (
+    FUNCTIONS, Aggregate, Atom, BinOp, Call, Comparison, Const, Expr, Negation, PredicateDecl, Query, Rule, Var,
+)
 
 #: Prefixes every rule file may use without declaring them.
 STANDARD_PREFIXES: tuple[tuple[str, str], ...] = (("owl", OWL), ("rdf", RDF), ("rdfs", RDFS), ("xsd", XSD))
@@ -265,7 +267,7 @@ class ToAST(Transformer):
 
     @v_args(meta=True)
     def neg_head(self, meta, items):
-        a = items[0]
+        a = items[-1]  # `not p(..)` or `-p(..)`: the MINUS token comes first
         return ("atom", Atom(a.predicate, a.args, True, self._loc(meta)), meta)
 
     def bool_head(self, items):
@@ -276,7 +278,7 @@ class ToAST(Transformer):
 
     @v_args(meta=True)
     def neg_fact(self, meta, items):
-        a = items[0]
+        a = items[-1]
         self.out.facts.append(Atom(a.predicate, a.args, True, self._loc(meta)))
 
     @v_args(meta=True)
@@ -294,6 +296,11 @@ class ToAST(Transformer):
     @v_args(meta=True)
     def negation(self, meta, items):
         return Negation(items[0], self._loc(meta))
+
+    @v_args(meta=True)
+    def neg_atom(self, meta, items):
+        a = items[-1]
+        return Atom(a.predicate, a.args, True, self._loc(meta))
 
     @v_args(meta=True)
     def comparison(self, meta, items):
@@ -325,6 +332,38 @@ class ToAST(Transformer):
                         "bind it first: ?n = count(...), then use ?n")
             return _PLACEHOLDER
         return BinOp(str(op), left, right)  # type: ignore[arg-type]
+
+    @v_args(meta=True)
+    def call(self, meta, items):
+        name_tok, *args = items
+        args = [a for a in args if a is not None]
+        name = str(name_tok)
+        spec = FUNCTIONS.get(name)
+        if spec is None:
+            import difflib
+            close = difflib.get_close_matches(name, sorted(FUNCTIONS), n=1)
+            hint = f"did you mean {close[0]}?" if close else "built-in functions: " + ", ".join(sorted(FUNCTIONS))
+            self._error("HK115", f"unknown function '{name}'", name_tok, hint)
+            return _PLACEHOLDER
+        lo, hi, doc = spec
+        if len(args) < lo or (hi is not None and len(args) > hi):
+            want = str(lo) if lo == hi else f"at least {lo}" if hi is None else f"{lo} to {hi}"
+            self._error("HK116", f"{name} takes {want} argument(s), {len(args)} given", name_tok, f"{name}: {doc}")
+            return _PLACEHOLDER
+        if any(_contains_agg(a) for a in args):
+            self._error("HK110", "an aggregate cannot be an argument of a function", name_tok,
+                        "bind it first: ?n = count(...), then use ?n")
+            return _PLACEHOLDER
+        return Call(name, tuple(args))
+
+    @v_args(meta=True)
+    def test(self, meta, items):
+        """A boolean call standing alone in a body holds when it is true."""
+        return Comparison("=", items[0], Const(Literal("true", XSD_BOOLEAN)), self._loc(meta))
+
+    @v_args(meta=True)
+    def negated_test(self, meta, items):
+        return Comparison("=", items[0], Const(Literal("false", XSD_BOOLEAN)), self._loc(meta))
 
     @v_args(meta=True)
     def atom(self, meta, items):
@@ -402,6 +441,8 @@ def _contains_agg(e) -> bool:
         return True
     if isinstance(e, BinOp):
         return _contains_agg(e.left) or _contains_agg(e.right)
+    if isinstance(e, Call):
+        return any(_contains_agg(a) for a in e.args)
     return False
 
 
@@ -415,6 +456,9 @@ def _named_vars_in_order(body) -> list[Var]:
         elif isinstance(e, BinOp):
             expr(e.left)
             expr(e.right)
+        elif isinstance(e, Call):
+            for a in e.args:
+                expr(a)
 
     for b in body:
         match b:

@@ -1,0 +1,238 @@
+"""Operations on literal values: arithmetic and the rule language's built-in functions.
+
+Every function takes core terms and returns a :class:`Literal`, or ``None`` where the operation has
+no meaning for its operands (a string plus a number, division by zero, an ill-formed regular
+expression): a rule row with an undefined value is simply not derived, nothing raises.  The
+engine applies these once per distinct operand tuple; the solver applies them while grounding.
+
+Integer ``div``/``mod``/``%`` truncate toward zero (C and Soufflé semantics); ``/`` is exact
+(integers that do not divide give a decimal).
+
+>>> apply_call("div", (Literal.of(-7), Literal.of(2))), apply_op("%", Literal.of(-7), Literal.of(2))
+(Literal(lexical='-3', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None), Literal(lexical='-1', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None))
+"""
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal, InvalidOperation
+
+from .terms import XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, XSD_STRING, DateTimeValue, DateValue, Literal, Term
+from .time import Duration, format_ms
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def apply_op(op: str, x: Term, y: Term) -> Literal | None:
+    """``x op y`` for ``+ - * / %`` (None where undefined)."""
+    return _apply(op, x, y)
+
+
+def _apply(op: str, x, y) -> Literal | None:
+    if not (isinstance(x, Literal) and isinstance(y, Literal)):
+        return None
+    vx, vy = x.value, y.value
+    try:
+        return _apply_values(op, vx, vy)
+    except (ArithmeticError, InvalidOperation, OverflowError, ValueError):
+        return None
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
+
+
+def _apply_values(op: str, vx, vy) -> Literal | None:
+    if op == "%":
+        return _int_pair(vx, vy, lambda a, b: a - b * _trunc_div(a, b))
+    if _is_num(vx) and _is_num(vy):
+        if isinstance(vx, float) or isinstance(vy, float):
+            vx, vy = float(vx), float(vy)
+        elif isinstance(vx, Decimal) or isinstance(vy, Decimal):
+            vx, vy = Decimal(vx), Decimal(vy)
+        if op == "/":
+            if vy == 0:
+                return None
+            if isinstance(vx, int) and isinstance(vy, int):
+                return Literal.of(Decimal(vx) / Decimal(vy)) if vx % vy else Literal.of(vx // vy)
+            return Literal.of(vx / vy)
+        r = vx + vy if op == "+" else vx - vy if op == "-" else vx * vy
+        return Literal.of(r)
+    if isinstance(vx, (DateTimeValue, DateValue)) and isinstance(vy, Duration) and op in "+-":
+        sign = 1 if op == "+" else -1
+        ms = _add_months(vx.ms, sign * vy.months) + sign * vy.ms
+        return _instant(ms, vx)
+    if isinstance(vx, Duration) and isinstance(vy, (DateTimeValue, DateValue)) and op == "+":
+        return _instant(_add_months(vy.ms, vx.months) + vx.ms, vy)
+    if isinstance(vx, (DateTimeValue, DateValue)) and isinstance(vy, (DateTimeValue, DateValue)) and op == "-":
+        return Literal.of(Duration(0, vx.ms - vy.ms))
+    if isinstance(vx, Duration) and isinstance(vy, Duration) and op in "+-":
+        s = 1 if op == "+" else -1
+        return Literal.of(Duration(vx.months + s * vy.months, vx.ms + s * vy.ms))
+    if isinstance(vx, Duration) and _is_num(vy) and op in "*/":
+        if op == "/" and vy == 0:
+            return None
+        f = (lambda v: v * vy) if op == "*" else (lambda v: v / vy)
+        return Literal.of(Duration(int(f(vx.months)), int(f(vx.ms))))
+    if _is_num(vx) and isinstance(vy, Duration) and op == "*":
+        return Literal.of(Duration(int(vx * vy.months), int(vx * vy.ms)))
+    return None
+
+
+def _instant(ms: int, like) -> Literal:
+    text = format_ms(ms)
+    if isinstance(like, DateValue):
+        return Literal(text[:10], XSD_DATE)
+    return Literal(text, XSD_DATETIME)
+
+
+def _add_months(ms: int, months: int) -> int:
+    if months == 0:
+        return ms
+    dt = _EPOCH + timedelta(milliseconds=ms)
+    y, m = divmod(dt.month - 1 + months, 12)
+    year, month = dt.year + y, m + 1
+    day = min(dt.day, calendar.monthrange(year, month)[1])  # clamp like xsd (31 Jan + 1M = 28/29 Feb)
+    moved = dt.replace(year=year, month=month, day=day)
+    delta = moved - _EPOCH
+    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _int_pair(x, y, f) -> Literal | None:
+    if isinstance(x, bool) or isinstance(y, bool) or not isinstance(x, int) or not isinstance(y, int) or y == 0:
+        return None
+    return Literal.of(f(x, y))
+
+
+def _string(t: Term) -> str | None:
+    return t.lexical if isinstance(t, Literal) and t.datatype == XSD_STRING and not t.lang else None
+
+
+def _boolean(b: bool) -> Literal:
+    return Literal("true" if b else "false", XSD_BOOLEAN)
+
+
+def _order_key(t: Term):
+    """(kind, comparable value) of a literal, or None (mixed durations have no order); plain strings
+    order by code point."""
+    if not isinstance(t, Literal):
+        return None
+    if _string(t) is not None:
+        return ("str", t.lexical)
+    v = t.value
+    if _is_num(v):
+        return ("num", v)
+    if isinstance(v, Duration):
+        return ("ym", v.months) if v.ms == 0 and v.months else ("dt", v.ms) if v.months == 0 else None
+    if isinstance(v, (DateTimeValue, DateValue)):
+        return ("time", v.ms)
+    return None
+
+
+def _extreme(args: tuple[Term, ...], pick) -> Literal | None:
+    keys = [_order_key(a) for a in args]
+    if any(k is None for k in keys) or len({k[0] for k in keys}) != 1:
+        return None
+    best = pick(range(len(args)), key=lambda i: keys[i][1])
+    return args[best]  # type: ignore[return-value]
+
+
+def _substr(s: Term, start: Term, length: Term) -> Literal | None:
+    text, i, n = _string(s), _int(start), _int(length)
+    if text is None or i is None or n is None:
+        return None
+    if i < 0 or n < 0 or i > len(text):  # Soufflé gives "" for a start past the end
+        return Literal("")
+    return Literal(text[i:i + n])
+
+
+def _int(t: Term) -> int | None:
+    if isinstance(t, Literal) and isinstance(t.value, int) and not isinstance(t.value, bool):
+        return t.value
+    return None
+
+
+#: A ``{`` that does not open a quantifier ``{n}``, ``{n,}``, ``{n,m}`` (and is not escaped): Python
+#: would read it as a literal brace, ECMAScript and POSIX reject it.  holokb rejects it too.
+_STRAY_BRACE = re.compile(r"(?<!\\)\{(?!\d+(?:,\d*)?\})")
+
+
+def _match(pattern: Term, s: Term) -> Literal | None:
+    p, text = _string(pattern), _string(s)
+    if p is None or text is None or _STRAY_BRACE.search(p):
+        return None
+    try:
+        return _boolean(re.fullmatch(p, text) is not None)
+    except re.error:
+        return None
+
+
+def _to_number(s: Term) -> Literal | None:
+    text = _string(s)
+    if text is None:
+        return None
+    t = text.strip()
+    if re.fullmatch(r"[+-]?[0-9]+", t):
+        return Literal.of(int(t))
+    m = re.fullmatch(r"([+-]?)0([xXbB])([0-9a-fA-F]+)", t)  # C-style hexadecimal and binary, as Soufflé reads
+    if m:
+        try:
+            v = int(m.group(3), 16 if m.group(2) in "xX" else 2)
+        except ValueError:
+            return None
+        return Literal.of(-v if m.group(1) == "-" else v)
+    if re.fullmatch(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)", t):
+        return Literal.of(Decimal(t))
+    return None
+
+
+def _concat(args: tuple[Term, ...]) -> Literal | None:
+    parts = [_string(a) for a in args]
+    return None if any(p is None for p in parts) else Literal("".join(parts))  # type: ignore[arg-type]
+
+
+def _abs(t: Term) -> Literal | None:
+    if isinstance(t, Literal) and _is_num(t.value):
+        return Literal.of(abs(t.value))
+    return None
+
+
+_CALLS = {
+    "div": lambda a: _int_pair(_int_value(a[0]), _int_value(a[1]), _trunc_div),
+    "mod": lambda a: apply_op("%", a[0], a[1]),
+    "concat": _concat,
+    "strlen": lambda a: None if _string(a[0]) is None else Literal.of(len(_string(a[0]))),  # type: ignore[arg-type]
+    "substr": lambda a: _substr(*a),
+    "contains": lambda a: None if _string(a[0]) is None or _string(a[1]) is None
+    else _boolean(_string(a[0]) in _string(a[1])),  # type: ignore[operator]
+    "match": lambda a: _match(*a),
+    "to_number": lambda a: _to_number(a[0]),
+    "to_string": lambda a: Literal(a[0].lexical) if isinstance(a[0], Literal) else None,
+    "min": lambda a: _extreme(a, min),
+    "max": lambda a: _extreme(a, max),
+    "abs": lambda a: _abs(a[0]),
+}
+
+
+def _int_value(t: Term):
+    return t.value if isinstance(t, Literal) else None
+
+
+def apply_call(func: str, args: tuple[Term, ...]) -> Literal | None:
+    """A built-in function (``holokb.syntax.ast.FUNCTIONS``) on values; None where undefined."""
+    f = _CALLS.get(func)
+    if f is None:
+        raise ValueError(f"unknown function {func!r}")
+    try:
+        return f(args)
+    except (ArithmeticError, InvalidOperation, OverflowError, ValueError, TypeError):
+        return None
+
+
+__all__ = ["apply_call", "apply_op"]
