@@ -34,6 +34,12 @@ def unbind(c: np.ndarray, a: np.ndarray) -> np.ndarray:
     return from_spectrum(spectrum(c) * np.conj(spectrum(a)), c.shape[-1])
 
 
+def norms(x: np.ndarray) -> np.ndarray:
+    """The length of each row (float32)."""
+    x = np.asarray(x, dtype=np.float32)
+    return np.sqrt(np.einsum("...i,...i->...", x, x, dtype=np.float64)).astype(np.float32)
+
+
 def normalize(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (a zero row stays zero)."""
     x = np.asarray(x, dtype=np.float32)
