@@ -61,10 +61,8 @@ class Codebook:
             n = self._words * 8
             salt = _TERM_MAGIC + self._salt
             shake = hashlib.shake_256
-            buf = bytearray(n * len(terms))
-            for i, t in enumerate(terms):
-                buf[i * n:(i + 1) * n] = shake(salt + encode_term(t)).digest(n)
-            out[:] = np.frombuffer(bytes(buf), dtype="<u8").reshape(len(terms), self._words)
+            raw = b"".join([shake(salt + encode_term(t)).digest(n) for t in terms])
+            out[:] = np.frombuffer(raw, dtype="<u8").reshape(len(terms), self._words)
             return out
         known = self._cache
         for i, t in enumerate(terms):
@@ -130,9 +128,23 @@ class TermTable:
 
 
 def bipolar(words: np.ndarray, dim: int) -> np.ndarray:
-    """Bits (packed little-endian words) → ``(1 - 2b) / sqrt(dim)`` as float32, one row per row."""
-    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
-    return ((1.0 - 2.0 * bits[..., :dim].astype(np.float32)) / np.float32(np.sqrt(dim))).astype(np.float32)
+    """Bits (packed little-endian words) → ``(1 - 2b) / sqrt(dim)`` as float32, one row per row (each
+    byte looked up as its eight values: one gather instead of unpack, convert, scale)."""
+    table = _bipolar_table(dim)
+    raw = np.ascontiguousarray(words).view(np.uint8)
+    out = table[raw].reshape(*raw.shape[:-1], raw.shape[-1] * 8)
+    return out[..., :dim]
+
+
+_TABLES: dict[int, np.ndarray] = {}
+
+
+def _bipolar_table(dim: int) -> np.ndarray:
+    t = _TABLES.get(dim)
+    if t is None:
+        bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+        t = _TABLES[dim] = ((1.0 - 2.0 * bits.astype(np.float32)) / np.float32(np.sqrt(dim))).astype(np.float32)
+    return t
 
 
 def unique_terms(rows: Iterable[Sequence[Term]]) -> list[Term]:

@@ -51,13 +51,17 @@ class FactEncoder:
             np.zeros((0, 3), dtype=np.int64)
         return self.encode_ids(ids, table.terms)[0]
 
-    def encode_ids(self, ids: np.ndarray, terms: Sequence[Term]) -> tuple[np.ndarray, np.ndarray | None]:
+    def encode_ids(self, ids: np.ndarray, terms: Sequence[Term], out: np.ndarray | None = None,
+                   norms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """Vectors of facts given as term ids ``int64[n, 3]`` = (subject, 2 * predicate + negated, object)
         into ``terms``, and (HRR) the length of each fact's sum before normalising (what the
-        structural search divides by); each distinct term is hashed once per call."""
+        structural search divides by); each distinct term is hashed once per call.  ``out`` and
+        ``norms``, when given, are written in place."""
         n = len(ids)
-        out = np.empty((n, self.width), dtype=self.dtype)
-        norms = None if self.hdc else np.empty(n, dtype=np.float32)
+        if out is None:
+            out = np.empty((n, self.width), dtype=self.dtype)
+        if norms is None and not self.hdc:
+            norms = np.empty(n, dtype=np.float32)
         if n == 0:
             return out, norms
         flat = np.concatenate([ids[:, 0], ids[:, 1] >> 1, ids[:, 2]])
@@ -69,12 +73,13 @@ class FactEncoder:
             hi = min(n, lo + _CHUNK)
             part = local[:, lo:hi]
             if self.hdc:
-                out[lo:hi] = self._hdc_chunk(words, part, neg_all[lo:hi])
+                self._hdc_chunk(words, part, neg_all[lo:hi], out[lo:hi])
             else:
                 out[lo:hi], norms[lo:hi] = self._hrr_chunk(words, part, neg_all[lo:hi])  # type: ignore[index]
         return out, norms
 
-    def _hdc_chunk(self, words: np.ndarray, part: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    def _hdc_chunk(self, words: np.ndarray, part: np.ndarray, neg: np.ndarray, out: np.ndarray) -> None:
+        """maj3(S^s, P^p, O^o) written into ``out``: (s & (p | o)) | (p & o)."""
         sv = words[part[0]]
         sv ^= self.roles[0]
         pv = words[part[1]]
@@ -83,7 +88,10 @@ class FactEncoder:
             pv[neg] ^= self.negate
         ov = words[part[2]]
         ov ^= self.roles[2]
-        return hdc.majority3(sv, pv, ov)
+        np.bitwise_or(pv, ov, out=out)
+        out &= sv
+        pv &= ov
+        out |= pv
 
     def _hrr_chunk(self, words: np.ndarray, part: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         used, local = np.unique(part, return_inverse=True)
@@ -100,7 +108,9 @@ class FactEncoder:
         term *= self.role_spectra[2]
         total += term
         raw = hrr.from_spectrum(total, self.config.dim)
-        return hrr.normalize(raw), hrr.norms(raw)
+        lengths = hrr.norms(raw)
+        raw /= np.where(lengths == 0, 1, lengths)[:, None]
+        return raw, lengths
 
     def bundle(self, vectors: np.ndarray, tiebreak: Term | None = None) -> np.ndarray:
         """One vector standing for all rows of ``vectors`` (HDC ties take the tiebreak term's bits)."""

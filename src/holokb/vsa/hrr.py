@@ -53,9 +53,15 @@ def bundle(vectors: np.ndarray) -> np.ndarray:
 
 
 def cosine(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Cosine of each (unit-length) row with ``query``."""
-    q = normalize(query)
-    return matrix @ q
+    """Cosine of each (unit-length) row with ``query``, summed in double precision (blocks of rows), so a
+    row's value does not depend on which other rows are scored with it (single-precision kernels block
+    differently for different row counts, which moved last digits)."""
+    q = normalize(query).astype(np.float64)
+    out = np.empty(matrix.shape[0], dtype=np.float64)
+    step = 8192
+    for lo in range(0, matrix.shape[0], step):
+        out[lo:lo + step] = matrix[lo:lo + step].astype(np.float64) @ q
+    return out
 
 
 def sign_words(x: np.ndarray, bits: int) -> np.ndarray:

@@ -13,7 +13,7 @@ only), and those are ranked exactly.  ``bench/vsa.py`` reports its recall@10 aga
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -92,6 +92,23 @@ class VectorIndex:
             new_keys = [keys[i] for i in fresh] if len(fresh) < len(keys) else keys
             self._keys.extend(new_keys)
             have.update(zip(new_keys, range(start, start + len(fresh))))
+        self._postings = None
+
+    def append(self, keys: Sequence[str], components: np.ndarray,
+               fill: Callable[[np.ndarray, np.ndarray], None]) -> None:
+        """Add new keys whose vectors ``fill(vectors, norms)`` writes in place into the index's own
+        rows (a bulk build then never copies the matrix); every key must be new."""
+        keys = list(keys)
+        if any(k in self._row for k in keys) or len(set(keys)) != len(keys):
+            raise ValueError("append takes new, distinct keys only")
+        start, n = len(self._keys), len(keys)
+        self._reserve(start + n)
+        fill(self._vec[start:start + n], self._norm[start:start + n])
+        self._sketch[:, start:start + n] = self.encoder.sketch(self._vec[start:start + n]).T
+        self._comp[start:start + n] = components
+        self._alive[start:start + n] = True
+        self._keys.extend(keys)
+        self._row.update(zip(keys, range(start, start + n)))
         self._postings = None
 
     def _put(self, rows: np.ndarray, at: np.ndarray, vectors: np.ndarray, sketch: np.ndarray,

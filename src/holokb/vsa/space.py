@@ -67,10 +67,13 @@ class VectorSpace:
         new = sum(1 for r in records if r.key not in known) if known else len(records)
         replaced = [known[r.key] for r in records if r.key in known] if new < len(records) else []
         comps = self._components(records)
-        vecs, norms = self.encoder.encode_ids(comps, self.terms.terms)
         if replaced:
             self._touch(self._components(replaced))
-        self.facts.add([r.key for r in records], vecs, comps, norms)
+            vecs, norms = self.encoder.encode_ids(comps, self.terms.terms)
+            self.facts.add([r.key for r in records], vecs, comps, norms)
+        else:  # all new: encoded straight into the index's rows
+            self.facts.append([r.key for r in records], comps,
+                              lambda out, lengths: self.encoder.encode_ids(comps, self.terms.terms, out, lengths))
         known.update((r.key, r) for r in records)
         self._touch(comps)
         return new
