@@ -25,10 +25,11 @@ import numpy as np
 from holokb.core import IRI, Literal
 from holokb.vsa import FactRecord, Representation, VSAConfig, VectorSpace
 from holokb.vsa.index import VectorIndex
+from holokb.vsa.space import Query
 
 EX = "http://example.org/"
 #: (sketch bits, candidates) settings of the sketch-filtered kernel measured in one run.
-SWEEP = ((512, 2048), (512, 16384), (1024, 4096), (1024, 16384), (1024, 65536))
+SWEEP = ((1024, 4096), (1024, 16384))
 
 
 def synthetic(n: int, seed: int = 0) -> list[FactRecord]:
@@ -50,7 +51,7 @@ def synthetic(n: int, seed: int = 0) -> list[FactRecord]:
     return out
 
 
-def queries(space: VectorSpace, recs: list[FactRecord], count: int, seed: int = 1) -> list[tuple[str, np.ndarray]]:
+def queries(space: VectorSpace, recs: list[FactRecord], count: int, seed: int = 1) -> list[tuple[str, Query]]:
     rng = random.Random(seed)
     out = []
     for _ in range(count):
@@ -91,13 +92,18 @@ def run_rep(rep: str, recs: list[FactRecord], args) -> None:
     space = VectorSpace(cfg)
     space.add(recs)
     build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    space.facts.rows_with(0, np.zeros(1, dtype=np.int64))  # the postings (built on first use)
+    postings = time.perf_counter() - t0
     idx = space.facts
     width_bytes = idx._vec.shape[1] * idx._vec.itemsize
     sketch_bytes = cfg.sketch_bits // 8
     print(f"\n## {rep.upper()} {cfg.dim}-d, {len(recs):,} facts (sketch {cfg.sketch_bits} bits, "
           f"{cfg.candidates} candidates)   load {os.getloadavg()[0]:.2f}")
-    print(f"build (encode + index): {build:.1f} s; vector {width_bytes} B + sketch {sketch_bytes} B per fact "
-          f"= {(width_bytes + sketch_bytes) / 1e9 * len(recs):.2f} GB")
+    other = 3 * 8 + 4 + 1  # component ids, length (HRR), alive flag
+    print(f"build (encode + index): {build:.1f} s, postings {postings:.1f} s (load {os.getloadavg()[0]:.2f}); "
+          f"per fact: vector {width_bytes} B + sketch {sketch_bytes} B + ids {other} B + postings 48 B "
+          f"= {(width_bytes + sketch_bytes + other + 48) / 1e9 * len(recs):.2f} GB")
     qs = queries(space, recs, args.queries)
     lat: dict[str, dict[str, list[float]]] = {}
     rec: dict[str, dict[str, list[float]]] = {}
@@ -108,10 +114,20 @@ def run_rep(rep: str, recs: list[FactRecord], args) -> None:
 
     peers = _peers(rep, idx, cfg, len(recs))
     full_sketch = idx._sketch
-    for kind, q in qs:
+    floor = space.encoder.noise_floor()
+    for kind, query in qs:
+        q = query.vector
         t = time.perf_counter()
         want = exact(idx, q, 10)
         note("numpy exact", kind, time.perf_counter() - t, 1.0)
+        for name, above in (("structural", None), ("structural >floor", floor)):
+            t = time.perf_counter()
+            got = idx.search(q, 10, components=query.components, above=above)
+            dt = time.perf_counter() - t
+            signal = [w for w in want if w.score > floor] if above is not None else want
+            # Recall of what the caller keeps: all 10, or (with the floor) the brute-force hits above it.
+            ok = [g for g in got if g.score > floor] if above is not None else list(got)
+            note(name, kind, dt, 1.0 if ok == signal else recall([h.score for h in got], want))
         # Sketches are prefixes (first bits / signs of the first coordinates), so a shorter sketch is a
         # slice of the stored one: one build serves the whole sweep.
         for bits, cands in SWEEP:
@@ -224,7 +240,8 @@ def _hnsw(rep: str, recs: list[FactRecord], cfg: VSAConfig, args, full_n: int) -
         search = build()
         bt = time.perf_counter() - t
         lat, rc = [], []
-        for _kind, q in qs:
+        for _kind, query in qs:
+            q = query.vector
             want = exact(sub.facts, q, 10)
             t = time.perf_counter()
             rows = search(q)

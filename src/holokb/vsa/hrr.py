@@ -52,6 +52,12 @@ def bundle(vectors: np.ndarray) -> np.ndarray:
     return normalize(vectors.sum(axis=0, dtype=np.float64).astype(np.float32))
 
 
+def cosine_fast(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine of each (unit-length) row with ``query`` in single precision (for ranking only: the BLAS
+    kernel's rounding depends on how many rows it is given, up to ~1e-6)."""
+    return matrix @ normalize(query)
+
+
 def cosine(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Cosine of each (unit-length) row with ``query``, summed in double precision (blocks of rows), so a
     row's value does not depend on which other rows are scored with it (single-precision kernels block

@@ -20,7 +20,10 @@ import numpy as np
 from .config import Representation
 from .encode import FactEncoder
 from .structure import Components, Postings, certified_candidates
-from . import hdc
+from . import hdc, hrr
+
+#: How far below the k-th single-precision HRR score a row may be and still be rescored exactly.
+_SLACK = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,8 +202,16 @@ class VectorIndex:
             return ()
         if rows.size > k:
             kth = np.partition(scores, rows.size - k)[rows.size - k]
-            keep = scores >= kth  # ties at the cut-off all stay; the key decides among them below
+            keep = scores >= kth - _SLACK  # ties at the cut-off all stay; the key decides among them below
             rows, scores = rows[keep], scores[keep]
+        if self.config.representation is Representation.HRR:
+            # Ranked in single precision; what is returned is rescored in double precision and rounded,
+            # so a fact's score never depends on which other rows were scored with it.
+            scores = np.round(self.encoder.similarity(self._vec[rows], query), 6)
+            if rows.size > k:
+                kth = np.partition(scores, rows.size - k)[rows.size - k]
+                keep = scores >= kth
+                rows, scores = rows[keep], scores[keep]
         keys = [self._keys[r] for r in rows.tolist()]
         order = sorted(range(len(keys)), key=lambda i: (-scores[i], keys[i]))[:k]
         return tuple(Neighbour(keys[i], float(scores[i])) for i in order)  # type: ignore[arg-type]
@@ -226,7 +237,7 @@ class VectorIndex:
         if self.config.representation is Representation.HDC:
             d = hdc.hamming(self._vec[rows], query).astype(np.float64)
             return 1.0 - d / self.config.dim
-        return np.round(self.encoder.similarity(self._vec[rows], query), 6)
+        return hrr.cosine_fast(self._vec[rows], query).astype(np.float64)
 
     def _candidates(self, query: np.ndarray, n: int, k: int) -> np.ndarray:
         """Rows whose sketch distance is within the ``candidates``-th smallest (ties kept)."""
