@@ -120,15 +120,16 @@ def test_sketch_filtered_search_finds_the_exact_top_10(rep):
 @pytest.mark.parametrize("rep", ["hdc", "hrr"])
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(30, 400), k=st.integers(1, 15), seed=st.integers(0, 10**6), pick=st.integers(0, 10**6),
-       terms=st.booleans(), cut=st.booleans(), gone=st.integers(0, 20))
-def test_structural_search_equals_brute_force(rep, n, k, seed, pick, terms, cut, gone):
+       terms=st.booleans(), cut=st.booleans(), gone=st.integers(0, 20), split=st.integers(0, 400))
+def test_structural_search_equals_brute_force(rep, n, k, seed, pick, terms, cut, gone, split):
     """The structural path (candidates from shared components, exact re-rank) against brute force: the
     same hits, scores and order — all k of them, or, with ``above`` = the noise floor, every brute-force
     hit above the floor (those are what callers keep)."""
     cfg = VSAConfig.default(rep, dim=1024)
     space = VectorSpace(VSAConfig(cfg.representation, cfg.dim, cfg.seed, 256, cfg.candidates, exact_below=0))
     recs = _records(n, seed)
-    space.add(recs)
+    space.add(recs[:split])  # two batches: terms numbered (and their bits kept) in steps
+    space.add(recs[split:])
     space.remove([r.key for r in recs[:gone]])
     r = recs[gone + pick % (len(recs) - gone)] if len(recs) > gone else recs[-1]
     q = space.term_query([r.subject, r.predicate]) if terms else space.entity_facts_query(r.subject) \

@@ -7,7 +7,7 @@ Encoding is batched (chunks of facts, each distinct term hashed once per chunk).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -52,11 +52,12 @@ class FactEncoder:
         return self.encode_ids(ids, table.terms)[0]
 
     def encode_ids(self, ids: np.ndarray, terms: Sequence[Term], out: np.ndarray | None = None,
-                   norms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                   norms: np.ndarray | None = None, words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """Vectors of facts given as term ids ``int64[n, 3]`` = (subject, 2 * predicate + negated, object)
         into ``terms``, and (HRR) the length of each fact's sum before normalising (what the
         structural search divides by); each distinct term is hashed once per call.  ``out`` and
-        ``norms``, when given, are written in place."""
+        ``norms``, when given, are written in place; ``words`` (every term's codebook bits, by id) saves
+        hashing."""
         n = len(ids)
         if out is None:
             out = np.empty((n, self.width), dtype=self.dtype)
@@ -66,7 +67,7 @@ class FactEncoder:
             return out, norms
         flat = np.concatenate([ids[:, 0], ids[:, 1] >> 1, ids[:, 2]])
         used, inverse = np.unique(flat, return_inverse=True)
-        words = self.codebook.words([terms[i] for i in used.tolist()], cache=False)
+        words = words[used] if words is not None else self.codebook.words([terms[i] for i in used.tolist()], cache=False)
         local = inverse.reshape(3, n)
         neg_all = (ids[:, 1] & 1).astype(bool)
         for lo in range(0, n, _CHUNK):
@@ -152,6 +153,33 @@ class FactEncoder:
         spectra[neg] *= self.negate_spectrum
         parts = hrr.from_spectrum(spectra, self.config.dim)
         return (parts @ hrr.normalize(query)).astype(np.float64)
+
+    def term_dots(self, query: np.ndarray, words: np.ndarray) -> Callable[[int, np.ndarray], np.ndarray]:
+        """HRR: ``f(role, ids)`` = the dot product of component (role, id) with the normalised ``query``
+        (predicate ids ``2 * id + negated``), from the terms' codebook bits ``words`` (by term id).
+        ``<R ⊛ t, q> = <t, y>`` with ``y`` the correlation of ``q`` with ``R``; with ``t`` bipolar, that is
+        a sum of per-byte table entries (each table row: the eight signed coordinates of ``y``)."""
+        q = hrr.normalize(query)
+        spec = hrr.spectrum(q)
+        scale = np.float32(1.0 / np.sqrt(self.config.dim))
+        bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float64)
+        tables = []
+        for rs in (self.role_spectra[0], self.role_spectra[1], self.role_spectra[2],
+                   self.role_spectra[1] * self.negate_spectrum):
+            y = hrr.from_spectrum(spec * np.conj(rs), self.config.dim).astype(np.float64).reshape(-1, 8)
+            tables.append((y.sum(axis=1)[:, None] - 2.0 * (y @ bits.T)) * float(scale))
+        cols = np.arange(self.config.dim // 8)
+
+        def dots(role: int, ids: np.ndarray) -> np.ndarray:
+            if role != 1:
+                return tables[role][cols, words[ids].view(np.uint8)].sum(axis=1)
+            out = np.empty(len(ids), dtype=np.float64)
+            neg = (ids & 1) == 1
+            for table, sel in ((tables[1], ~neg), (tables[3], neg)):
+                if sel.any():
+                    out[sel] = table[cols, words[ids[sel] >> 1].view(np.uint8)].sum(axis=1)
+            return out
+        return dots
 
     def sketch(self, vectors: np.ndarray) -> np.ndarray:
         """The search sketch of each row: ``uint64[n, sketch_bits // 64]``."""

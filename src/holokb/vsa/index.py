@@ -19,7 +19,7 @@ import numpy as np
 
 from .config import Representation
 from .encode import FactEncoder
-from .structure import Components, Postings, certified_candidates
+from .structure import Components, Postings, certified_candidates, decomposed_scores
 from . import hdc, hrr
 
 #: How far below the k-th single-precision HRR score a row may be and still be rescored exactly.
@@ -228,14 +228,23 @@ class VectorIndex:
 
         hdc_rep = self.config.representation is Representation.HDC
         chance = 0.5 if hdc_rep else 0.0
+        if components.term_dots is not None and not hdc_rep:
+            def score(rows: np.ndarray) -> np.ndarray:
+                return decomposed_scores(components, self._comp[rows], self._norm[rows].astype(np.float64))
+        else:
+            def score(rows: np.ndarray) -> np.ndarray:
+                return self._scores(rows, query)
         return certified_candidates(
             self._postings, components, k=k, live=live, norms=None if hdc_rep else self._norm, chance=chance,
             margin=self.encoder.noise_floor() - chance, above=above, n_live=len(self._row) - skip.size,
-            score=lambda rows: self._scores(rows, query))
+            score=score)
 
     def _scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
         if self.config.representation is Representation.HDC:
-            d = hdc.hamming(self._vec[rows], query).astype(np.float64)
+            if isinstance(rows, slice):
+                d = hdc.hamming(self._vec[rows], query).astype(np.float64)
+            else:
+                d = hdc.hamming_rows(self._vec, rows, query).astype(np.float64)
             return 1.0 - d / self.config.dim
         return hrr.cosine_fast(self._vec[rows], query).astype(np.float64)
 

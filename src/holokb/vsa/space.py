@@ -55,6 +55,23 @@ class VectorSpace:
         self._self_id = int(self.terms.ids([_SELF])[0])
         self._dirty: set[int] = set()
         self._all_dirty = False
+        # HRR: every term's codebook bits by term id (dim/8 bytes a term), for scoring from term ids.
+        self._words = np.zeros((0, config.dim // 64), dtype=np.uint64)
+        self._words_n = 0
+
+    def _term_words(self) -> np.ndarray | None:
+        """The codebook bits of every numbered term (HRR; None for HDC, whose terms are too wide to keep)."""
+        if self.encoder.hdc:
+            return None
+        have, need = self._words_n, len(self.terms)
+        if need > have:
+            if need > len(self._words):
+                grown = np.empty((max(need, 2 * len(self._words)), self._words.shape[1]), dtype=np.uint64)
+                grown[:have] = self._words[:have]
+                self._words = grown
+            self._words[have:need] = self.codebook.words(self.terms.terms[have:need], cache=False)
+            self._words_n = need
+        return self._words
 
     # -- changes ------------------------------------------------------------------------------------
 
@@ -69,11 +86,12 @@ class VectorSpace:
         comps = self._components(records)
         if replaced:
             self._touch(self._components(replaced))
-            vecs, norms = self.encoder.encode_ids(comps, self.terms.terms)
+            vecs, norms = self.encoder.encode_ids(comps, self.terms.terms, words=self._term_words())
             self.facts.add([r.key for r in records], vecs, comps, norms)
         else:  # all new: encoded straight into the index's rows
+            words = self._term_words()
             self.facts.append([r.key for r in records], comps,
-                              lambda out, lengths: self.encoder.encode_ids(comps, self.terms.terms, out, lengths))
+                              lambda out, lengths: self.encoder.encode_ids(comps, self.terms.terms, out, lengths, words))
         known.update((r.key, r) for r in records)
         self._touch(comps)
         return new
@@ -119,7 +137,7 @@ class VectorSpace:
         missing = [current[k] for k in sorted(current) if k not in cached]
         if missing:
             comps = self._components(missing)
-            vecs, fresh_norms = self.encoder.encode_ids(comps, self.terms.terms)
+            vecs, fresh_norms = self.encoder.encode_ids(comps, self.terms.terms, words=self._term_words())
             self.facts.add([r.key for r in missing], vecs, comps, fresh_norms)
         same = not missing and len(reuse) == len(keys)
         if same and entity_vectors is not None and set(entity_keys) == {e.value for e in self._entity_terms()}:
@@ -224,7 +242,9 @@ class VectorSpace:
         role = np.concatenate([np.full(len(ids), r, dtype=np.int8) for r, ids in enumerate(per_role)])
         ids = np.concatenate(per_role).astype(np.int64)
         weight = self.encoder.component_weights(vector, role, ids, self.terms.terms)
-        return Query(vector, Components(role, ids, weight))
+        words = self._term_words()
+        dots = None if words is None else self.encoder.term_dots(vector, words)
+        return Query(vector, Components(role, ids, weight, dots))
 
     def similar_facts(self, query: Query | np.ndarray, k: int, *, exclude: Iterable[str] = (),
                       above: float | None = None) -> tuple[Neighbour, ...]:

@@ -39,10 +39,24 @@ class Components:
     role: np.ndarray
     ids: np.ndarray
     weight: np.ndarray
+    #: HRR only: ``term_dots(role, ids)`` = the dot product of each component (role, id) with the
+    #: normalised query, so a fact's cosine is the sum over its three components divided by its
+    #: length — scored from term ids, without reading the fact's vector.
+    term_dots: Callable[[int, np.ndarray], np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         if not (len(self.role) == len(self.ids) == len(self.weight)):
             raise ValueError("one role and one weight per component id")
+
+
+def decomposed_scores(comps: Components, components_of_rows: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """HRR cosines of facts from their component ids (rows of ``int64[n, 3]``) and lengths."""
+    assert comps.term_dots is not None
+    total = np.zeros(len(components_of_rows), dtype=np.float64)
+    for r in range(3):
+        ids, inverse = np.unique(components_of_rows[:, r], return_inverse=True)
+        total += comps.term_dots(r, ids)[inverse]
+    return total / norms
 
 
 class Postings:
