@@ -87,7 +87,8 @@ def p95(xs):
 def run_rep(rep: str, recs: list[FactRecord], args) -> None:
     cfg = VSAConfig.default(rep)
     cfg = VSAConfig(cfg.representation, cfg.dim, cfg.seed, sketch_bits=args.sketch_bits or 1024,
-                    candidates=args.candidates or cfg.candidates, exact_below=cfg.exact_below)
+                    candidates=args.candidates or cfg.candidates, exact_below=cfg.exact_below,
+                    structural_budget=cfg.structural_budget if args.budget is None else args.budget)
     t0 = time.perf_counter()
     space = VectorSpace(cfg)
     space.add(recs)
@@ -99,7 +100,7 @@ def run_rep(rep: str, recs: list[FactRecord], args) -> None:
     width_bytes = idx._vec.shape[1] * idx._vec.itemsize
     sketch_bytes = cfg.sketch_bits // 8
     print(f"\n## {rep.upper()} {cfg.dim}-d, {len(recs):,} facts (sketch {cfg.sketch_bits} bits, "
-          f"{cfg.candidates} candidates)   load {os.getloadavg()[0]:.2f}")
+          f"{cfg.candidates} candidates, structural budget {cfg.structural_budget})   load {os.getloadavg()[0]:.2f}")
     other = 3 * 8 + 4 + 1  # component ids, length (HRR), alive flag
     print(f"build (encode + index): {build:.1f} s, postings {postings:.1f} s (load {os.getloadavg()[0]:.2f}); "
           f"per fact: vector {width_bytes} B + sketch {sketch_bytes} B + ids {other} B + postings 48 B "
@@ -192,33 +193,37 @@ def _hnsw(rep: str, recs: list[FactRecord], cfg: VSAConfig, args, full_n: int) -
         import faiss
         if rep == "hdc":
             def faiss_bin():
-                ix = faiss.IndexBinaryHNSW(cfg.dim, 16)
+                ix = faiss.IndexBinaryHNSW(cfg.dim, args.ann_m)
+                ix.hnsw.efConstruction = args.ann_ef_add
                 ix.add(np.ascontiguousarray(vec).view(np.uint8))
                 ix.hnsw.efSearch = 128
                 return lambda q: ix.search(np.ascontiguousarray(q[None, :]).view(np.uint8), 10)[1][0]
-            builders.append(("faiss BinaryHNSW M16", faiss_bin))
+            builders.append((f"faiss BinaryHNSW M{args.ann_m}", faiss_bin))
         else:
             def faiss_hnsw():
-                ix = faiss.IndexHNSWFlat(cfg.dim, 16, faiss.METRIC_INNER_PRODUCT)
+                ix = faiss.IndexHNSWFlat(cfg.dim, args.ann_m, faiss.METRIC_INNER_PRODUCT)
+                ix.hnsw.efConstruction = args.ann_ef_add
                 ix.add(np.ascontiguousarray(vec))
                 ix.hnsw.efSearch = 128
                 return lambda q: ix.search(q[None, :].astype(np.float32), 10)[1][0]
-            builders.append(("faiss HNSWFlat M16", faiss_hnsw))
+            builders.append((f"faiss HNSWFlat M{args.ann_m}", faiss_hnsw))
     except ImportError:
         print("  (faiss-cpu not installed)")
     try:
         from usearch.index import Index
         if rep == "hdc":
             def us():
-                ix = Index(ndim=cfg.dim, metric="hamming", dtype="b1", connectivity=16)
+                ix = Index(ndim=cfg.dim, metric="hamming", dtype="b1", connectivity=args.ann_m,
+                           expansion_add=args.ann_ef_add)
                 ix.add(np.arange(n), np.ascontiguousarray(vec).view(np.uint8), threads=2)
                 return lambda q: ix.search(np.ascontiguousarray(q).view(np.uint8), 10).keys
         else:
             def us():
-                ix = Index(ndim=cfg.dim, metric="ip", dtype="f32", connectivity=16)
+                ix = Index(ndim=cfg.dim, metric="ip", dtype="f32", connectivity=args.ann_m,
+                           expansion_add=args.ann_ef_add)
                 ix.add(np.arange(n), np.ascontiguousarray(vec), threads=2)
                 return lambda q: ix.search(q.astype(np.float32), 10).keys
-        builders.append(("usearch HNSW M16", us))
+        builders.append((f"usearch HNSW M{args.ann_m}", us))
     except ImportError:
         print("  (usearch not installed)")
     if rep == "hrr":
@@ -227,12 +232,12 @@ def _hnsw(rep: str, recs: list[FactRecord], cfg: VSAConfig, args, full_n: int) -
 
             def hl():
                 ix = hnswlib.Index(space="ip", dim=cfg.dim)
-                ix.init_index(max_elements=n, ef_construction=100, M=16)
+                ix.init_index(max_elements=n, ef_construction=args.ann_ef_add, M=args.ann_m)
                 ix.set_num_threads(2)
                 ix.add_items(np.ascontiguousarray(vec), np.arange(n))
                 ix.set_ef(128)
                 return lambda q: ix.knn_query(q[None, :], k=10)[0][0]
-            builders.append(("hnswlib M16", hl))
+            builders.append((f"hnswlib M{args.ann_m}", hl))
         except ImportError:
             print("  (hnswlib not installed)")
     for name, build in builders:
@@ -257,6 +262,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=25, help="query facts (each gives an entity and a terms query)")
     ap.add_argument("--ann-n", type=int, default=50_000, help="facts for the HNSW peers (0: skip them)")
     ap.add_argument("--rep", choices=["hdc", "hrr", "both"], default="both")
+    ap.add_argument("--ann-m", type=int, default=16, help="HNSW connectivity (M) of the peers")
+    ap.add_argument("--ann-ef-add", type=int, default=40, help="HNSW expansion at build (efConstruction)")
+    ap.add_argument("--budget", type=int, default=None, help="structural_budget (default: the representation's)")
     ap.add_argument("--sketch-bits", type=int, default=None)
     ap.add_argument("--candidates", type=int, default=None)
     args = ap.parse_args()

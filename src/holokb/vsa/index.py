@@ -237,7 +237,7 @@ class VectorIndex:
         return certified_candidates(
             self._postings, components, k=k, live=live, norms=None if hdc_rep else self._norm, chance=chance,
             margin=self.encoder.noise_floor() - chance, above=above, n_live=len(self._row) - skip.size,
-            score=score)
+            score=score, budget=self.config.structural_budget)
 
     def _scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
         if self.config.representation is Representation.HDC:

@@ -84,10 +84,12 @@ class Postings:
 
 def certified_candidates(postings: Postings, comps: Components, *, k: int, live: Callable[[np.ndarray], np.ndarray],
                          norms: np.ndarray | None, chance: float, margin: float, above: float | None,
-                         n_live: int, score: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+                         n_live: int, score: Callable[[np.ndarray], np.ndarray],
+                         budget: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(rows, exact scores) holding every item of the exact top ``k`` (or, with ``above``, every item of
     it scoring at least ``above``), or None when that cannot be had without the items sharing nothing
-    with the query.  ``live`` filters rows (alive, not excluded); ``score`` scores rows exactly."""
+    with the query, or without scoring more than ``budget`` items.  ``live`` filters rows (alive, not
+    excluded); ``score`` scores rows exactly."""
     parts = [postings.rows(r, comps.ids[comps.role == r]) for r in range(3)]
     rows = np.concatenate([p[0] for p in parts])
     if rows.size == 0:
@@ -116,6 +118,8 @@ def certified_candidates(postings: Postings, comps: Components, *, k: int, live:
     got_scores: list[np.ndarray] = []
     while True:
         add = ~taken & (forced | (est >= level))
+        if int(taken.sum()) + int(add.sum()) > budget:
+            return None
         if add.any():
             got_rows.append(rows[add])
             got_scores.append(score(rows[add]))
