@@ -153,19 +153,13 @@ class VectorSpace:
 
     # -- entities -----------------------------------------------------------------------------------
 
-    def _entity_terms(self, ids: Iterable[int] | None = None) -> list[IRI]:
-        """The IRIs among ``ids`` (default: every subject or object of a visible fact) that a visible fact
-        mentions as subject or object."""
-        if ids is None:
-            n = len(self.facts._keys)
-            live = self.facts._comp[:n][self.facts._alive[:n]]
-            ids = np.unique(live[:, [0, 2]]).tolist()
-        out = []
-        for i in ids:
-            t = self.terms.terms[i]
-            if isinstance(t, IRI) and i != self._self_id and self._member_keys(i):
-                out.append(t)
-        return out
+    def _entity_terms(self) -> list[IRI]:
+        """Every IRI that a visible fact has as subject or object."""
+        n = len(self.facts._keys)
+        live = self.facts._comp[:n][self.facts._alive[:n]]
+        terms = self.terms.terms
+        return [terms[i] for i in np.unique(live[:, [0, 2]]).tolist()  # type: ignore[misc]
+                if i != self._self_id and isinstance(terms[i], IRI)]
 
     def _member_keys(self, tid: int) -> list[str]:
         """Keys of the visible facts with term ``tid`` as subject or object, sorted."""

@@ -92,8 +92,8 @@ def certified_candidates(postings: Postings, comps: Components, *, k: int, live:
     excluded); ``score`` scores rows exactly."""
     parts = [postings.rows(r, comps.ids[comps.role == r]) for r in range(3)]
     rows = np.concatenate([p[0] for p in parts])
-    if rows.size == 0:
-        return None
+    if rows.size == 0 or rows.size > 8 * budget:
+        return None  # nothing shared, or so much that the budget is out of reach: not worth the sort
     weight = np.concatenate([comps.weight[comps.role == r][p[1]] for r, p in enumerate(parts)])
     rows, inverse = np.unique(rows, return_inverse=True)
     est = np.bincount(inverse, weights=weight, minlength=rows.size)
