@@ -118,9 +118,9 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
            solver: str = typer.Option("z3", "--solver", help="z3 or cvc5 (conflict confirmation)."),
            format: str = FORMAT,
            intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: reason over a candidate set the vector index proposes."),
-           retrieval: str = typer.Option("structured", "--retrieval", help="structured, or fused: the lanes of `holokb search` order the facts a capped request keeps."),
-           profile: str = typer.Option("default", "--profile", help="With --retrieval fused: the retrieval profile."),
-           profiles: Optional[Path] = typer.Option(None, "--profiles", help="With --retrieval fused: a JSON profile file.")) -> None:
+           retrieval: Optional[str] = typer.Option(None, "--retrieval", help="structured (default), or fused: the lanes of `holokb search` order the facts a capped request keeps."),
+           profile: Optional[str] = typer.Option(None, "--profile", help="Retrieval profile for fused retrieval (implies --retrieval fused; default: default)."),
+           profiles: Optional[Path] = typer.Option(None, "--profiles", help="A JSON profile file for fused retrieval (implies --retrieval fused).")) -> None:
     """Answer with a verdict (supported, conflicting, unsupported) and the evidence chain.
 
     \b

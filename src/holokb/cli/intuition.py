@@ -197,17 +197,23 @@ def answer_with_intuition(subject, *, db: str, point, program, options, strategy
                f"{r.kb_facts} facts (stopped: {r.stop.value})")
 
 
-def fused_profile(retrieval: str, profile: str, profiles: Path | None, intuition: str | None) -> "RetrievalProfile | None":
+def fused_profile(retrieval: str | None, profile: str | None, profiles: Path | None,
+                  intuition: str | None) -> "RetrievalProfile | None":
     """``holokb answer --retrieval``: None for the structured baseline, else the fused lanes' profile
-    (loaded before the KB opens, so a bad profile file is a coded error that touches nothing)."""
+    (``--profile``/``--profiles`` imply fused; loaded before the KB opens, so a bad profile file is a
+    coded error that touches nothing)."""
     from ..retrieval import load_profile
 
+    wants_profile = profile is not None or profiles is not None
+    if retrieval is None:
+        retrieval = "fused" if wants_profile else "structured"
     if retrieval not in ("structured", "fused"):
         raise Usage(f"--retrieval is structured or fused, not {retrieval!r}")
     if retrieval == "structured":
-        if profile != "default" or profiles is not None:
+        if wants_profile:
             raise Usage("--profile and --profiles go with --retrieval fused")
         return None
+    found = load_profile(profile or "default", profiles)  # file problems first
     if intuition is not None:
         raise Usage("--retrieval fused and --intuition are two ways to choose the facts: give one")
-    return load_profile(profile, profiles)
+    return found
