@@ -15,16 +15,20 @@ from .dictionary import (
     KIND_BOOL, KIND_DAYTIME, KIND_NUMBER, KIND_TIME, KIND_YEARMONTH, TermDictionary,
 )
 
-_ORDERED = (KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_BOOL)
+_ORDERED = np.zeros(8, dtype=bool)  # the kinds with an order, as a lookup table by kind code
+_ORDERED[[KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_BOOL]] = True
 
 
 def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:
     """Row mask of ``a op b``; values of different kinds compare false (``!=`` true)."""
     kind, num, ms = terms.values()
+    isint, _ = terms.integers()
     ka, kb = kind[a], kind[b]
-    same = (ka == kb) & np.isin(ka, _ORDERED)
-    is_num = same & (ka == KIND_NUMBER)
-    # Equal-kind values compare by value: numbers as doubles, times and durations as int64.
+    same = (ka == kb) & _ORDERED[ka]
+    both_int = isint[a] & isint[b]
+    is_num = same & (ka == KIND_NUMBER) & ~both_int
+    # Equal-kind values compare by value: integers exactly as int64, other numbers as doubles,
+    # times and durations as int64.
     va = np.where(is_num, 0, ms[a])
     vb = np.where(is_num, 0, ms[b])
     fa = np.where(is_num, num[a], 0.0)

@@ -137,8 +137,8 @@ class TermDictionary:
     def values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kind int8, number float64, ms int64) columns indexed by id, grown as literals arrive."""
         n = self._bound
-        if len(self._kind) < n:
-            grow = n - len(self._kind)
+        if len(self._kind) < n:  # grow with spare room: a long recursion mints one term per step
+            grow = max(n - len(self._kind), len(self._kind) // 2 + 64)
             self._kind = np.concatenate([self._kind, np.zeros(grow, np.int8)])
             self._num = np.concatenate([self._num, np.zeros(grow, np.float64)])
             self._ms = np.concatenate([self._ms, np.zeros(grow, np.int64)])

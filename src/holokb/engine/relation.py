@@ -28,6 +28,9 @@ META_DTYPES = {"depth": np.dtype(np.int32), "rule": np.dtype(np.int16), "proof":
                "plen": np.dtype(np.int32), "prod": np.dtype(np.float64)}
 
 
+_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in (np.int16, np.int32, np.int64)}
+
+
 class IntermediateOverflow(Exception):
     """A probe or join would produce more rows than the caller's budget (nothing was allocated)."""
 
@@ -216,8 +219,8 @@ class Relation:
         if v.dtype == dt:
             return v
         if dt.kind == "i" and len(v) and v.dtype.kind in "iu":
-            info = np.iinfo(dt)
-            if int(v.min()) < info.min or int(v.max()) > info.max:
+            lo, hi = _BOUNDS[dt]
+            if int(v.min()) < lo or int(v.max()) > hi:
                 return v.astype(np.int64)
         return v.astype(dt)
 
