@@ -67,6 +67,8 @@ class Story(Table):
 @given(st.lists(fact_st, min_size=1, max_size=6, unique=True), st.lists(rule_st, max_size=3),
        st.sampled_from(ENTITIES), st.sampled_from(CLASSES))
 def test_yes_no_answers_match_a_brute_force_closure(facts, rules, entity, cls):
+    """Yes / No / conflicting / unsupported as a naive fixpoint says; an answer whose own premise is
+    contested is conflicting (DS005 §6.4), never supported."""
     story = Story(facts, rules)
     with tempfile.TemporaryDirectory() as d, KnowledgeBase.open(Path(d) / "kb.db") as kb:
         kb.ingest(story.text(), doc_id="s", at=1, extractor=story)
@@ -76,7 +78,19 @@ def test_yes_no_answers_match_a_brute_force_closure(facts, rules, entity, cls):
             return  # an entity the text never names is an unknown name, not a verdict
         a = kb.answer(plan, as_of=AsOf.latest())
     pos, neg = (True, entity, cls) in known, (False, entity, cls) in known
-    if pos and neg:
+    clashing = {(e, c) for p, e, c in known if p and (False, e, c) in known}
+
+    def statement(entry) -> tuple[str, str]:
+        return entry.fact.subject.value[len(EX):], entry.fact.object.value[len(EX):]
+
+    if a.verdict is Verdict.CONFLICTING and not (pos and neg):
+        # DS005 §6.4: a premise of the chain is itself contested ("b is round" rests on "b is not red",
+        # and the KB also says "b is red"): conflicting, with that clash as the pair
+        assert pos or neg
+        for c in a.conflicts:
+            assert statement(c.fact1) == statement(c.fact2) and statement(c.fact1) in clashing
+            assert {c.fact1.fact.polarity, c.fact2.fact.polarity} == {"affirm", "negate"}
+    elif pos and neg:
         assert a.verdict is Verdict.CONFLICTING
     elif pos:
         assert (a.verdict, a.text) == (Verdict.SUPPORTED, "Yes")
@@ -85,8 +99,9 @@ def test_yes_no_answers_match_a_brute_force_closure(facts, rules, entity, cls):
     else:
         assert a.verdict is Verdict.UNSUPPORTED
     if a.verdict is Verdict.SUPPORTED:
-        # every premise quotes one of the story's sentences
+        # every premise quotes one of the story's sentences, and none is contested
         assert all(s.text in story.sentences for e in a.fact_chain for s in e.evidence + e.rule_evidence)
+        assert not any(statement(e) in clashing for e in a.fact_chain if e.role.value == "premise")
 
 
 names = st.text(alphabet="abcdefgh ?:<>_-", min_size=1, max_size=12)

@@ -81,6 +81,7 @@ class _Run:
     as_of: AsOf
     program: Program
     views: dict[str, FactView]
+    rule_views: dict[str, FactView]
     rules: tuple = ()
     model: Model | None = None
     truncated: bool = False
@@ -109,7 +110,7 @@ class Answerer:
                                                                      plan.reason.value), as_of=as_of)
         quoter = Quoter(self.ledger)
         program, rule_views = self.rulebook.at(as_of)
-        run = _Run(plan, as_of, program, {})
+        run = _Run(plan, as_of, program, {}, rule_views)
         try:
             chain, text, values, conflicts = self._decide(run, quoter, rule_views)
         except _Refuse as r:
@@ -310,9 +311,28 @@ class Answerer:
 
     def _finish(self, run: _Run, quoter: Quoter, chain: list[ChainEntry], deciding: list[ChainEntry], text: str,
                 score: float, values: tuple[Term, ...], goal: Goal | None, one_value: frozenset[str]):
-        conflicts = self._conflicts(run, quoter, chain, goal, one_value)
+        conflicts = self._chain_clashes(run, quoter, chain) or self._conflicts(run, quoter, chain, goal, one_value)
         chain = chain + [conclusion_entry(self._question(run.plan), text, deciding, score)]
         return chain, text, values, conflicts
+
+    def _chain_clashes(self, run: _Run, quoter: Quoter, chain: list[ChainEntry]) -> tuple[Conflict, ...]:
+        """A statement of the chain whose opposite the KB also proves: the answer would rest on a
+        contradiction (anything follows from one), so it is ``conflicting`` with both proofs."""
+        if run.model is None:
+            return ()
+        out: list[Conflict] = []
+        seen: set[tuple] = set()
+        for e in chain:
+            f = e.fact
+            if e.role is ChainRole.CONCLUSION or f.object is None or e.rule in (CLOSED_WORLD, COMPARE, FUNCTIONAL):
+                continue
+            args, neg = (f.subject, f.object), f.polarity == "negate"
+            key = (f.predicate.value, args)
+            if key in seen or not run.model.contains(f.predicate.value, args, negated=not neg):
+                continue
+            seen.add(key)
+            out.append(self._derived_clash(run, quoter, run.rule_views, f.predicate, args)[3][0])
+        return tuple(out)
 
     def _yes_no(self, run: _Run, quoter: Quoter, rule_views, goal: Goal, goal_preds: tuple[IRI, ...]):
         pred = goal_preds[0]

@@ -21,11 +21,11 @@ import json
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError
 from ..core.fact import Fact, SpanRecord, encode_term
-from ..core.terms import Term
+from ..core.terms import IRI, Term
 from ..core.time import MIN_TIME, Interval
 from .schema import BULK_INDEXES
 from .sql import FACT_MAGIC
@@ -224,3 +224,50 @@ def plain_records(terms: Sequence[Term], spo: Sequence[int]) -> Iterator[SpanRec
         if key not in seen:
             seen.add(key)
             yield SpanRecord(Fact(s, p, o), always, always)  # type: ignore[arg-type]
+
+
+class RecordColumns:
+    """SpanRecords as columnar plain chunks while they are plain (default intervals, no evidence,
+    no qualifiers, affirmed, no span id); :attr:`complete` says whether every record was.
+    :meth:`remaining` gives back every record, read or not, for the record path."""
+
+    def __init__(self, records: Iterable[SpanRecord], *, chunk: int = 20_000):
+        self._it = iter(records)
+        self._kept: list[SpanRecord] = []
+        self._chunk = chunk
+        self.complete = False
+
+    def chunks(self) -> Iterator[PlainChunk]:
+        index: dict[object, int] = {}
+        terms: list[Term] = []
+        spo: list[int] = []
+        shipped = 0
+        kept = self._kept
+        get = index.get
+        step = 3 * self._chunk
+        for rec in self._it:
+            kept.append(rec)
+            f = rec.fact
+            valid, system = rec.valid, rec.system
+            if (rec.evidence or rec.span_id is not None or f.qualifiers or f.polarity != "affirm"
+                    or valid.start != MIN_TIME or valid.end is not None
+                    or system.start != MIN_TIME or system.end is not None):
+                return  # not plain: the caller takes the record path for everything
+            for t in (f.subject, f.predicate, f.object):
+                # IRIs keyed by their string (its hash is cached); the frozen dataclass rehashes.
+                key = t.value if t.__class__ is IRI else t
+                i = get(key)
+                if i is None:
+                    i = index[key] = len(terms)
+                    terms.append(t)
+                spo.append(i)
+            if len(spo) >= step:
+                yield terms[shipped:], spo
+                shipped, spo = len(terms), []
+        self.complete = True
+        if spo or not shipped:
+            yield terms[shipped:], spo
+
+    def remaining(self) -> Iterator[SpanRecord]:
+        yield from self._kept
+        yield from self._it

@@ -161,11 +161,23 @@ class Ledger(LedgerDerived, LedgerReads):
 
         A record with no ``span_id`` and the default system interval is asserted at ``at`` (as
         ``Batch.assert_fact``, supersession included); any other record is imported as it is
-        (as ``Batch.add_span``).
+        (as ``Batch.add_span``).  Into a file without facts, a run of plain records (default
+        intervals, no evidence, no qualifiers, affirmed) is staged columnar like
+        :meth:`bulk_assert_plain` (same rows); the first other record sends everything through
+        the record path.
         """
+        from .plain import RecordColumns, discard_staged, stage_plain
+
+        self._check_usable()
+        cols = RecordColumns(records)
+        staged = stage_plain(self, cols.chunks(), at=at)
+        if staged is not None and cols.complete:
+            return self.write_staged(staged)
+        if staged is not None:
+            discard_staged(self)
         with self.batch(at) as b:
             b.check_time()
-            return b.bulk(records)
+            return b.bulk(cols.remaining())
 
     def bulk_assert_plain(self, chunks: Iterable[tuple[Sequence[Term], Sequence[int]]], *, at: int) -> int:
         """Assert plain triples given columnar at ``at``; return the number of spans written.
