@@ -22,7 +22,9 @@ _ORDERED[[KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_BOOL]] = Tr
 def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:
     """Row mask of ``a op b``; values of different kinds compare false (``!=`` true)."""
     kind, num, ms = terms.values()
-    isint, _ = terms.integers()
+    isint, ival = terms.integers()
+    if op in _INT_CMP and isint[a].all() and isint[b].all():  # integers (counters, ranks): compare exactly, one op
+        return _INT_CMP[op](ival[a], ival[b])
     ka, kb = kind[a], kind[b]
     same = (ka == kb) & _ORDERED[ka]
     both_int = isint[a] & isint[b]
@@ -47,6 +49,20 @@ def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.
     else:
         raise ValueError(f"unknown comparison {op!r}")
     return same & r
+
+
+def identity_equal(ids: np.ndarray, terms: TermDictionary) -> np.ndarray:
+    """Per id: is ``=`` on its value the same as equality of ids?  True for IRIs and unordered
+    literals (compared by id anyway), exact integers and booleans (one id per value); false for
+    other numbers and times (``2 = 2.0``, one instant in two time zones: equal values, two ids)."""
+    kind, _, _ = terms.values()
+    isint, _ = terms.integers()
+    k = kind[ids]
+    return isint[ids] | ~_ORDERED[k] | (k == KIND_BOOL)
+
+
+_INT_CMP = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+            ">=": np.greater_equal}
 
 
 def arithmetic(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:

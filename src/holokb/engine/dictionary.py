@@ -66,7 +66,7 @@ class TermDictionary:
     Literal(lexical='3', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None)
     """
 
-    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint")
+    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const")
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
@@ -77,6 +77,7 @@ class TermDictionary:
         self._ms = np.zeros(0, dtype=np.int64)
         self._isint = np.zeros(0, dtype=bool)
         self._pending: list[int] = []
+        self._const: dict[Term, int] = {}
 
     def __len__(self) -> int:
         return len(self._terms)
@@ -113,6 +114,13 @@ class TermDictionary:
         self._bound = max(self._bound, i + 1)
         if isinstance(term, Literal):
             self._pending.append(i)
+
+    def intern_const(self, term: Term) -> int:
+        """:meth:`intern` for a rule's constants, asked once per step: remembered by the term."""
+        i = self._const.get(term)
+        if i is None:
+            i = self._const[term] = self.intern(term)
+        return i
 
     def intern_sorted(self, terms) -> None:
         """Intern the new ones among ``terms`` in ``term_sort_key`` order (deterministic ids)."""
@@ -157,8 +165,14 @@ class TermDictionary:
 
     def intern_ints(self, values: np.ndarray) -> np.ndarray:
         """Ids of the integer literals with these int64 values (new ones interned), per row."""
-        uniq, inv = np.unique(values, return_inverse=True)
         known = self._ids
+        if len(values) <= 8:  # a small delta: a Python loop beats np.unique's sort
+            got = []
+            for v in values.tolist():
+                i = known.get(("L", "int", v, ""))
+                got.append(i if i is not None else self.intern(Literal.of(v)))
+            return np.array(got, dtype=np.int64)
+        uniq, inv = np.unique(values, return_inverse=True)
         out = np.empty(len(uniq), dtype=np.int64)
         for k, v in enumerate(uniq.tolist()):
             i = known.get(("L", "int", v, ""))  # identity_key of Literal.of(v), without building it
