@@ -32,6 +32,8 @@ class BodySolver:
 
     #: Order atoms by their relations' sizes too (:func:`~.planning.plan_body`); off: bound positions only.
     cardinality = True
+    #: Run the plan's key steps (expressions as lookup keys); off: atoms join unkeyed, then filter.
+    key_steps = True
 
     def __init__(self, relations: Mapping[RelKey, Relation], terms: TermDictionary, endpoints: np.ndarray,
                  cap: int, arity: Mapping[RelKey, int]):
@@ -99,7 +101,8 @@ class BodySolver:
                     b.vars[item.target.name] = val
                     b = b.filter(val >= 0)
             elif step.kind == "key":
-                b = self._key(b, item, steps[i + 1:])
+                if self.key_steps:
+                    b = self._key(b, item, steps[i + 1:])
             elif step.kind == "agg":
                 b = self._aggregate(b, item)
             self.on_step()

@@ -23,7 +23,7 @@ def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.
     """Row mask of ``a op b``; values of different kinds compare false (``!=`` true)."""
     kind, num, ms = terms.values()
     isint, ival = terms.integers()
-    if op in _INT_CMP and isint[a].all() and isint[b].all():  # integers (counters, ranks): compare exactly, one op
+    if INT_COMPARE and op in _INT_CMP and isint[a].all() and isint[b].all():  # integers (counters, ranks): compare exactly, one op
         return _INT_CMP[op](ival[a], ival[b])
     ka, kb = kind[a], kind[b]
     same = (ka == kb) & _ORDERED[ka]
@@ -61,6 +61,8 @@ def identity_equal(ids: np.ndarray, terms: TermDictionary) -> np.ndarray:
     return isint[ids] | ~_ORDERED[k] | (k == KIND_BOOL)
 
 
+#: Compare all-integer operands as int64 directly (the general path gives the same answer).
+INT_COMPARE = True
 _INT_CMP = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
             ">=": np.greater_equal}
 

@@ -122,7 +122,7 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
          terms: TermDictionary, bits: int, record: bool, cap: int | None = None) -> Bindings:
     """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``);
     more than ``cap`` matching pairs raise :class:`IntermediateOverflow` before any allocation."""
-    if b.n == 1 and not b.vars and _plain(atom) and b.meta.keys() <= _UNIT_META:
+    if UNIT_VIEWS and b.n == 1 and not b.vars and _plain(atom) and b.meta.keys() <= _UNIT_META:
         _check(hi - lo, cap)
         return _join_unit(b, atom, label, rel, lo, hi, record)
     pc = _probe_cols(atom, b, terms)
@@ -155,6 +155,8 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
     return out.filter(keep)
 
 
+#: Join the single empty binding with a plain atom as row-range views (:func:`_join_unit`).
+UNIT_VIEWS = True
 _UNIT_META = frozenset(("vf", "vt", "depth", "prod", "plen"))
 
 
