@@ -23,7 +23,7 @@ from lang import EX, facts, rules
 from stratified_programs import IDB, database, programs, temporal_facts
 
 SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (_joins, "UNIT_VIEWS"),
-            (_builtins, "INT_COMPARE")]
+            (_builtins, "INT_COMPARE"), (_joins, "INT_CONST")]
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from ..analysis.program import Aggregate, Atom, Var
 from .builtins import compare, identity_equal
 from .database import RelKey
 from .dictionary import TermDictionary
-from .joins import Bindings, anti_join, eval_expr, join
+from .joins import Bindings, anti_join, compare_var_int, eval_expr, join
 from .planning import live_after, plan_body, positive_atoms
 from .relation import Relation
 
@@ -89,9 +89,11 @@ class BodySolver:
                 b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits,
                               self.endpoints, self.cap)
             elif step.kind == "cmp":
-                left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
-                ok = (left >= 0) & (right >= 0)
-                ok[ok] = compare(item.op, left[ok], right[ok], self.terms)
+                ok = compare_var_int(item.op, item.left, item.right, b, self.terms)
+                if ok is None:
+                    left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
+                    ok = (left >= 0) & (right >= 0)
+                    ok[ok] = compare(item.op, left[ok], right[ok], self.terms)
                 b = b.filter(ok)
             elif step.kind == "assign":
                 val = eval_expr(item.expr, b, self.terms)

@@ -253,7 +253,7 @@ class Evaluation(BodySolver):
         if len(batches) == 1:  # the usual case with small deltas: no copies
             ri, cols, b, depth = batches[0]
             vf, vt = b.meta["vf"], b.meta["vt"]
-            rule = np.full(b.n, ri, np.int64)
+            rule = np.full(b.n, ri, np.int16 if ri < 2**15 else np.int64)  # the stored column's type
         else:
             cols = [np.concatenate([c[1][i] for c in batches]) for i in range(rel.arity)]
             vf = np.concatenate([c[2].meta["vf"] for c in batches])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis.program import Atom, BinOp, Call, Const, Var
+from ..core.terms import Literal
 from .builtins import arithmetic, call
 from .dictionary import TermDictionary
 from .relation import EMPTY, IntermediateOverflow, Relation, fits, pack
@@ -231,6 +232,10 @@ def eval_expr(e, b: Bindings, terms: TermDictionary) -> np.ndarray:
     if isinstance(e, Const):
         return np.full(b.n, terms.intern_const(e.term), dtype=np.int64)
     if isinstance(e, BinOp):
+        if INT_CONST and e.op in ("+", "-", "*"):
+            fast = _var_op_int(e, b, terms)
+            if fast is not None:
+                return fast
         left = eval_expr(e.left, b, terms)
         right = eval_expr(e.right, b, terms)
         ok = (left >= 0) & (right >= 0)
@@ -246,6 +251,69 @@ def eval_expr(e, b: Bindings, terms: TermDictionary) -> np.ndarray:
         out[ok] = call(e.func, [a[ok] for a in args], int(ok.sum()), terms)
         return out
     raise TypeError(f"not an expression: {e!r}")
+
+
+#: ``?x + 1``, ``?x < 10``: a variable against an integer constant computed without
+#: materialising the constant as a column (the general path gives the same ids / rows).
+INT_CONST = True
+_SMALL_INT = 2**31  # as builtins._integer_op: + - * of two operands below this stay exact in int64
+
+
+def int_const(e) -> int | None:
+    """The value of an integer constant (not a boolean), else None (remembered per node: a
+    literal's value is parsed from its lexical form on every read)."""
+    if not isinstance(e, Const):
+        return None
+    hit = _INT_CONSTS.get(id(e))
+    if hit is None or hit[0] is not e:
+        v = e.term.value if isinstance(e.term, Literal) else None
+        hit = (e, v if isinstance(v, int) and not isinstance(v, bool) else None)
+        if len(_INT_CONSTS) > 4096:
+            _INT_CONSTS.clear()
+        _INT_CONSTS[id(e)] = hit  # holds the node, so its id cannot be reused while cached
+    return hit[1]
+
+
+_INT_CONSTS: dict[int, tuple] = {}
+
+
+def _var_op_int(e: BinOp, b: Bindings, terms: TermDictionary) -> np.ndarray | None:
+    """``var op c`` / ``c op var`` over integers in numpy (a binding's ids are all defined), or None."""
+    if isinstance(e.left, Var) and int_const(e.right) is not None:
+        ids, c, flip = b.vars[e.left.name], int_const(e.right), False
+    elif isinstance(e.right, Var) and int_const(e.left) is not None:
+        ids, c, flip = b.vars[e.right.name], int_const(e.left), True
+    else:
+        return None
+    isint, val = terms.integers()
+    if abs(c) >= _SMALL_INT or len(ids) == 0 or not isint[ids].all():
+        return None
+    x = val[ids]
+    if np.abs(x).max() >= _SMALL_INT:
+        return None
+    res = x + c if e.op == "+" else x * c if e.op == "*" else (c - x if flip else x - c)
+    return terms.intern_ints(res)
+
+
+def compare_var_int(op: str, left, right, b: Bindings, terms: TermDictionary) -> np.ndarray | None:
+    """Row mask of ``var op c`` (either side) when every value of the variable is an exact integer."""
+    if not (INT_CONST and op in _FLIP):
+        return None
+    if isinstance(left, Var) and int_const(right) is not None:
+        ids, c = b.vars[left.name], int_const(right)
+    elif isinstance(right, Var) and int_const(left) is not None:
+        ids, c, op = b.vars[right.name], int_const(left), _FLIP[op]
+    else:
+        return None
+    isint, val = terms.integers()
+    if abs(c) >= 2**62 or not isint[ids].all():
+        return None
+    return _INT_CMP[op](val[ids], c)
+
+
+_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_INT_CMP = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+            ">=": np.greater_equal}
 
 
 def expr_vars(e) -> set[str]:
