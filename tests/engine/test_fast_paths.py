@@ -167,3 +167,21 @@ def test_integer_comparison_fast_path_matches_the_general_one(xs, ys, op):
     finally:
         _builtins.INT_COMPARE = old
     assert fast.tolist() == slow.tolist()
+
+
+def test_an_empty_relation_is_joined_first(plain):
+    """r(x) :- a(x, y), b(y, z), none(z): written order joins a with b (every pair shares y) before
+    finding none empty; with sizes the empty relation comes first and the body ends at once."""
+    prog = rules("rule r: ex:r(?x) :- ex:a(?x, ?y), ex:b(?y, ?z), ex:none(?z), not ex:d(?x).\n"
+                 "rule d: ex:d(?x) :- ex:none(?x).\n"  # through not: none is done before r's stratum
+                 "rule n: ex:none(?z) :- ex:c(?z), ?z < 0.")
+    db = Database()
+    for i in range(200):
+        db.add(EX + "a", (Literal.of(i), Literal.of(0)))
+        db.add(EX + "b", (Literal.of(0), Literal.of(i)))
+    db.add(EX + "c", (Literal.of(1),))
+    limits = Limits(max_edges=10_000)
+    sized = closure(prog, db, limits=limits)
+    assert not sized.truncated and sized.relation(EX + "r") == ()
+    written = plain(lambda: closure(prog, db, limits=limits))
+    assert written.truncated and written.limit_hit == "max_edges"

@@ -53,10 +53,12 @@ def _binds(item) -> set[str]:
 def plan_body(body, first: int | None = None, sizes: tuple[int, ...] | None = None) -> list[Step]:
     """Order a body for evaluation, starting with positive atom ``first`` when given.
 
-    Without ``sizes`` the next atom is the one with the most bound positions (ties: written
-    order).  With ``sizes`` (rows per positive atom's relation, by label) it is the one expected to
-    multiply the bindings least: ``log2(rows) * unbound / arity`` — a relation's rows spread
-    evenly over the values of its bound positions (ties: more bound positions, written order).
+    The next atom is the one with the most bound positions; with ``sizes`` (bit lengths of the row
+    counts per positive atom, by label) an empty one comes first whatever its bound positions, and
+    among equally bound ones a relation 16x smaller or more; then written order.  Sizes only
+    break ties: an estimate that trades a bound position for a smaller relation
+    (``log2(rows) * unbound / arity``) picked cartesian products with small relations over keyed
+    lookups into the triple table and passed the intermediate-row cap on LUBM's OWL 2 RL rules.
 
     ``x = e`` with ``x`` unbound, ``e``'s variables bound and ``x`` in an atom still to join
     becomes a ``key`` step before that atom: it binds ``x`` to ``e``'s value so the atom is probed
@@ -105,10 +107,11 @@ def plan_body(body, first: int | None = None, sizes: tuple[int, ...] | None = No
         if sizes is None:
             a = max(remaining, key=lambda x: (n_bound(x), -labels[id(x)]))
         else:
-            def cost(x: Atom) -> tuple:
-                nb, ar = n_bound(x), x.arity
-                return ((ar - nb) * sizes[labels[id(x)]] / ar if ar else 0.0, -nb, labels[id(x)])
-            a = min(remaining, key=cost)
+            # An empty relation ends the body at once; otherwise sizes break ties between atoms with
+            # as many bound positions, and only when they differ by 16x or more (4 bits): a row
+            # range a little smaller than another (the older rows of the same relation) says nothing.
+            a = min(remaining, key=lambda x: (sizes[labels[id(x)]] > 0, -n_bound(x),
+                                              sizes[labels[id(x)]] // 4, labels[id(x)]))
         remaining = [x for x in remaining if x is not a]
         steps.append(Step("atom", a, labels[id(a)]))
         bound.update(_binds(a))
