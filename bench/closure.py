@@ -388,6 +388,14 @@ def report(name, system, t, k, base) -> None:
     print(f"{name:<16} {system:<30} {ts:>10} {str(k):>10} {ratio:>16}", flush=True)
 
 
+def measure_row(name, systems, cap):
+    """Measure one workload's systems (holokb first) and print their rows with ratios to holokb."""
+    rows = measure(systems, cap)
+    for system, t, k in rows:
+        report(name, system, t, k, rows[0][1])
+    return rows
+
+
 def main() -> None:
     cap = 60 if QUICK else 120
     if "--cap" in sys.argv:  # a shorter cap per run keeps a full run bounded on a busy machine
@@ -400,9 +408,7 @@ def main() -> None:
                    ("duckdb recursive CTE", lambda: duck_linear(LINEAR_STEPS)),
                    ("clingo", lambda: clingo_linear(LINEAR_STEPS)),
                    ("nemo", lambda: nemo_linear(LINEAR_STEPS))]
-        rows = measure(systems, cap)
-        for system, t, k in rows:
-            report(name, system, t, k, rows[0][1])
+        measure_row(name, systems, cap)
         if LINEAR_ONLY:
             return
     tc = [("chain 1,000", *chain(1000), 1000), ("chain 2,000", *chain(2000), 2000)]
@@ -416,9 +422,7 @@ def main() -> None:
                    ("duckdb semi-naive SQL", lambda: duck_tc_seminaive(s, o)),
                    ("clingo", lambda: clingo_tc(s, o)),
                    ("nemo", lambda: nemo_tc(s, o))]
-        rows = measure(systems, cap)
-        for system, t, k in rows:
-            report(name, system, t, k, rows[0][1])
+        rows = measure_row(name, systems, cap)
         if n == 1000:
             t, k = pydatalog_chain(n)
             report(name, "pyDatalog (1 run, cap 60 s)", "timeout" if t is None else t, k, rows[0][1])
@@ -430,9 +434,7 @@ def main() -> None:
                    ("duckdb semi-naive SQL", lambda: duck_rdfs(trip)),
                    ("clingo", lambda: clingo_rdfs(trip)),
                    ("nemo", lambda: nemo_rdfs(trip))]
-        rows = measure(systems, cap)
-        for system, t, k in rows:
-            report(name, system, t, k, rows[0][1])
+        measure_row(name, systems, cap)
     print(flush=True)
     proofs_and_memory(cap)
 
