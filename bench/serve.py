@@ -15,7 +15,10 @@ snapshot (no HTTP, no ledger, no process hop) — the ratio is what the HTTP fac
 
 Writer phase: a client POSTs /load every ``--interval`` s (default 2), each batch ``--batch`` triples
 ``ex:batchK ex:member ex:itemK_i``; readers add a grouped count of members per batch and count any
-batch whose count differs from the batch size ("partial batches seen", which must be 0).
+batch whose count differs from the batch size ("partial batches seen", which must be 0).  After each
+write the writer reads its batch back with a point lookup: it must see the whole batch, and the
+answer's X-Holokb-Ledger-Version must be at least the version the write returned ("stale reads
+after a write", which must be 0); the time from sending the write to that read is "write→visible".
 
 Output: per kind — requests, throughput, p50/p95/p99 ms, errors; the load average beside it.
 """
@@ -74,6 +77,7 @@ class Client:
     def __init__(self, port: int):
         self.port = port
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.headers: dict[str, str] = {}
 
     def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
         t0 = time.perf_counter()
@@ -82,6 +86,7 @@ class Client:
             r = self.conn.getresponse()
             data = r.read()
             status = r.status
+            self.headers = {k.lower(): v for k, v in r.getheaders()}
         except (OSError, http.client.HTTPException):
             self.conn.close()
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -94,11 +99,12 @@ def sparql_path(q: str) -> str:
 
 
 def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], answer: tuple[str, str],
-              writer: dict | None) -> dict:
+              writer: dict | None, weights: list[float] | None = None) -> dict:
     stats: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     partial = [0]
     checks = [0]
+    stale = [0]
     lock = threading.Lock()
     end = time.monotonic() + seconds
 
@@ -110,7 +116,9 @@ def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], 
             kinds = [("point", sparql_path(POINT % rnd.randrange(0, 100))),
                      ("lubm", sparql_path(lubm_queries[(k + i) % len(lubm_queries)])),
                      ("answer", answer[1])]
-            if writer is not None:  # first, so every loop checks batches even when the rest is slow
+            if weights is not None:  # one request per loop, its kind drawn by weight
+                kinds = rnd.choices(kinds, weights=weights)
+            if writer is not None and (weights is None or i % 5 == 0):  # first, so loops check batches even when the rest is slow
                 kinds.insert(0, ("batch-check", sparql_path(CHECK)))
             for kind, path in kinds:
                 if time.monotonic() >= end:
@@ -121,6 +129,9 @@ def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], 
                         stats[kind].append(ms)
                     else:
                         errors[kind] += 1
+                        errors[f"{kind} {status}"] += 1  # which status (0: connection failed)
+                        if errors[f"{kind} {status}"] == 1 and status >= 500:  # say why, once per kind and status
+                            print(f"  first {kind} {status}: {body[:300]!r}", file=sys.stderr)
                 if kind == "batch-check" and status == 200:
                     rows = json.loads(body)["results"]["bindings"]
                     bad = sum(1 for b in rows if int(b["n"]["value"]) != writer["batch"])
@@ -135,7 +146,7 @@ def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], 
         while time.monotonic() < end:
             lines = "".join(f"<http://example.org/batch{writer['tag']}_{k}> <{MEMBER}> "
                             f"<http://example.org/item{writer['tag']}_{k}_{i}> .\n" for i in range(writer["batch"]))
-            status, _, ms = c.request("POST", "/load", body=lines.encode(),
+            status, wbody, ms = c.request("POST", "/load", body=lines.encode(),
                                       headers={"Content-Type": "application/n-triples",
                                                "Authorization": f"Bearer {TOKEN}"})
             with lock:
@@ -143,6 +154,16 @@ def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], 
                     stats["write"].append(ms)
                 else:
                     errors["write"] += 1
+                    errors[f"write {status}"] += 1
+            if status == 200:  # read it back at once: the whole batch, labelled with the write's version or later
+                version = json.loads(wbody).get("version", 0)  # servers before the version label: 0
+                q = f"SELECT ?x WHERE {{ <http://example.org/batch{writer['tag']}_{k}> <{MEMBER}> ?x }}"
+                st, body, ms2 = c.request("GET", sparql_path(q), headers={"Accept": "application/sparql-results+json"})
+                seen = len(json.loads(body)["results"]["bindings"]) if st == 200 else -1
+                with lock:
+                    stats["write→visible"].append(ms + ms2)
+                    if seen != writer["batch"] or int(c.headers.get("x-holokb-ledger-version", -1)) < version:
+                        stale[0] += 1
             k += 1
             time.sleep(writer["interval"])
 
@@ -155,24 +176,29 @@ def run_phase(port: int, seconds: float, clients: int, lubm_queries: list[str], 
     for t in threads:
         t.join()
     wall = time.monotonic() - t0
-    return {"stats": stats, "errors": errors, "wall": wall, "partial": partial[0], "checks": checks[0]}
+    return {"stats": stats, "errors": errors, "wall": wall, "partial": partial[0], "checks": checks[0],
+            "stale": stale[0]}
 
 
 def report(title: str, res: dict, answer_label: str) -> None:
     print(f"\n== {title}  (wall {res['wall']:.1f} s, load average {loadavg()})")
     print(f"{'kind':<12} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}")
     total = 0
-    for kind in ("point", "lubm", "answer", "batch-check", "write"):
+    for kind in ("point", "lubm", "answer", "batch-check", "write", "write→visible"):
         xs = res["stats"].get(kind, [])
         if not xs and not res["errors"].get(kind):
             continue
-        total += len(xs)
+        total += len(xs) if kind != "write→visible" else 0  # a span of two requests, not one
         label = answer_label if kind == "answer" else kind
         print(f"{label:<12} {len(xs):>9} {len(xs) / res['wall']:>8.1f} {pct(xs, 50):>8.1f} {pct(xs, 95):>8.1f} "
               f"{pct(xs, 99):>8.1f} {res['errors'].get(kind, 0):>7}")
     print(f"{'all':<12} {total:>9} {total / res['wall']:>8.1f}")
+    by_status = {k: v for k, v in res["errors"].items() if " " in k}
+    if by_status:
+        print("errors by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(by_status.items())))
     if res["checks"]:
-        print(f"partial batches seen: {res['partial']} in {res['checks']} checks")
+        print(f"partial batches seen: {res['partial']} in {res['checks']} checks; stale reads after a write: "
+              f"{res['stale']} in {len(res['stats'].get('write', []))} writes")
 
 
 def peer_point(db: Path) -> float:
@@ -202,6 +228,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batch", type=int, default=50)
     ap.add_argument("--interval", type=float, default=2.0)
+    ap.add_argument("--mix", default="round", help="'round': every client loop sends a point query, a LUBM "
+                    "query and an answer in turn (the slowest kind sets the pace); 'P:L:A' (e.g. 8:1:1): each "
+                    "request's kind drawn with these weights")
+    ap.add_argument("--fast-workers", type=int, default=None, help="passed to holokb serve (0: no fast lane)")
+    ap.add_argument("--nice", type=int, default=None, help="passed to holokb serve (0: general workers not niced)")
     args = ap.parse_args()
     if not (LUBM / "lubm_1_0_seed0.nt.gz").exists():
         sys.exit(f"LUBM not found under {LUBM}: set HOLOKB_CORPORA")
@@ -216,19 +247,22 @@ def main() -> None:
         peer = peer_point(db)
         print(f"peer: bare pyoxigraph point query median {peer:.3f} ms (in-process, no HTTP)")
         port = free_port()
+        lanes = [*(["--fast-workers", str(args.fast_workers)] if args.fast_workers is not None else []),
+                 *(["--nice", str(args.nice)] if args.nice is not None else [])]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "HOLOKB_WRITE_TOKEN": TOKEN}
         proc = subprocess.Popen([sys.executable, "-m", "holokb", "serve", "--db", str(db), "--port", str(port),
-                                 "--workers", str(args.workers), "--rules", str(ROOT / "rules" / "example.hkr"),
+                                 "--workers", str(args.workers), *lanes, "--rules", str(ROOT / "rules" / "example.hkr"),
                                  "--quiet", "--timeout", "30", "--max-pending", "256"],
-                                cwd=tmp, env=env, stderr=subprocess.PIPE, text=True)
+                                cwd=tmp, env=env, stderr=open(Path(tmp) / "server.err", "w"), text=True)
         try:
             c = Client(port)
             t0 = time.monotonic()
             while c.request("GET", "/healthz")[0] != 200:
                 if proc.poll() is not None or time.monotonic() - t0 > 120:
-                    sys.exit(f"server did not start: {proc.stderr.read() if proc.poll() is not None else 'timeout'}")
+                    sys.exit(f"server did not start: {(Path(tmp) / 'server.err').read_text()[-2000:]}")
                 time.sleep(0.2)
-            print(f"server up in {time.monotonic() - t0:.1f} s with {args.workers} workers")
+            print(f"server up in {time.monotonic() - t0:.1f} s with {args.workers} workers "
+                  f"{' '.join(lanes) or '(server defaults for lanes)'}; code from {ROOT}")
             paths = json.loads(c.request("GET", "/openapi.json")[1])["paths"]
             if "/answer" in paths:
                 answer = ("answer", "/answer?" + urllib.parse.urlencode(
@@ -244,13 +278,15 @@ def main() -> None:
                     t.start()
                 for t in warm:
                     t.join()
-            res = run_phase(port, args.seconds, args.clients, queries, answer, None)
+            weights = None if args.mix == "round" else [float(x) for x in args.mix.split(":")]
+            print(f"mix: {args.mix}")
+            res = run_phase(port, args.seconds, args.clients, queries, answer, None, weights)
             report(f"{args.clients} readers, {args.seconds:g} s", res, answer[0])
             point_p50 = pct(res["stats"]["point"], 50)
             print(f"point query p50 over HTTP with {args.clients} clients / bare pyoxigraph: {point_p50:.1f} ms / "
                   f"{peer:.3f} ms = {point_p50 / peer:.0f}x")
             res = run_phase(port, args.seconds, args.clients, queries, answer,
-                            {"batch": args.batch, "interval": args.interval, "tag": "w"})
+                            {"batch": args.batch, "interval": args.interval, "tag": "w"}, weights)
             report(f"{args.clients} readers + 1 writer ({args.batch} triples every {args.interval:g} s)", res,
                    answer[0])
         finally:
@@ -259,6 +295,9 @@ def main() -> None:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+            err = (Path(tmp) / "server.err").read_text(errors="replace").strip()
+            if err:  # what the server (and its workers) said on stderr: crashes, replacements
+                print("server stderr (last 3000 chars):\n" + err[-3000:])
 
 
 if __name__ == "__main__":

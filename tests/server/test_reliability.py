@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from _serving import pool_of, serve
+from _serving import live_server, pool_of, serve
 
 # A cross product of the snapshot with itself five times, sorted: pyoxigraph materialises and sorts it
 # inside Rust, where no budget can reach, so only killing the process stops it.
@@ -97,3 +97,17 @@ def test_overload_beyond_the_admission_limit_is_503_and_then_served(example_db):
         _workers_back(c, 1)
         r = c.get("/stats")
         assert r.status_code == 200 and r.json()["facts"] > 0
+
+
+def test_a_reply_larger_than_the_pipe_buffer_arrives_whole(example_db):
+    # Under uvicorn's default loop (uvloop when installed, as the package asks), a watched pipe is left
+    # non-blocking; a reply of megabytes must still be read whole (it once failed with EAGAIN → 500).
+    values = " ".join(str(i) for i in range(300))
+    q = f"SELECT * WHERE {{ VALUES ?a {{ {values} }} VALUES ?b {{ {values} }} }}"  # 90,000 rows from the query
+    with live_server(example_db) as base:
+        for _ in range(3):
+            r = httpx.get(base + "/sparql", params={"query": q}, headers={"Accept": "text/csv"}, timeout=120)
+            assert r.status_code == 200, r.text[:300]
+            assert r.text.count("\n") == 90_001
+        r = httpx.get(base + "/sparql", params={"query": "ASK { ?s ?p ?o }"}, timeout=60)
+        assert r.status_code == 200 and r.json()["boolean"] is True

@@ -23,6 +23,10 @@ def serve(db: str = DB, host: str = typer.Option("127.0.0.1", "--host", help="Ad
           timeout: float = typer.Option(30.0, "--timeout", help="Per-request deadline in seconds; the work is stopped then."),
           workers: int = typer.Option(2, "--workers", help="Worker processes (each holds its own snapshot)."),
           max_pending: int = typer.Option(64, "--max-pending", help="Requests admitted at once before 503."),
+          fast_workers: int = typer.Option(1, "--fast-workers", help="Worker processes for point lookups only "
+                                           "(never queued behind heavy queries); 0 sends everything to --workers."),
+          nice: int = typer.Option(10, "--nice", help="Niceness added to the general workers (lookups and the "
+                                   "event loop get the CPU first); 0 = none."),
           max_body: int = typer.Option(16 * 1024 * 1024, "--max-body", help="Largest request body in bytes (413 beyond)."),
           max_rows: int = typer.Option(100_000, "--max-rows", help="Most rows in a SPARQL result (flagged when cut)."),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-request log lines on stderr.")) -> None:
@@ -33,8 +37,10 @@ def serve(db: str = DB, host: str = typer.Option("127.0.0.1", "--host", help="Ad
     \b
     Example: holokb serve --db kb.db --port 7878
     """
-    if timeout <= 0 or workers < 1 or max_pending < workers or max_body < 1 or max_rows < 1:
-        raise Usage("need --timeout > 0, --workers >= 1, --max-pending >= --workers, --max-body and --max-rows >= 1")
+    if (timeout <= 0 or workers < 1 or max_pending < workers or max_body < 1 or max_rows < 1 or fast_workers < 0
+            or not 0 <= nice <= 19):
+        raise Usage("need --timeout > 0, --workers >= 1, --max-pending >= --workers, --max-body and --max-rows >= 1, "
+                    "--fast-workers >= 0, 0 <= --nice <= 19")
     check_ledger_path(db, create=False)
     if rules is None and Path("rules").is_dir():
         rules = ["rules"]
@@ -55,7 +61,7 @@ def serve(db: str = DB, host: str = typer.Option("127.0.0.1", "--host", help="Ad
     config = ServerConfig(db=str(Path(db).resolve()), rules=None if rules is None else tuple(str(Path(r).resolve()) for r in rules),
                           shapes=tuple(str(Path(s).resolve()) for s in shapes), write_token=write_token or None,
                           allow_update=allow_update, timeout_s=timeout, workers=workers, max_pending=max_pending,
-                          max_body=max_body, max_rows=max_rows)
+                          max_body=max_body, max_rows=max_rows, fast_workers=fast_workers, nice=nice)
     import logging  # here, not at module level: every command's start would pay for it
 
     log = logging.getLogger("holokb.server")

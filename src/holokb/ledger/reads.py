@@ -15,7 +15,7 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import MAX_TIME, AsOf, Interval
 from .dictionary import TermCache
-from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView, span_hash
+from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView, span_hash
 
 _COLS = ("f.fact_id, f.hash, f.s, f.p, f.o, f.nq, f.polarity, "
          "sp.sid, sp.valid_from, sp.valid_to, sp.system_from, sp.system_to")
@@ -198,6 +198,34 @@ class LedgerReads:
             self._cache.terms_of(self._db, [i for r in rows for i in r if i is not None])
             for s, p, o, g in rows:
                 yield term(s), term(p), term(o), None if g is None else term(g)
+
+    def changes_since(self, marker: int, as_of: AsOf) -> QuadChanges:
+        """What committed writes after change marker ``marker`` did to the plain quads visible at
+        ``as_of`` (see :class:`~holokb.ledger.views.QuadChanges`), read in one transaction.
+
+        Sound because history is append-only in system time: every span a later write opened or
+        closed has ``system_from`` or ``system_to`` at or after that write's earliest system time.
+        Order of ``quads``: subject id, predicate id, object id, graph id (deterministic for a file).
+        """
+        with self.read_transaction():  # type: ignore[attr-defined]  # Ledger provides it
+            now, high = self._db.execute("SELECT change_marker, system_high FROM meta WHERE id = 1").fetchone()
+            logged, smin = self._db.execute(
+                "SELECT count(*), min(system_min) FROM write_log WHERE change_marker > ?", (marker,)).fetchone()
+            rows: list = []
+            if smin is not None and now != marker:
+                rows = self._db.execute(
+                    "SELECT f.s, f.p, f.o, q.term_id, f.polarity = 1 AND (f.nq = 0 OR q.term_id IS NOT NULL), "
+                    "EXISTS (SELECT 1 FROM spans sp WHERE sp.fact_id = f.fact_id AND " + _VISIBLE + ") "
+                    "FROM facts f LEFT JOIN qualifiers q ON f.nq = 1 AND q.fact_id = f.fact_id AND q.key = 'graph' "
+                    "WHERE f.fact_id IN (SELECT fact_id FROM spans WHERE system_from >= ?5 OR system_to >= ?5) "
+                    "ORDER BY f.s, f.p, f.o, q.term_id", (*_vis(as_of), smin)).fetchall()
+                self._cache.terms_of(self._db, [i for r in rows for i in r[:4] if i is not None])
+        term = self.term
+        quads = tuple((term(s), term(p), term(o), None if g is None else term(g), bool(vis))
+                      for s, p, o, g, plain, vis in rows if plain)
+        preds = frozenset(t.value for t in {term(r[1]) for r in rows} if isinstance(t, IRI))
+        return QuadChanges(now, marker, high, smin if now != marker else None, quads, preds,
+                           complete=now - marker == logged)
 
     def content_marker(self) -> tuple:
         """A content-derived marker for caches built from the ledger, read in O(log n): newest span

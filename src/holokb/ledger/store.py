@@ -132,6 +132,22 @@ class Ledger(LedgerDerived, LedgerReads):
         return self._db.execute("SELECT change_marker FROM meta WHERE id = 1").fetchone()[0]
 
     @contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        """Every read inside sees one committed state (a deferred SQLite transaction; WAL readers never
+        block the writer).  Re-entrant: inside a batch or another read it adds nothing."""
+        if self._db is None:
+            raise LedgerError("the ledger is closed")
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self._db is not None and self._db.in_transaction:
+                self._db.execute("COMMIT")
+
+    @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls back and clears the term cache."""
         if self._db is None:

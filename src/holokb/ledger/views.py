@@ -99,3 +99,26 @@ def term_from_row(kind: int, lexical: str, datatype: str, lang: str) -> Term:
     if kind == 0:
         return IRI(lexical)
     return Literal(lexical, datatype, lang or None)
+
+
+@dataclass(frozen=True, slots=True)
+class QuadChanges:
+    """What the writes after a change marker did, as read by ``Ledger.changes_since`` in one read
+    transaction (so ``marker`` and the rows agree).
+
+    ``quads``: every plain quad (subject, predicate, object, graph or None) whose fact had a span
+    opened or closed by those writes (or by an earlier write at the same system time), with
+    whether it is visible at the AsOf asked about *now*.  ``predicates``: the predicate IRIs of
+    every fact touched, plain or not (negated, qualified).  ``system_min``: the earliest system
+    time those writes used (None: none touched a span) — a read at an earlier system time cannot
+    have changed.  ``complete`` is False when some write since left no system-time record
+    (documents, entities, evidence): only span-derived views can be kept current from this.
+    """
+
+    marker: int
+    since: int
+    system_high: int | None
+    system_min: int | None
+    quads: tuple[tuple[Term, Term, Term, Term | None, bool], ...]
+    predicates: frozenset[str]
+    complete: bool

@@ -9,6 +9,7 @@ drift from the code.  Its browsable docs pages load scripts from a CDN, so they 
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import time
@@ -23,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from .asgi import NOTE, Guard, problem_response_parts
 from .config import ServerConfig
 from .errors import BadRequest, HttpProblem, Problem
+from .lanes import Lane, lane_of
 from .jobs import (
     AnswerQuestion, AskQuery, ExplainFact, FactsRead, HistoryRead, IngestText, Job, LoadFiles, Reply, SparqlQuery,
     SparqlUpdate, StatsRead,
@@ -49,8 +51,14 @@ class Server:
 
     def __init__(self, config: ServerConfig):
         self.config = config
-        self.pool = WorkerPool(WorkerSpec(config.db, config.rules, config.shapes), size=config.workers,
-                               max_pending=config.max_pending)
+        self.pool = WorkerPool(WorkerSpec(config.db, config.rules, config.shapes, nice=config.nice),
+                               size=config.workers, max_pending=config.max_pending)
+        # Point lookups get workers of their own (server/lanes.py): never queued behind heavy work.
+        self.fast = WorkerPool(WorkerSpec(config.db, config.rules, config.shapes, warm=True), size=config.fast_workers,
+                               max_pending=config.max_pending) if config.fast_workers else None
+        # Writes: one worker of their own (never queued behind heavy reads; one writer at a time).
+        self.writer = WorkerPool(WorkerSpec(config.db, config.rules, config.shapes), size=1,
+                                 max_pending=config.max_pending) if config.write_token else None
         self._last_write = 0
 
     def write_time(self) -> int:
@@ -59,8 +67,26 @@ class Server:
         self._last_write = max(_now_ms(), self._last_write + 1)
         return self._last_write
 
+    def _pools(self) -> list[WorkerPool]:
+        return [p for p in (self.pool, self.fast, self.writer) if p is not None]
+
+    async def start(self) -> None:
+        pools = self._pools()
+        results = await asyncio.gather(*(p.start() for p in pools), return_exceptions=True)
+        errors = [r for r in results if isinstance(r, BaseException)]
+        if errors:
+            await self.close()
+            raise errors[0]
+
+    async def close(self) -> None:
+        for p in self._pools():
+            await p.close()
+
     async def run(self, request: Request, job: Job) -> Response:
-        out = await self.pool.run(job, timeout_s=self.config.timeout_s)
+        # A lane's own pool while it has a worker (a replacement may be starting), else the general one.
+        lane = {Lane.FAST: self.fast, Lane.WRITE: self.writer}.get(lane_of(job))
+        pool = lane if lane is not None and lane.pids else self.pool
+        out = await pool.run(job, timeout_s=self.config.timeout_s)
         if isinstance(out, Problem):
             raise HttpProblem(out)
         assert isinstance(out, Reply)
@@ -90,11 +116,11 @@ def create_app(config: ServerConfig) -> Any:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
-        await server.pool.start()
+        await server.start()
         try:
             yield
         finally:
-            await server.pool.close()
+            await server.close()
 
     app = FastAPI(title="holokb", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="A bitemporal knowledge base with provenance: SPARQL 1.1 Protocol at /sparql, "
@@ -223,7 +249,9 @@ def create_app(config: ServerConfig) -> Any:
 
     @app.get("/healthz", summary="Liveness: 200 with the worker count while the server can take requests")
     async def healthz() -> JSONResponse:
-        return JSONResponse({"ok": True, "workers": len(server.pool.pids), "pending": server.pool.pending})
+        fast = server.fast
+        return JSONResponse({"ok": True, "workers": len(server.pool.pids), "pending": server.pool.pending,
+                             "fastWorkers": len(fast.pids) if fast else 0, "fastPending": fast.pending if fast else 0})
 
     # -- the proof browser --------------------------------------------------------------------------
 

@@ -20,6 +20,9 @@ class ServerConfig:
     ``workers`` the number of worker processes, ``max_pending`` how many requests may be admitted
     at once (running or queued) before 503, ``max_body`` the largest request body in bytes,
     ``max_rows`` the most result rows a SPARQL answer carries (more ⇒ cut, flagged in a header).
+    ``fast_workers`` worker processes serve point lookups only (server/lanes.py), so they never
+    queue behind heavy work; ``nice`` is added to the CPU niceness of the general lane's workers,
+    so on a busy machine lookups and the event loop get the CPU first (0 turns that off).
     """
 
     db: str
@@ -32,6 +35,8 @@ class ServerConfig:
     max_pending: int = 64
     max_body: int = DEFAULT_MAX_BODY
     max_rows: int = DEFAULT_MAX_ROWS
+    fast_workers: int = 1
+    nice: int = 10
 
     def __repr__(self) -> str:  # never show the token (reprs end up in logs and tracebacks)
         token = "set" if self.write_token else "none"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,6 +160,9 @@ class WorkerPool:
                 await asyncio.wait_for(ready, timeout=max(0.0, deadline - loop.time()))
             finally:
                 loop.remove_reader(fd)
+                # uvloop leaves a watched descriptor non-blocking: a reply larger than the pipe's buffer
+                # would then fail half-read with EAGAIN (BlockingIOError), and so would the next send.
+                os.set_blocking(fd, True)
             # Readable means the worker has finished and is writing the whole reply now: reading it
             # here costs a memory copy, less than a hop to a thread and back.
             out = w.conn.recv()
@@ -166,7 +170,10 @@ class WorkerPool:
             self.killed.append(w.pid)
             self._replace(w)
             raise HttpProblem(_deadline(timeout_s, "running")) from None
-        except (EOFError, OSError, BrokenPipeError):
+        except (EOFError, OSError, BrokenPipeError) as e:
+            w.proc.join(1)  # it closed its end: it has exited, or is about to
+            logging.getLogger("holokb.server").error("lost worker %d while running a %s job: %r (exit code %s)",
+                                                     w.pid, type(job).__name__, e, w.proc.exitcode)
             self._replace(w)
             raise HttpProblem(Problem(500, "worker-died", "the worker running this request exited; it has been "
                                       "replaced")) from None

@@ -38,6 +38,8 @@ class WorkerSpec:
     db: str
     rules: tuple[str, ...] | None = None
     shapes: tuple[str, ...] = ()
+    nice: int = 0  # added to the process's CPU niceness at start
+    warm: bool = False  # build the latest snapshot before the first job (the fast lane's lookups)
 
 
 class WorkerState:
@@ -46,33 +48,43 @@ class WorkerState:
     def __init__(self, spec: WorkerSpec):
         from ..kb import KnowledgeBase
         from ..reasoning import load_program
-        from ..sparql import SnapshotCache
+        from ..sparql.live import LiveCache
 
         self.kb = KnowledgeBase.open(spec.db, shapes=list(spec.shapes))
         program = load_program(spec.rules) if spec.rules is not None else self.kb.loaded_rules()
         self.program = program if program is not None else load_program([])
         self.rules_given = spec.rules is not None or program is not None
-        # Memory only: a disk cache shared by several workers would be pruned under a reader.
-        self.cache = SnapshotCache(size=4, disk=False)
+        # Memory only (a disk cache shared by several workers would be pruned under a reader), and
+        # kept current by each write's delta rather than rebuilt (sparql/live.py).
+        self.cache = LiveCache(size=4)
         self.prefixes = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, **dict(self.program.prefixes)}
         self._models: OrderedDict[tuple, Any] = OrderedDict()
 
     def derive(self, program: Any, *, as_of: Any, limits: Limits | None = None, record_proofs: bool = True) -> Any:
-        """``kb.derive`` with a small cache: the snapshot build and /explain at the same AsOf share one
-        closure until the ledger changes.  Keyed by the ledger's markers, the AsOf and the program;
-        budgets other than time are part of the key, and a closure a budget cut short is never kept."""
-        from ..sparql.snapshot import ledger_marker, program_hash
+        """``kb.derive`` with a small cache: the snapshot and /explain at the same AsOf share one
+        closure, and it outlives writes that cannot change it (``closure_affected``: no predicate the
+        rules read was touched at a system time the AsOf sees).  Keyed by the AsOf and the program;
+        budgets other than time are part of the key; a closure a budget cut short is never kept."""
+        from ..sparql.live import closure_affected
+        from ..sparql.snapshot import program_hash
 
         lim = limits or Limits.unbounded()
-        key = (ledger_marker(self.kb.ledger), as_of, program_hash(program),
-               (lim.max_depth, lim.max_derived, lim.max_edges))
-        model = self._models.get(key)
-        if model is not None:
-            self._models.move_to_end(key)
-            return model
-        model = self.kb.derive(program, as_of=as_of, limits=lim, record_proofs=True)
+        key = (as_of, program_hash(program), (lim.max_depth, lim.max_derived, lim.max_edges))
+        ledger = self.kb.ledger
+        with ledger.read_transaction():  # the marker and the closure's input: one committed state
+            marker = ledger.change_marker()
+            hit = self._models.get(key)
+            if hit is not None and hit[0] != marker:
+                if closure_affected(ledger.changes_since(hit[0], as_of), program, as_of):
+                    hit = None
+                else:
+                    hit = self._models[key] = (marker, hit[1])
+            if hit is not None:
+                self._models.move_to_end(key)
+                return hit[1]
+            model = self.kb.derive(program, as_of=as_of, limits=lim, record_proofs=True)
         if not model.truncated:
-            self._models[key] = model
+            self._models[key] = (marker, model)
             while len(self._models) > 4:
                 self._models.popitem(last=False)
         return model
@@ -133,7 +145,7 @@ def run_job(state: WorkerState, job: Job) -> Outcome:
                 return _answer(state, job)
             case IngestText():
                 report = state.kb.ingest(job.text, doc_id=job.doc_id, at=job.at, version=job.version)
-                return _json(report.to_json(), note=f"{job.doc_id}")
+                return _json({**report.to_json(), "version": state.kb.ledger.change_marker()}, note=f"{job.doc_id}")
     except _Refused as r:
         return r.problem
     except WriterBusyError as e:
@@ -178,11 +190,25 @@ def _sparql(state: WorkerState, job: SparqlQuery) -> Outcome:
         body = serialize(result, job.format)
     except HolokbError as e:
         return Problem(406, "not-acceptable", e.message)
-    headers: tuple[tuple[str, str], ...] = ()
+    headers = snapshot_headers(state, job.as_of)
     if result.truncated:
-        headers = (("X-Holokb-Truncated", str(result.limit_hit)),)
+        headers += (("X-Holokb-Truncated", str(result.limit_hit)),)
     note = f"{result.form.lower()} {len(result)}" + (f" truncated:{result.limit_hit}" if result.truncated else "")
     return Reply(200, job.media_type, body.encode("utf-8"), headers, note=note)
+
+
+def snapshot_headers(state: WorkerState, as_of: Any) -> tuple[tuple[str, str], ...]:
+    """What the answer reflects: the ledger version (change marker) of the snapshot it ran on, and
+    its AsOf — a "latest" system time is given as the time of the newest write included."""
+    from ..core import MAX_TIME
+
+    snap = state.cache.current
+    if snap is None:
+        return ()
+    system = as_of.system if as_of.system != MAX_TIME else snap.system_high
+    valid = "latest" if as_of.valid == MAX_TIME else str(as_of.valid)
+    return (("X-Holokb-Ledger-Version", str(snap.key.marker[0])),
+            ("X-Holokb-As-Of", f"system={'none' if system is None else system}; valid={valid}"))
 
 
 def _update(state: WorkerState, job: SparqlUpdate) -> Outcome:
@@ -198,7 +224,8 @@ def _update(state: WorkerState, job: SparqlUpdate) -> Outcome:
     except UpdateDatasetConflict as e:
         return Problem(400, "dataset-conflict", e.message)
     added, closed = state.kb.apply_changes(asserts=delta.added, retracts=delta.removed, at=job.at)
-    return _json({"asserted": added, "retracted": closed, "at": job.at}, note=f"+{added} -{closed}")
+    return _json({"asserted": added, "retracted": closed, "at": job.at, "version": state.kb.ledger.change_marker()},
+                 note=f"+{added} -{closed}")
 
 
 def _facts(state: WorkerState, job: FactsRead) -> Outcome:
@@ -286,7 +313,8 @@ def _load(state: WorkerState, job: LoadFiles) -> Outcome:
         finally:
             os.chdir(here)
     return _json({"files": [n for n, _ in job.files], "facts": report.facts, "documents": report.documents,
-                  "chunks": report.chunks, "at": report.at}, note=f"{report.facts} facts")
+                  "chunks": report.chunks, "at": report.at, "version": state.kb.ledger.change_marker()},
+                 note=f"{report.facts} facts")
 
 
 def worker_main(conn: Any, spec: WorkerSpec) -> None:
@@ -294,12 +322,21 @@ def worker_main(conn: Any, spec: WorkerSpec) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself, in order
+    if spec.nice:
+        os.nice(spec.nice)
     try:
         state = WorkerState(spec)
     except HolokbError as e:
         conn.send(("failed", e.render()))
         return
     conn.send(("ready", os.getpid()))
+    if spec.warm:  # jobs sent meanwhile wait in the pipe
+        try:
+            from ..core import AsOf
+
+            state.cache.get(state.kb.ledger, "snapshot", AsOf.latest(), state.program, None, state.derive)
+        except HolokbError:
+            pass  # the first query reports it
     while True:
         try:
             job = conn.recv()

@@ -42,6 +42,7 @@ class Snapshot:
     truncated: bool = False
     limit_hit: LimitHit | None = None
     location: str | None = None  # the disk directory, when cached on disk
+    system_high: int | None = None  # the ledger's latest write time it reflects, when known
 
 
 def _ox() -> Any:
