@@ -125,10 +125,14 @@ def bench_answers(kb: KnowledgeBase, qs: dict[str, list], runs: int, n_prove: in
                     assert kb.answer(yes, as_of=AsOf.latest()).verdict is Verdict.SUPPORTED
     print(f"answer latency over {runs} runs × {n} questions (ms)  load {load()}")
     for k, xs in times.items():
+        if not xs:  # --prove 0
+            continue
         name = f"kb.prove, first {n_prove} yes/no" if k == "_prove" else k
         ms = [x * 1000 for x in xs]
         extra = "" if k.startswith("_") else f"   verdicts {verdicts[k]}"
         print(f"  {name:<34} median {statistics.median(ms):7.2f}  p95 {pct(ms, 0.95):7.2f}{extra}")
+    if not n_prove:
+        return
     same = [times["yes/no ground"][r * n + i] for r in range(runs) for i in range(n_prove)]
     a = statistics.median(same)
     p = statistics.median(times["_prove"])
