@@ -305,23 +305,27 @@ class KnowledgeBase:
         from .shapes.ledger_context import LedgerContext
 
         batch = Graph()
+        valid: dict = {}  # where each triple holds: the gate checks every instant of valid time
         for r in (*records, *superseding):
             f = r.fact
-            if f.polarity == "affirm":
-                batch.add((to_rdflib(f.subject), to_rdflib(f.predicate), to_rdflib(f.object)))
+            if f.polarity == "affirm" and r.system.end is None:
+                triple = (to_rdflib(f.subject), to_rdflib(f.predicate), to_rdflib(f.object))
+                batch.add(triple)
+                valid.setdefault(triple, []).append(r.valid)
         context = LedgerContext(self.ledger, AsOf.latest())
         if superseding:
             context = _Replacing(context, {(to_rdflib(r.fact.subject), to_rdflib(r.fact.predicate))
                                            for r in superseding})
-        return self._check_batch(batch, context, files)
+        return self._check_batch(batch, context, files, valid)
 
-    def _check_batch(self, batch, context, files: Sequence[Path]) -> GateReport:
-        """Run the gate on a batch (an rdflib graph or a columnar PlainBatch); raise on violations."""
-        report = self.gate.check(batch, context)
+    def _check_batch(self, batch, context, files: Sequence[Path], valid: Mapping | None = None) -> GateReport:
+        """Run the gate on a batch (an rdflib graph or a columnar PlainBatch; ``valid``: where its
+        triples hold, absent = always); raise on violations."""
+        report = self.gate.check(batch, context, valid=valid)
         if not report.conforms:
             sources = _sources_for(report, batch, files)
             if sources:
-                report = self.gate.check(batch, context, sources=sources)
+                report = self.gate.check(batch, context, sources=sources, valid=valid)
             raise report.error()
         return report
 
@@ -627,7 +631,8 @@ class KnowledgeBase:
 
 
 class _Replacing:
-    """A gate context without the stored values of the (subject, predicate) pairs a batch supersedes."""
+    """A gate context without the stored values of the (subject, predicate) pairs a batch supersedes
+    (at every valid time: it is a timed context when the one it wraps is)."""
 
     def __init__(self, inner, replaced: set):
         self._inner = inner
@@ -641,6 +646,15 @@ class _Replacing:
 
     def subjects_of(self, predicate, obj):
         return [s for s in self._inner.subjects_of(predicate, obj) if (s, predicate) not in self._replaced]
+
+    def types_during(self, nodes):
+        return self._inner.types_during(nodes)
+
+    def values_during(self, subject, predicate):
+        return () if (subject, predicate) in self._replaced else self._inner.values_during(subject, predicate)
+
+    def subjects_during(self, predicate, obj):
+        return [(s, v) for s, v in self._inner.subjects_during(predicate, obj) if (s, predicate) not in self._replaced]
 
 
 _LABELS = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel",
