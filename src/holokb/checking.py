@@ -21,7 +21,7 @@ from .closed_world import closed_relations, with_snapshot
 from .core import AsOf, AssertedRef, IRI, Limits, RDF_TYPE, Term
 from .engine import ProofNode, closure
 from .ledger import FactView, Ledger
-from .reasoning import database_at, mentioned_predicates
+from .reasoning import TRIPLE, database_at, mentioned_predicates
 from .solver import (
     ActiveSet, Cardinality, ConsistencyResult, EntailmentResult, GroundFact, SolverLimits, check_consistency, entails,
 )
@@ -273,9 +273,15 @@ def _negative_facts(ledger: Ledger, as_of: AsOf) -> bool:
 
 def input_view(ledger: Ledger, node: ProofNode, as_of: AsOf) -> FactView | None:
     """The ledger span (with evidence) behind an input fact of a proof, if it came from the ledger."""
-    if len(node.args) != 2 or not isinstance(node.key, AssertedRef) or not isinstance(node.args[0], IRI):
+    if not isinstance(node.key, AssertedRef) or not node.args or not isinstance(node.args[0], IRI):
         return None
-    page = ledger.facts(as_of, about=node.args[0], predicate=IRI(node.predicate), obj=node.args[1], limits=_ALL)
+    if len(node.args) == 2:
+        s, p, o = node.args[0], IRI(node.predicate), node.args[1]
+    elif len(node.args) == 3 and node.predicate == TRIPLE and isinstance(node.args[1], IRI):
+        s, p, o = node.args  # the triple view holds each visible triple under its own fact id
+    else:
+        return None
+    page = ledger.facts(as_of, about=s, predicate=p, obj=o, limits=_ALL)
     for v in page:
         if v.fact_id == node.key.fact_id:
             return v

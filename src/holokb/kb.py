@@ -452,10 +452,13 @@ class KnowledgeBase:
 
     def ask(self, program: Program, query: str, *, as_of: AsOf, limits: Limits | None = None) -> Answers:
         """Goal-directed answers to ``?- body.`` at ``as_of`` (same answers as full closure)."""
+        from .analysis.program import body_atoms
+        from .bridge import bridge
         from .engine import ask
         from .reasoning import database_at, parse_query
 
         q = parse_query(query, program)
+        program = bridge(program, reads=body_atoms(q.body)).program  # entailed triples reach the query
         return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded(),
                    valid_at=as_of.valid)
 
@@ -502,7 +505,10 @@ class KnowledgeBase:
         from .reasoning import parse_ground_atom
         from .solver import SolverLimits
 
+        from .bridge import bridge
+
         atom = parse_ground_atom(goal, program)
+        program = bridge(program, reads=(atom,)).program  # an entailed triple reaches the goal
         cards = cardinalities(self.gate.shapes_graph if self.gate else None)
         return prove(self.ledger, program, atom, as_of, cards, backend=backend, limits=limits or SolverLimits(),
                      hops=hops)
