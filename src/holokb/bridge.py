@@ -19,14 +19,12 @@ bridge twice adds nothing (rules are recognised by name).
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from .analysis import Program
-from .analysis.program import Aggregate, Atom, Const, Negation, Rule, Var, body_atoms
-from .analysis.render import render
+from .analysis import Program, check_program
+from .analysis.program import Atom, Const, Rule, Var, body_atoms
 from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges, stratify
 from .core import HK, IRI, RDF_TYPE
 
@@ -162,12 +160,11 @@ def bridge(program: Program, *, reads: Iterable[Atom] = ()) -> Bridged:
     if not added:
         return Bridged(program, tuple(held_back))
     rules = tuple(program.rules) + tuple(added)
-    strata, cycles = stratify(rules)
-    if cycles:  # cannot happen (held back above); never hand the engine an unstratified program
+    if stratify(rules)[1]:  # cannot happen (held back above); never hand the engine an unstratified program
         return Bridged(program, tuple(k.split(CLASS_SEP)[-1] for k in _keys(head_atoms)))
-    out = replace(program, rules=rules, strata=strata, rule_set_hash="")
-    digest = hashlib.sha256(render(out, prefixes=False, queries=False).encode("utf-8")).hexdigest()
-    return Bridged(replace(out, rule_set_hash=digest), tuple(held_back))
+    return Bridged(check_program(rules, constraints=program.constraints, queries=program.queries,
+                                 vocabulary=program.vocabulary, prefixes=program.prefixes, facts=program.facts),
+                   tuple(held_back))
 
 
 __all__ = ["Bridged", "TRIPLE", "bridge"]

@@ -147,16 +147,15 @@ def horn_part(program: Program) -> ActiveSet:
 
 
 def _cone(program: Program, atom: Atom) -> Program:
-    """The rules the goal's relation (both polarities) depends on, stratified as analysis does (per class
-    for ``rdf:type``), with the goal as a query so that its predicate is loaded."""
-    from .analysis import Query
-    from .analysis import check_program
+    """The rules the goal's relation (both polarities) depends on, checked and stratified, with the goal
+    as a query so that its predicate is loaded."""
+    from .analysis import Query, check_program
     from .engine.magic import dependency_cone
 
     keep = dependency_cone(program.rules, {(atom.predicate, atom.negated), (atom.predicate, not atom.negated)})
-    rules = tuple(program.rules[i] for i in keep)
     twin = replace(atom, negated=not atom.negated)
-    return check_program(rules, queries=(Query((atom,), ()), Query((twin,), ())), vocabulary=program.vocabulary)
+    return check_program(tuple(program.rules[i] for i in keep), queries=(Query((atom,), ()), Query((twin,), ())),
+                         vocabulary=program.vocabulary)
 
 
 def _absences(proof: ProofNode, rules: dict[str, Rule]) -> tuple[Absence, ...]:
@@ -187,8 +186,9 @@ def prove(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tupl
     """
     args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
     budget = Limits(timeout_s=limits.timeout_ms / 1000, max_results=None)
-    model = closure(_cone(program, atom), database_at(ledger, as_of, _cone(program, atom)), limits=budget,
-                    record_proofs=True, valid_at=as_of.valid)
+    cone = _cone(program, atom)
+    model = closure(cone, database_at(ledger, as_of, cone), limits=budget, record_proofs=True,
+                    valid_at=as_of.valid)
     if model.contains(atom.predicate, args, negated=atom.negated):
         return _entailed(ledger, program, atom, args, as_of, model, backend, limits)
     if model.truncated:

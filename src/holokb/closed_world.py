@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .analysis import Program, check_program
-from .analysis.program import Aggregate, Atom, Negation, Rule
+from .analysis.program import Aggregate, Atom, Negation, Rule, body_atoms
 from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges
 from .core import HK, Interval, Limits, RDF_TYPE
 from .engine import Database, Model, closure
@@ -102,10 +102,10 @@ def rewrite(rules: Iterable[Rule]) -> Rewrite:
 
 
 def _program(rules: Iterable[Rule], helpers: tuple[Rule, ...]) -> Program:
-    """The engine's program: rules and helpers stratified as analysis does (per class for rdf:type)."""
+    """The engine's program: the rules and the aggregate helpers, checked and stratified."""
     rules = tuple(rules)
-    heads = tuple(r for r in rules if r.head is not None) + helpers
-    return check_program(heads, constraints=tuple(r for r in rules if r.head is None))
+    return check_program(tuple(r for r in rules if r.head is not None) + helpers,
+                         constraints=tuple(r for r in rules if r.head is None))
 
 
 def _rows(model: Model, keys: Iterable[RelKey], valid: Interval) -> list[GroundFact]:
