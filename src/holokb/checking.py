@@ -23,7 +23,8 @@ from .engine import ProofNode, closure
 from .ledger import FactView, Ledger
 from .reasoning import TRIPLE, database_at, mentioned_predicates
 from .solver import (
-    ActiveSet, Cardinality, ConsistencyResult, EntailmentResult, GroundFact, SolverLimits, check_consistency, entails,
+    ActiveSet, Cardinality, ConsistencyResult, EntailmentResult, GroundFact, SolverLimit, SolverLimits,
+    check_consistency, entails,
 )
 from .solver.active_set import Absence, relation_key
 
@@ -254,7 +255,7 @@ def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, card
         return r
     # Stagnation is no budget: the whole neighbourhood was read and nothing refutes the goal.
     return replace(r, reason=_OPEN_WORLD,
-                   limit_hit=None if r.limit_hit == "stagnation" else r.limit_hit)
+                   limit_hit=None if r.limit_hit is SolverLimit.STAGNATION else r.limit_hit)
 
 
 _OPEN_WORLD = "open world: not derived, and nothing known refutes it"

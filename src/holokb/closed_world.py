@@ -22,7 +22,7 @@ from typing import Iterable
 from .analysis import Program, check_program
 from .analysis.program import Aggregate, Atom, Negation, Rule, body_atoms
 from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges
-from .core import HK, Interval, Limits, RDF_TYPE
+from .core import HK, Interval, LimitHit, Limits, RDF_TYPE
 from .engine import Database, Model, closure
 from .solver import ActiveSet, GroundFact
 from .solver.active_set import RelKey, relation_key
@@ -137,11 +137,11 @@ class ClosedWorldResult:
     """An active set ready for the solver, and the budget the engine hit building it (None: complete)."""
 
     active: ActiveSet
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
 
 def _finish(active: ActiveSet, rw: Rewrite, extra_facts: list[GroundFact], closed_world: list[GroundFact],
-            limit_hit: str | None) -> ClosedWorldResult:
+            limit_hit: LimitHit | None) -> ClosedWorldResult:
     closed = closed_relations(active.rules) | set(active.closed) | {(r.head.predicate, False) for r in rw.helper_rules}
     needs_cw = any(isinstance(b, Negation) for r in rw.solver_rules for b in r.body)
     facts = active.facts + tuple(dict.fromkeys(extra_facts))
