@@ -147,7 +147,7 @@ def horn_part(program: Program) -> ActiveSet:
     return ActiveSet((), keep, functional)
 
 
-def _cone(program: Program, atom: Atom) -> Program:
+def goal_cone(program: Program, atom: Atom) -> Program:
     """The rules the goal's relation (both polarities) depends on, checked and stratified, with the goal
     as a query so that its predicate is loaded."""
     from .analysis import Query, check_program
@@ -187,7 +187,7 @@ def prove(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tupl
     """
     args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
     budget = Limits(timeout_s=limits.timeout_ms / 1000, max_results=None)
-    cone = _cone(program, atom)
+    cone = goal_cone(program, atom)
     model = closure(cone, database_at(ledger, as_of, cone), limits=budget, record_proofs=True,
                     valid_at=as_of.valid)
     if model.contains(atom.predicate, args, negated=atom.negated):

@@ -8,6 +8,7 @@ import re
 import time
 import threading
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
@@ -84,6 +85,13 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
+class ProofSource(StrEnum):
+    """Where an explanation's proof was read."""
+
+    STORED = "stored"      # a fresh stored closure's proof rows
+    COMPUTED = "computed"  # a closure computed for the question (goal-directed)
+
+
 @dataclass(frozen=True, slots=True)
 class Explanation:
     """Why a fact holds at an AsOf: its proof DAG (None when it does not hold) and, per input node
@@ -97,6 +105,8 @@ class Explanation:
     limit_hit: LimitHit | None = None
     #: The maximal interval around the AsOf's valid time over which the fact holds (None: it does not).
     valid: Interval | None = None
+    #: Where the proof was read: a fresh stored closure's proof rows, or a closure computed now.
+    source: ProofSource = ProofSource.COMPUTED
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,25 +475,46 @@ class KnowledgeBase:
     def explain(self, program: Program, fact: str, *, as_of: AsOf, max_depth: int | None = None,
                 limits: Limits | None = None, model: Model | None = None) -> "Explanation":
         """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence.
-        ``model``: a closure of ``program`` at ``as_of`` with proofs, already computed (else computed now)."""
-        from .checking import input_view
-        from .reasoning import parse_ground_atom
+
+        Read from the stored closure's proof rows when one is fresh for this rule set and AsOf
+        (``source`` "stored"); else from a goal-directed closure of the rules the fact depends on
+        ("computed"; the same proof as the full closure's).  ``model``: a closure of ``program`` at
+        ``as_of`` with proofs, already computed (used as is)."""
+        from .checking import goal_cone
+        from .engine import closure
+        from .reasoning import database_at, parse_ground_atom
+        from .stored_proofs import stored_proof
 
         atom = parse_ground_atom(fact, program)
         args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
         if model is None:
-            model = self.derive(program, as_of=as_of, limits=limits)
+            info = self.ledger.closure_info(program.rule_set_hash, as_of)
+            if info is not None and not info.stale and not info.truncated:
+                got = stored_proof(self.ledger, info, program, atom.predicate, args, atom.negated, as_of, max_depth)
+                if got is not None:
+                    return self._explanation(atom.predicate, args, got.proof, as_of, False, None,
+                                             got.proof.valid if got.proof else None, ProofSource.STORED)
+            cone = goal_cone(program, atom)
+            model = closure(cone, database_at(self.ledger, as_of, cone), limits=limits or Limits.unbounded(),
+                            record_proofs=True, valid_at=as_of.valid)
         if not model.contains(atom.predicate, args, negated=atom.negated):
-            return Explanation(atom.predicate, args, None, {}, model.truncated, model.limit_hit)
+            return self._explanation(atom.predicate, args, None, as_of, model.truncated, model.limit_hit, None,
+                                     ProofSource.COMPUTED)
         proof = model.explain(atom.predicate, args, negated=atom.negated, max_depth=max_depth)
+        held = model.validity(atom.predicate, args, negated=atom.negated)
+        return self._explanation(atom.predicate, args, proof, as_of, model.truncated, model.limit_hit,
+                                 held[0] if held else None, ProofSource.COMPUTED)
+
+    def _explanation(self, predicate: str, args: tuple, proof: ProofNode | None, as_of: AsOf, truncated: bool,
+                     limit_hit: LimitHit | None, valid: Interval | None, source: ProofSource) -> "Explanation":
+        from .checking import input_view
+
         evidence: dict[str, FactView] = {}
-        for n in proof.inputs():
+        for n in (proof.inputs() if proof is not None else ()):
             view = input_view(self.ledger, n, as_of)
             if view is not None:
                 evidence[n.id] = view
-        held = model.validity(atom.predicate, args, negated=atom.negated)
-        return Explanation(atom.predicate, args, proof, evidence, model.truncated, model.limit_hit,
-                           held[0] if held else None)
+        return Explanation(predicate, args, proof, evidence, truncated, limit_hit, valid, source)
 
     # -- consistency and entailment -------------------------------------------------------------
 
