@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .analysis import Program, check_program
-from .analysis.program import Aggregate, Atom, Negation, Rule, body_atoms
+from .analysis.program import Aggregate, Atom, Negation, Rule
 from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges
 from .core import HK, Interval, LimitHit, Limits, RDF_TYPE
 from .engine import Database, Model, closure

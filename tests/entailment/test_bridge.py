@@ -2,7 +2,6 @@
 by user rules over binary predicates, and user conclusions are seen by RDFS — never through `not`."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -1,11 +1,10 @@
 """The gate holds per valid-time segment: a property may have one value at a time (issue 8, item 5)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from rdflib import RDF, Graph, Literal, Namespace, URIRef
+from rdflib import RDF, Graph, Literal, Namespace
 
 from holokb.core import Interval, ShapeViolationError, parse_instant
 from holokb.kb import KnowledgeBase

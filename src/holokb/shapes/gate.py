@@ -16,7 +16,7 @@ from rdflib.term import Node
 from ..core.errors import Diagnostic
 from ..core.limits import LimitHit, Limits
 from .batchview import view
-from .context import ContextSource
+from .context import ContextSource, EmptyContext
 from .engine import DepthExceeded, PyshaclEngine, RawResult, load_diagnostic
 from .fetch import ContextFetch
 from .load import Locator, MalformedShapesError, SourceText, check_well_formed, parse_files, shape_nodes
