@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .analysis import Program
-from .analysis.program import Atom, Const, Var
+from .analysis.program import Atom, Const, Negation, Var
 from .core import AsOf, AssertedRef, DerivedRef, IRI, Interval, Limits, Term
 from .core.fact import encode_term
 from .engine import ProofNode
@@ -101,6 +101,13 @@ class _Reader:
                 if view is None or atom.negated:
                     raise _NotStored("an asserted premise is not visible at the AsOf")
                 premises.append(self.input_node(view, atom.predicate))
+            for b in rule.body:  # negated premises: absent over the derivation's own interval
+                if isinstance(b, Negation):
+                    a = b.atom
+                    aargs = tuple(_arg(t, binding) for t in a.args)
+                    aid = node_id(a.predicate, aargs, v.valid, a.negated, None, "absent", ())
+                    premises.append(ProofNode(aid, a.predicate, aargs, v.valid, a.negated, None, None, 1.0, (), (),
+                                              False, 1.0, absent=True))
             pids = tuple(n.id for n in premises)
             nid = node_id(pred, args, v.valid, v.negated, rule.name, None, pids)
             node = ProofNode(nid, pred, args, v.valid, v.negated, rule.name, None, 1.0, v.bindings, tuple(premises),
