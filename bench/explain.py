@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 LOADED_AT = 1_700_000_000_000
-UB = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#"
+UB = "http://www.lehigh.edu/~zhp2/2004/0401/univ-bench.owl#"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 
@@ -40,7 +40,7 @@ def main() -> None:
     args = ap.parse_args()
     from _corpora import corpora_root
 
-    from holokb.core import AsOf, IRI
+    from holokb.core import AsOf, IRI, Limits
     from holokb.kb import KnowledgeBase, ProofSource
     from holokb.reasoning import load_program
 
@@ -53,8 +53,8 @@ def main() -> None:
         kb.load([root / "lubm" / "lubm_1_0_seed0.nt.gz", root / "lubm" / "univ-bench.owl"], at=LOADED_AT)
         program = load_program([REPO / "rules" / "owl2rl.hkr"])
         now = AsOf.latest()
-        students = sorted(v.fact.subject.value for v in kb.facts(predicate=IRI(RDF_TYPE), as_of=now)
-                          if v.fact.object == IRI(UB + "GraduateStudent"))
+        students = sorted(v.fact.subject.value for v in kb.ledger.facts(
+            now, predicate=IRI(RDF_TYPE), obj=IRI(UB + "GraduateStudent"), limits=Limits(max_results=None)))
         goal = f"hk:triple(<{students[0]}>, rdf:type, <{UB}Person>)"
         print(f"goal: {goal}")
 
