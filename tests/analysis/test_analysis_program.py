@@ -150,8 +150,11 @@ def rule_texts(draw):
         body = []
         for _ in range(draw(st.integers(1, 3))):
             args = [draw(st.sampled_from(vars_ + _CONSTS + ["?_"])) for _ in range(2)]
-            body.append(f"{draw(st.sampled_from(_PREDS))}({', '.join(args)})")
+            sign = draw(st.sampled_from(["", "", "-"]))  # a negative-fact premise now and then
+            body.append(f"{sign}{draw(st.sampled_from(_PREDS))}({', '.join(args)})")
         bound = sorted({a for b in body for a in b[b.index('(') + 1:-1].split(', ') if a in vars_})
+        if bound and draw(st.booleans()):
+            body.append(f"not -{draw(st.sampled_from(_PREDS))}({bound[-1]}, ?_)")
         if bound and draw(st.booleans()):
             body.append(f"{bound[0]} {draw(st.sampled_from(['<', '!=', '>=']))} {draw(st.sampled_from(bound + ['7']))}")
         if bound and draw(st.booleans()):
@@ -174,6 +177,25 @@ def test_round_trip_render_parse(text):
     p2 = analyze(parse_rules(t1))
     assert strip(p2) == strip(p1)
     assert render(p2) == t1 and p2.rule_set_hash == p1.rule_set_hash
+
+
+def test_a_negative_fact_premise_is_not_negation_as_failure_and_survives_render():
+    # `-p(..)` in a body reads the negative fact (polarity negate); `not p(..)` is negation as failure.
+    # Rules built in code with negative-fact premises (the English reader's) must render to text that
+    # parses back to the same meaning: stored rule sets are text.
+    p1 = program("rule r: ex:kind(?x) :- ex:big(?x), -ex:red(?x).\n"
+                 "rule s: not ex:blue(?x) :- ex:big(?x), not -ex:green(?x).\n"
+                 "rule t: ex:n(?g, ?n) :- ex:g(?g), ?n = count(?m : ex:member(?g, ?m), -ex:banned(?m)).\n"
+                 "-ex:red(ex:bob).")
+    r, s, t_ = p1.rules
+    assert isinstance(r.body[1], Atom) and r.body[1].negated
+    assert isinstance(s.body[1], Negation) and s.body[1].atom.negated and s.head.negated
+    assert t_.body[1].body[1].negated
+    assert p1.facts[0].negated
+    t1 = render(p1)
+    assert "-rdf:type(?x, ex:red)" in t1 and "not -rdf:type(?x, ex:green)" in t1
+    p2 = analyze(parse_rules(t1))
+    assert strip(p2) == strip(p1) and p2.rule_set_hash == p1.rule_set_hash
 
 
 # -- SPARQL Update ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -92,10 +92,16 @@ class BinaryDerived:
         self.violations = model.violations
         self.stats = model.stats
 
-    def derived(self) -> tuple[DerivedFact, ...]:
-        """Derived ``hk:triple(s, p, o)`` with an IRI predicate as ``DerivedFact(p, (s, o))``, in model order."""
-        return tuple(dataclasses.replace(d, predicate=d.args[1].value, args=(d.args[0], d.args[2]))
-                     for d in self.model.derived() if d.predicate == TRIPLE and isinstance(d.args[1], IRI))
+    def derived(self, *, limit: int | None = None, deadline: Any = None) -> tuple[DerivedFact, ...]:
+        """Derived ``hk:triple(s, p, o)`` with an IRI predicate as ``DerivedFact(p, (s, o))``, in model order
+        (the same keywords as :meth:`Model.derived`; ``limit`` counts the binary facts)."""
+        out = tuple(dataclasses.replace(d, predicate=d.args[1].value, args=(d.args[0], d.args[2]))
+                    for d in self.model.derived(deadline=deadline) if d.predicate == TRIPLE and isinstance(d.args[1], IRI))
+        return out if limit is None else out[:limit]
+
+    def derived_count(self) -> int:
+        """How many facts :meth:`derived` lists without a limit or deadline."""
+        return len(self.derived())
 
 
 class TripleViewKB:

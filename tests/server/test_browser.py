@@ -56,13 +56,25 @@ def _answered(driver, previous: str | None = None):
     return WebDriverWait(driver, 60).until(done)
 
 
+def _titled(driver) -> None:
+    """Wait (up to 60 s) for the proof browser's own page; fail with what was shown instead."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        WebDriverWait(driver, 60).until(lambda d: d.title.startswith("holokb"))
+    except TimeoutException:
+        pytest.fail(f"the proof browser page did not load: title {driver.title!r}, "
+                    f"page {driver.page_source[:500]!r}")
+
+
 def test_page_answers_the_demo_question_with_highlighted_sources(browser, example_db, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
     with live_server(example_db) as url:
         browser.get(url + "/?valid=2026-04-01")
-        assert browser.title.startswith("holokb")
+        _titled(browser)
         box = browser.find_element(By.ID, "question")
         box.send_keys(QUESTION, Keys.ENTER)
         status = _answered(browser)
@@ -84,6 +96,7 @@ def test_page_answers_the_demo_question_with_highlighted_sources(browser, exampl
 
         # back to 2026-02-01: policy v1.0 (30 minutes) holds, so the token has not expired
         browser.get(url + f"/?q={QUESTION}&valid=2026-02-01")
+        _titled(browser)
         _answered(browser)
         assert browser.find_element(By.ID, "verdict").text.lower() == "unsupported"
         assert "does not hold" in browser.find_element(By.ID, "reason").text
@@ -114,6 +127,7 @@ def test_page_answers_the_ds005_question_with_its_source_sentence(browser, tmp_p
                   at=parse_instant("2026-01-01"))
     with live_server(db, rules=None) as url:
         browser.get(url + "/")
+        _titled(browser)
         browser.find_element(By.ID, "question").send_keys(
             "If a user is inactive for 20 minutes in v2.0, is their session valid?", Keys.ENTER)
         _answered(browser)

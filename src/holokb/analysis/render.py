@@ -98,26 +98,28 @@ def expr_text(e: Expr, names: Names, nested: bool = False) -> str:
     return f"({inner})" if nested else inner
 
 
-def atom_text(a: Atom, names: Names) -> str:
-    """``pred(args)``, with ``not`` for a negative fact."""
+def atom_text(a: Atom, names: Names, *, premise: bool = False) -> str:
+    """``pred(args)``; a negative fact is ``not pred(args)`` in a head or fact and ``-pred(args)`` as a
+    premise (in a body ``not`` is negation as failure, a different meaning)."""
     args = ", ".join(_var(t) if isinstance(t, Var) else term_text(t.term, names) for t in a.args)
-    return ("not " if a.negated else "") + f"{names.iri(a.predicate)}({args})"
+    sign = ("-" if premise else "not ") if a.negated else ""
+    return sign + f"{names.iri(a.predicate)}({args})"
 
 
 def item_text(b: BodyItem, names: Names) -> str:
     """One body literal."""
     match b:
         case Atom():
-            return atom_text(b, names)
+            return atom_text(b, names, premise=True)
         case Negation(atom):
-            return "not " + atom_text(atom, names)
+            return "not " + atom_text(atom, names, premise=True)
         case Comparison(op, left, right):
             return f"{expr_text(left, names)} {op} {expr_text(right, names)}"
         case Assignment(target, expr):
             return f"{_var(target)} = {expr_text(expr, names)}"
         case Aggregate(target, func, term, body):
             t = expr_text(term, names) + " " if term is not None else ""
-            return f"{_var(target)} = {func}({t}: {', '.join(atom_text(a, names) for a in body)})"
+            return f"{_var(target)} = {func}({t}: {', '.join(atom_text(a, names, premise=True) for a in body)})"
     raise TypeError(b)  # pragma: no cover
 
 

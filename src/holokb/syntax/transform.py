@@ -267,7 +267,7 @@ class ToAST(Transformer):
 
     @v_args(meta=True)
     def neg_head(self, meta, items):
-        a = items[0]
+        a = items[-1]  # `not p(..)` or `-p(..)`: the MINUS token comes first
         return ("atom", Atom(a.predicate, a.args, True, self._loc(meta)), meta)
 
     def bool_head(self, items):
@@ -278,7 +278,7 @@ class ToAST(Transformer):
 
     @v_args(meta=True)
     def neg_fact(self, meta, items):
-        a = items[0]
+        a = items[-1]
         self.out.facts.append(Atom(a.predicate, a.args, True, self._loc(meta)))
 
     @v_args(meta=True)
@@ -296,6 +296,11 @@ class ToAST(Transformer):
     @v_args(meta=True)
     def negation(self, meta, items):
         return Negation(items[0], self._loc(meta))
+
+    @v_args(meta=True)
+    def neg_atom(self, meta, items):
+        a = items[-1]
+        return Atom(a.predicate, a.args, True, self._loc(meta))
 
     @v_args(meta=True)
     def comparison(self, meta, items):
