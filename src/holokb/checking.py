@@ -16,7 +16,7 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
 from .analysis import Atom, Program
-from .analysis.program import Aggregate, Const, Negation, Rule
+from .analysis.program import Aggregate, Negation
 from .closed_world import closed_relations, with_snapshot
 from .core import AsOf, AssertedRef, IRI, Limits, RDF_TYPE, Term
 from .engine import ProofNode, closure
@@ -159,19 +159,9 @@ def goal_cone(program: Program, atom: Atom) -> Program:
                          vocabulary=program.vocabulary)
 
 
-def _absences(proof: ProofNode, rules: dict[str, Rule]) -> tuple[Absence, ...]:
-    """The negated premises of a proof: each ``not`` of each rule step, under the step's bindings."""
-    out: dict[Absence, None] = {}
-    for n in proof.nodes():
-        rule = rules.get(n.rule) if n.rule else None
-        if rule is None:
-            continue
-        binding = dict(n.bindings)
-        for b in rule.body:
-            if isinstance(b, Negation):
-                args = tuple(x.term if isinstance(x, Const) else binding.get(x.name) for x in b.atom.args)
-                out[Absence(b.atom.predicate, args, b.atom.negated)] = None
-    return tuple(out)
+def _absences(proof: ProofNode) -> tuple[Absence, ...]:
+    """The negated premises of a proof (its absent nodes), each once, in DAG order."""
+    return tuple(dict.fromkeys(Absence(n.predicate, n.args, n.negated) for n in proof.nodes() if n.absent))
 
 
 def prove(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tuple[Cardinality, ...], *,
@@ -221,7 +211,7 @@ def _entailed(ledger: Ledger, program: Program, atom: Atom, args, as_of: AsOf, m
     if check.status == "inconsistent":
         return EntailmentResult("unknown", check.facts, check.constraints, reason="inconsistent premises")
     return EntailmentResult("entailed", support, tuple(rules), reason="derived",
-                            absent=_absences(proof, {r.name: r for r in program.rules}))
+                            absent=_absences(proof))
 
 
 def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tuple[Cardinality, ...],
