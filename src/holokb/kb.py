@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from .core.inputs import not_found, read_text
 from .core import (
-    RDFS, AsOf, AssertedRef, Deadline, DerivedRef, Evidence, Fact, Interval, IRI, LimitHit, Limits, Literal, Page,
-    SpanRecord,
+    RDFS, AsOf, AssertedRef, Deadline, DerivedRef, Evidence, EvidenceError, Fact, Interval, IRI, LimitHit, Limits,
+    Literal, Page, SpanRecord,
 )
 from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
 
@@ -220,15 +220,18 @@ class KnowledgeBase:
                 texts.append((_doc_id(f, files), read_text(f, what="document")))
         report = self._gate(records, rdf_files, changes.supersede)
         chunks = 0
-        with self.ledger.batch(at=at) as b:
-            b.check_time()
-            for doc_id, text in texts:
-                cs = chunk_paragraphs(text)
-                chunks += len(cs)
-                b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
-            apply_changes(b, changes)
-            for iri, aliases in _entities(records + changes.supersede).items():
-                b.add_entity(iri, aliases=aliases)
+        try:
+            with self.ledger.batch(at=at) as b:
+                b.check_time()
+                for doc_id, text in texts:
+                    cs = chunk_paragraphs(text)
+                    chunks += len(cs)
+                    b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
+                apply_changes(b, changes)
+                for iri, aliases in _entities(records + changes.supersede).items():
+                    b.add_entity(iri, aliases=aliases)
+        except EvidenceError as e:
+            raise _located(e, rdf_files) from None
         c = self.ledger.last_counts
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
                           report.shapes_run if report else 0, at, c.new, c.closed, c.unchanged)
@@ -476,9 +479,10 @@ class KnowledgeBase:
                 limits: Limits | None = None, model: Model | None = None) -> "Explanation":
         """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence.
 
-        Read from the stored closure's proof rows when one is fresh for this rule set and AsOf
-        (``source`` "stored"); else from a goal-directed closure of the rules the fact depends on
-        ("computed"; the same proof as the full closure's).  ``model``: a closure of ``program`` at
+        Read from the stored closure's proof rows when one is fresh for this rule set and AsOf and its
+        input holds at all valid times (``source`` "stored"; stored rows keep each fact's maximal
+        interval, not one derivation's); else from a goal-directed closure of the rules the fact
+        depends on ("computed"; the same proof as the full closure's).  ``model``: a closure of ``program`` at
         ``as_of`` with proofs, already computed (used as is)."""
         from .checking import goal_cone
         from .engine import closure
@@ -726,6 +730,26 @@ def _plain_entities(terms: Sequence, spo: Sequence[int]) -> dict[IRI, tuple[str,
 def _doc_id(f: Path, files: Sequence[Path]) -> str:
     """Documents are named by file name (``day-log.txt``), as evidence in kb/*.trig refers to them."""
     return f.name
+
+
+def _located(err: EvidenceError, files: Sequence[Path]) -> EvidenceError:
+    """``err`` with the file:line:col of the hk:chunk annotation that wrote the refused evidence (the
+    parser finds the triple; the ledger, which checks chunks, never sees files)."""
+    from dataclasses import replace
+
+    from .core import Location
+    from .rdf.locate import locate_annotation
+    from .rdf.vocab import CHUNK, DOCUMENT
+
+    if err.chunk is None or err.document is None or not files:
+        return err
+    hit = locate_annotation(files, {CHUNK.value: err.chunk, DOCUMENT.value: err.document})
+    if hit is None:
+        return err
+    path, (line, col) = hit
+    diags = tuple(replace(d, location=Location(path, line, col)) if d.location is None else d
+                  for d in err.diagnostics)
+    return EvidenceError(f"{path}:{line}:{col}: {err.message}", diags, document=err.document, chunk=err.chunk)
 
 
 def _sources_for(report: GateReport, batch: Graph, files: Sequence[Path]) -> dict:

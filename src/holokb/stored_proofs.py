@@ -8,7 +8,10 @@ content-hashed ids included (a differential test holds them equal) — reading o
 proof uses and the asserted facts at its leaves.
 
 It answers ``None`` (the caller computes instead) when a step cannot be read back exactly: a
-premise that was a ground fact of a rule file (not stored), or a rule the program no longer has.
+premise that was a ground fact of a rule file (not stored), a rule the program no longer has, or
+any input fact at the closure's system time bounded in valid time (a stored row keeps the fact's
+maximal interval and names premises by fact, not the derivation's own interval and premise rows
+that the engine's proof shows; a differential test over random temporal data holds this).
 """
 from __future__ import annotations
 
@@ -124,6 +127,11 @@ def stored_proof(ledger: Ledger, info: ClosureInfo, program: Program, predicate:
                  negated: bool, as_of: AsOf, max_depth: int | None = None) -> StoredProof | None:
     """The proof of ``predicate(args)`` read from the fresh stored closure ``info`` (None: it cannot be
     read back exactly; compute it instead)."""
+    if not ledger.timeless_at(as_of.system):
+        # A stored row holds a fact's maximal interval and names its premises by fact, while the
+        # engine's proof is of one derivation (its own interval, the exact premise rows): with time
+        # in the input they can differ, so the proof is computed instead.
+        return None
     reader = _Reader(ledger, info, program, as_of, max_depth)
     if not negated and args:
         # An asserted fact is its own proof (the closure's input row; a derivation of it adds nothing).

@@ -13,7 +13,7 @@ from typing import Iterable, Iterator, Literal as _Lit, Sequence
 from ..core.fact import Evidence, Fact, SpanRecord
 from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
-from ..core.time import MAX_TIME, AsOf, Interval
+from ..core.time import MAX_TIME, MIN_TIME, AsOf, Interval
 from .dictionary import TermCache
 from .views import EncodedFacts, FactView, PredicateInfo, SearchHit, SpanView, span_hash
 
@@ -235,6 +235,14 @@ class LedgerReads:
         n = len(rows)
         cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(5)]
         return EncodedFacts(*cols, tuple(r[5].hex() for r in rows))
+
+    def timeless_at(self, system: int) -> bool:
+        """Whether every plain triple recorded at ``system`` holds over the whole valid-time axis (a
+        closure at that system time then has no time in it: one row per fact, valid always)."""
+        return self._db.execute(
+            "SELECT 1 FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND "
+            f"{_RECORDED} AND (sp.valid_from != ? OR sp.valid_to IS NOT NULL) LIMIT 1",
+            (system, system, MIN_TIME)).fetchone() is None
 
     def types_of(self, iris: Iterable[IRI], as_of: AsOf) -> dict[IRI, frozenset[IRI]]:
         """The rdf:type objects (IRIs) of each given IRI visible at ``as_of`` (affirmed facts)."""
