@@ -273,7 +273,8 @@ class KnowledgeBase:
         from .rdf.batch import PlainBatch
         from .shapes.ledger_context import LedgerContext
 
-        return self._check_batch(PlainBatch(staged.terms, staged.spo), LedgerContext(self.ledger, AsOf.latest()),
+        batch = PlainBatch(staged.terms, staged.spo, distinct=staged.unique_rows)
+        return self._check_batch(batch, LedgerContext(self.ledger, AsOf.latest()),
                                  files)
 
     def assert_fact(self, fact: Fact, *, at: int, valid: Interval = Interval.always(),

@@ -11,7 +11,7 @@ from holokb.answer.evaluation.proofwriter import eval_proofwriter
 from holokb.core import HolokbError
 
 #: bAbI tasks the reader answers (>= 99% on the training file); the others are still open.
-BABI_DONE = (2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20)
+BABI_DONE = (2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20)
 
 
 def _babi(corpora: Path, task: int) -> Path:
@@ -31,6 +31,67 @@ def test_proofwriter_first_items_right_and_cited(corpora):
 def test_babi_first_questions(corpora, task):
     run = eval_babi([_babi(corpora, task)], limit=15)[0]
     assert run.n == 15 and run.accuracy == 1.0, [(r.id, r.gold, r.predicted, r.reason) for r in run.results if not r.correct]
+
+
+# bAbI task 1 (single supporting fact) is scored but not in the corpus copy: a made-up story in its
+# public format (movement verbs, "Where is X?" at the question's story time).
+QA1_FORMAT = """1 Anna walked to the cellar.
+2 Boris journeyed to the attic.
+3 Where is Anna?\tcellar\t1
+4 Anna moved to the porch.
+5 Boris went back to the cellar.
+6 Where is Anna?\tporch\t4
+7 Where is Boris?\tcellar\t5
+1 Carla travelled to the garage.
+2 Carla went to the attic.
+3 Where is Carla?\tattic\t2
+"""
+
+# bAbI task 17's format: statements place shapes side by side (one row or column), questions ask
+# only the order, which also follows through chains.  Made-up shapes.
+GRID_FORMAT = """1 The green circle is to the left of the star.
+2 The star is above the grey box.
+3 Is the green circle to the left of the grey box?\tyes\t1 2
+4 Is the grey box to the left of the green circle?\tno\t1 2
+5 Is the green circle above the grey box?\tyes\t1 2
+6 Is the grey box above the green circle?\tno\t1 2
+7 Is the star below the green circle?\tno\t1
+8 Is the star to the right of the green circle?\tyes\t1
+1 The star is below the green circle.
+2 The grey box is to the right of the green circle.
+3 Is the star to the left of the grey box?\tyes\t1 2
+4 Is the grey box below the star?\tno\t1 2
+"""
+
+
+@pytest.mark.parametrize("text", [QA1_FORMAT, GRID_FORMAT], ids=["qa1", "grid"])
+def test_babi_made_up_stories(tmp_path, text):
+    f = tmp_path / "qa_train.txt"
+    f.write_text(text)
+    run = eval_babi([f])[0]
+    assert run.accuracy == 1.0, [(r.id, r.gold, r.predicted, r.reason) for r in run.results if not r.correct]
+    assert all(r.cited and r.spans_ok for r in run.results)
+
+
+def test_grid_two_left_of_one_are_not_ordered(tmp_path):
+    """Two things each stated left of a third share its row (so neither is above the other), but
+    their order is not known: never guessed."""
+    f = tmp_path / "qa_train.txt"
+    f.write_text("1 The star is to the left of the box.\n2 The circle is to the left of the box.\n"
+                 "3 Is the star to the left of the circle?\tno\t1 2\n"
+                 "4 Is the star above the circle?\tno\t1 2\n")
+    unknown, no = eval_babi([f])[0].results
+    assert unknown.predicted is None and unknown.verdict == "unsupported", unknown
+    assert no.predicted == "no" and no.verdict == "supported", no
+
+
+def test_story_that_says_both_is_conflicting(tmp_path):
+    """A yes/no question whose statement and negation both follow is conflicting, never Yes or No."""
+    f = tmp_path / "qa_train.txt"
+    f.write_text("1 The box is bigger than the chest.\n2 The chest is bigger than the box.\n"
+                 "3 Is the box bigger than the chest?\tyes\t1\n")
+    r = eval_babi([f])[0].results[0]
+    assert r.predicted is None and r.verdict == "conflicting", r
 
 
 def test_jobs_keep_the_order(corpora):

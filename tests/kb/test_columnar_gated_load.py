@@ -7,7 +7,9 @@ from rdflib import Graph
 
 from holokb.core import AsOf, Fact, IRI, Literal, ShapeViolationError, parse_instant
 from holokb.kb import KnowledgeBase
+from holokb.core.terms import XSD_INTEGER
 from holokb.ledger import Ledger
+from holokb.ledger.plain import discard_staged, stage_plain
 from holokb.rdf.batch import PlainBatch
 from holokb.rdf.terms import to_rdflib
 from holokb.resources import data_dir
@@ -80,8 +82,9 @@ terms = st.sampled_from([IRI(EX + c) for c in "abcd"] + [IRI("http://www.w3.org/
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(terms, terms, terms), max_size=25), st.booleans(), st.booleans())
-def test_columnar_batch_view_equals_the_rdflib_view(triples, literals, predicates):
+@given(st.lists(st.tuples(terms, terms, terms), max_size=25), st.booleans(), st.booleans(),
+       st.sets(st.sampled_from([IRI(EX + c) for c in "abcd"])))
+def test_columnar_batch_view_equals_the_rdflib_view(triples, literals, predicates, classes):
     triples = [(s, p, o) for s, p, o in triples if isinstance(s, IRI) and isinstance(p, IRI)]
     uniq = list(dict.fromkeys(t for tr in triples for t in tr))
     index = {t: i for i, t in enumerate(uniq)}
@@ -89,8 +92,77 @@ def test_columnar_batch_view_equals_the_rdflib_view(triples, literals, predicate
     g = Graph()
     for s, p, o in triples:
         g.add((to_rdflib(s), to_rdflib(p), to_rdflib(o)))
-    assert view(batch, literals=literals, predicates=predicates) == view(g, literals=literals, predicates=predicates)
+    full = view(g, literals=literals, predicates=predicates)
+    assert view(batch, literals=literals, predicates=predicates) == full
+    # Asked for the classes shapes target, the columnar view keeps just the nodes with one of them.
+    wanted = {to_rdflib(c) for c in classes}
+    narrow = view(batch, literals=literals, predicates=predicates, classes=wanted)
+    assert narrow.types == {n: ts for n, ts in full.types.items() if ts & wanted}
+    assert (narrow.nodes, narrow.subject_predicates, narrow.object_predicates) == (
+        full.nodes, full.subject_predicates, full.object_predicates)
+    assert narrow.nodes & wanted == full.nodes & wanted  # the gate intersects nodes with by_node's keys
     assert len(batch) == len(g) and set(batch) == set(g)
     for s, p, o in triples[:3]:
         pat = (to_rdflib(s), None, None)
         assert set(batch.triples(pat)) == set(g.triples(pat))
+
+
+ONE, ONE_AGAIN = Literal("1", XSD_INTEGER), Literal("01", XSD_INTEGER)  # two terms, one term id
+chunk_terms = st.sampled_from([IRI(EX + c) for c in "abc"] + [ONE, ONE_AGAIN, Literal("x")])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([IRI(EX + c) for c in "abc"]), st.sampled_from([IRI(EX + "p")]),
+                          chunk_terms), min_size=1, max_size=30), st.integers(1, 4))
+def test_staged_distinct_rows_are_the_batch_rows(tmp_path_factory, triples, chunks):
+    """The gate reuses the rows staging kept only when they are exactly the batch's distinct
+    triples (no two term indices share a term id); otherwise it deduplicates by index itself."""
+    uniq = list(dict.fromkeys(t for tr in triples for t in tr))
+    index = {t: i for i, t in enumerate(uniq)}
+    flat = [index[t] for tr in triples for t in tr]
+    step = 3 * max(1, len(triples) // chunks)
+    parts, shipped = [], 0
+    for k in range(0, len(flat), step):
+        part = flat[k:k + step]
+        hi = max(shipped, max(part) + 1)
+        parts.append((uniq[shipped:hi], part))
+        shipped = hi
+    with Ledger.open(tmp_path_factory.mktemp("s") / "kb.db") as led:
+        staged = stage_plain(led, iter(parts), at=AT)
+        discard_staged(led)
+    whole = PlainBatch(uniq, flat)
+    if ONE in uniq and ONE_AGAIN in uniq:
+        assert staged.unique_rows is None
+    else:
+        assert staged.unique_rows is not None
+        reused = PlainBatch(uniq, flat, distinct=staged.unique_rows)
+        assert len(reused) == len(whole) and sorted(reused) == sorted(whole)
+
+
+@pytest.mark.parametrize("values", ['"01"^^xsd:integer, "1"^^xsd:integer', '"hi"@EN, "hi"@en',
+                                    '"2"^^xsd:integer, "1"^^xsd:integer', '"1"^^xsd:integer'])
+def test_columnar_gate_decides_as_the_record_path(tmp_path, values):
+    """Values that are one stored term id but two terms of the file (staging cannot reuse its
+    rows then) and plainly different values: the columnar gate accepts or refuses as the record
+    path's gate does, and a refused batch leaves the ledger as it was."""
+    shapes = tmp_path / "s.ttl"
+    shapes.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> .\n@prefix ex: <http://example.org/> .\n"
+                      "ex:S a sh:NodeShape ; sh:targetClass ex:T ; sh:property [ sh:path ex:q ; sh:maxCount 1 ] .\n")
+    body = ("@prefix ex: <http://example.org/> .\n@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+            f"ex:b a ex:T ; ex:q {values} .\n")
+    plain, named = tmp_path / "a.ttl", tmp_path / "a.trig"  # a named graph forces the record path
+    plain.write_text(body)
+    named.write_text(body + "ex:g { ex:x ex:p ex:y . }\n")
+    outcome = []
+    for f in (named, plain):
+        with KnowledgeBase.open(tmp_path / f"{f.suffix[1:]}.db", shapes=[shapes]) as kb:
+            try:
+                kb.load([f], at=AT)
+                outcome.append("accepted")
+            except ShapeViolationError:
+                assert kb.stats()["facts"] == kb.stats()["terms"] == 0
+                assert kb.ledger._db.execute("SELECT count(*) FROM temp.plain_facts").fetchone()[0] == 0
+                outcome.append("refused")
+    assert outcome[1] == outcome[0]
+    if values.startswith('"2"'):
+        assert outcome == ["refused", "refused"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core import IRI, MAX_TIME, RDF_TYPE, Interval
 from ..engine.model import Model
-from .contract import Answer, Missing, MissingKind, Verdict
+from .contract import Answer, Conflict, ConflictReason, Missing, MissingKind, Verdict
 from .over_reading import StoryModel, explain_at
 from .plan import AnswerForm, QueryPlan, TimeKind
 
@@ -93,6 +93,12 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
     negated = g.polarity == "negate"
     pos = (subj, obj) in rows_at(m, pred, subj, t)
     neg = (subj, obj) in rows_at(m, pred, subj, t, negated=True)
+    if pos and neg:  # the story (with its rules) says both: never pick one
+        a = explain_at(story, pred, (subj, obj), False, t)
+        b = explain_at(story, pred, (subj, obj), True, t)
+        conflict = Conflict(a[-1], b[-1], ConflictReason.POLARITY, (_word(subj), pred),
+                            "the statement and its negation both follow from the story")
+        return Answer(None, Verdict.CONFLICTING, fact_chain=a + b, conflicts=(conflict,), plan=plan)
     if pos or neg:
         holds = pos if not negated else neg
         chain = explain_at(story, pred, (subj, obj), not pos, t)

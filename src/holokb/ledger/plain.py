@@ -17,21 +17,25 @@ functional predicates; :func:`stage_plain` returns None (before reading anything
 from __future__ import annotations
 
 import hashlib
-import json
+import re
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError
 from ..core.fact import Fact, SpanRecord, encode_term
 from ..core.terms import IRI, Term
 from ..core.time import MIN_TIME, Interval
+from .columns import distinct
 from .schema import BULK_INDEXES
 from .sql import FACT_MAGIC
 from .views import term_row
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .store import Ledger
     from .writes import Batch
 
@@ -40,17 +44,10 @@ PlainChunk = tuple[Sequence[Term], Sequence[int]]
 
 _PRELOAD_MAX = 200_000  # existing terms read into memory so a fresh load need not query them
 _STAGE = ("plain_terms", "plain_facts")
-_STAGE_DDL = (
-    "CREATE TEMP TABLE IF NOT EXISTS plain_terms (term_id INTEGER PRIMARY KEY, kind INTEGER, lexical TEXT, "
-    "datatype TEXT, lang TEXT, canon BLOB)",
-    "CREATE TEMP TABLE IF NOT EXISTS plain_facts (fact_id INTEGER PRIMARY KEY, hash BLOB, s INTEGER, p INTEGER, "
-    "o INTEGER)",
-)
-#: Fact k of a chunk (id ``?1 + k``): its hash sliced from one blob, [s, p, o] from one JSON array.
-_STAGE_FACTS = (
-    "INSERT INTO temp.plain_facts(fact_id, hash, s, p, o) "
-    "SELECT ?1 + key, substr(?2, key * 32 + 1, 32), value ->> 0, value ->> 1, value ->> 2 FROM json_each(?3)"
-)
+_ROWS_PER_INSERT = 500  # rows per multi-row INSERT (one statement binds 500 rows: far fewer steps)
+#: Triples keyed by one int64 of their three term ids while the ids fit in 21 bits each.
+_KEY_BITS = 21
+_REFERENCES = re.compile(r"\bREFERENCES\s+\w+\s*\(\w+\)(?:\s+ON\s+DELETE\s+CASCADE)?", re.I)
 
 
 class StagedChanged(LedgerError):
@@ -68,9 +65,11 @@ class StagedPlain:
     terms: list[Term] = field(default_factory=list)
     spo: list[int] = field(default_factory=list)
     canon_ids: dict[bytes, int] = field(default_factory=dict)
-    new_terms: dict[Term, int] = field(default_factory=dict)
     facts: int = 0
     next_term: int = 0
+    #: The distinct triples as rows of term indices (file order), when no two term indices share a
+    #: term id (then distinct ids are distinct indices and the gate need not deduplicate again).
+    unique_rows: "np.ndarray | None" = None
 
     def write(self, b: "Batch") -> int:
         """Copy the staged rows into the ledger inside batch ``b``; the number of spans written."""
@@ -87,10 +86,10 @@ class StagedPlain:
         for name, _ in BULK_INDEXES:
             db.execute(f"DROP INDEX IF EXISTS {name}")
         try:
-            db.execute("INSERT INTO main.terms(term_id, kind, lexical, datatype, lang, canon) "
-                       "SELECT term_id, kind, lexical, datatype, lang, canon FROM temp.plain_terms")
-            db.execute("INSERT INTO main.facts(fact_id, hash, s, p, o, nq, polarity, qhash) "
-                       "SELECT fact_id, hash, s, p, o, 0, 1, NULL FROM temp.plain_facts")
+            # The staging tables are copies of these (see _stage_tables) and the indexes are
+            # dropped: SQLite then copies records without decoding them (its transfer optimisation).
+            db.execute("INSERT INTO main.terms SELECT * FROM temp.plain_terms")
+            db.execute("INSERT INTO main.facts SELECT * FROM temp.plain_facts")
             # One open span per fact, sid = fact id, valid always, recorded from ``at``.
             db.execute("INSERT INTO main.spans(sid, fact_id, valid_from, valid_to, system_from, system_to) "
                        "SELECT fact_id, fact_id, ?, NULL, ?, NULL FROM temp.plain_facts", (MIN_TIME, self.at))
@@ -99,7 +98,9 @@ class StagedPlain:
         for _, sql in BULK_INDEXES:
             db.execute(sql)
         _clear(db)
-        b._terms.adopt(self.new_terms, self.canon_ids, self.next_term)
+        # The batch's term -> id cache is left out: hashing every new term object cost more
+        # than the lookups it saves (ids are found through ``canon_ids`` or the file).
+        b._terms.adopt({}, self.canon_ids, self.next_term)
         b._next_fact = b._next_sid = self.first_fact + self.facts
         b._new += self.facts
         return self.facts
@@ -135,9 +136,7 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> Stag
     by_canon = staged.canon_ids
     for tid, canon in db.execute("SELECT term_id, canon FROM terms"):
         by_canon[canon] = tid
-    for ddl in _STAGE_DDL:
-        db.execute(ddl)
-    _clear(db)
+    _stage_tables(db)
     try:
         _stage(db, staged, chunks)
     except BaseException:
@@ -146,71 +145,124 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> Stag
     return staged
 
 
+def _stage_tables(db: sqlite3.Connection) -> None:
+    """Empty TEMP tables defined exactly as ``terms`` and ``facts`` (same columns, types and
+    checks, no indexes), so that copying them into the ledger is a record transfer."""
+    for stage, table in zip(_STAGE, ("terms", "facts")):
+        ddl = db.execute("SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
+        cols = [r[1] for r in db.execute(f"PRAGMA main.table_info({table})")]
+        have = [r[1] for r in db.execute(f"PRAGMA temp.table_info({stage})")]
+        if have != cols:  # absent, or left by an older schema on this connection
+            db.execute(f"DROP TABLE IF EXISTS temp.{stage}")
+            # Foreign keys would name TEMP tables; the copy runs with them off (write_staged).
+            db.execute("CREATE TEMP TABLE " + stage + _REFERENCES.sub("", ddl[ddl.index("("):]))
+    _clear(db)
+
+
+def _insert_rows(db: sqlite3.Connection, table: str, row: str, flat: list, width: int) -> None:
+    """Insert ``flat`` (``width`` parameters a row) with multi-row ``INSERT … VALUES``: binding a
+    row costs far less than stepping a statement, which executemany does per row."""
+    per = _ROWS_PER_INSERT * width
+    full = len(flat) - len(flat) % per
+    if full:
+        db.executemany(f"INSERT INTO temp.{table} VALUES " + ",".join([row] * _ROWS_PER_INSERT),
+                       [flat[i:i + per] for i in range(0, full, per)])
+    if full < len(flat):
+        db.execute(f"INSERT INTO temp.{table} VALUES " + ",".join([row] * ((len(flat) - full) // width)), flat[full:])
+
+
 def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainChunk]) -> None:
+    import numpy as np
+
     terms, spo_all = staged.terms, staged.spo
-    by_canon, new = staged.canon_ids, staged.new_terms
-    canon: list[bytes] = []
-    tid: list[int] = []
-    term_rows: list[tuple] = []
+    by_canon = staged.canon_ids
+    canon: list[bytes] = []          # by term index
+    tid = np.zeros(0, dtype=np.int64)  # term index -> term id (0: not yet assigned)
     next_id = staged.first_term
-
-    def assign(i: int) -> int:
-        nonlocal next_id
-        c = canon[i]
-        t = by_canon.get(c)
-        if t is None:
-            t = by_canon[c] = next_id
-            next_id += 1
-            term_rows.append((t, *term_row(terms[i]), c))
-        tid[i] = t
-        new[terms[i]] = t
-        return t
-
-    def write(rows: list[tuple], first: int, hashes: list[bytes], spo: list[tuple[int, int, int]]) -> None:
-        # One statement per table and chunk: sqlite3 holds the GIL only to bind a few large
-        # parameters, so the insert overlaps with the next chunk's parse.
-        if rows:
-            db.executemany("INSERT INTO temp.plain_terms VALUES (?, ?, ?, ?, ?, ?)", rows)
-        if hashes:
-            db.execute(_STAGE_FACTS, (first, b"".join(hashes), json.dumps(spo)))
-
-    seen: set[bytes] = set()
+    seen: set = set()  # keys of the facts staged so far
+    wide = False  # keys are tuples (ids past _KEY_BITS), not ints
     sha = hashlib.sha256
     # Every plain fact has no qualifiers and affirms.
     fact_tail = b"\x00\x00\x00\x00\x01"
     fid = staged.first_fact
+    kept_rows: list = []  # per chunk, the kept triples as term-index rows
+
+    def write(term_rows: list, fact_rows: list) -> None:
+        # sqlite3 holds the GIL only to bind parameters, so the inserts overlap the next chunk's parse.
+        if term_rows:
+            _insert_rows(db, "plain_terms", "(?,?,?,?,?,?)", term_rows, 6)
+        if fact_rows:
+            _insert_rows(db, "plain_facts", "(?,?,?,?,?,0,1,NULL)", fact_rows, 5)
+
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
         try:
             for new_terms, spo in chunks:
                 terms.extend(new_terms)
                 spo_all.extend(spo)
-                canon.extend(encode_term(t) for t in new_terms)
-                tid.extend([0] * len(new_terms))
-                first = fid
-                hashes: list[bytes] = []
-                ids: list[tuple[int, int, int]] = []
-                it = iter(spo)
-                for si, pi, oi in zip(it, it, it):
-                    # Terms are interned before the duplicate check, as the record path does.
-                    spo_ids = (tid[si] or assign(si), tid[pi] or assign(pi), tid[oi] or assign(oi))
-                    fh = sha(FACT_MAGIC + canon[si] + canon[pi] + canon[oi] + fact_tail).digest()
-                    if fh in seen:
-                        continue
-                    seen.add(fh)
-                    fid += 1
-                    hashes.append(fh)
-                    ids.append(spo_ids)
+                canon.extend([encode_term(t) for t in new_terms])
+                if len(tid) < len(terms):
+                    tid = np.concatenate((tid, np.zeros(len(terms) - len(tid), dtype=np.int64)))
+                a = np.asarray(spo, dtype=np.int64)
+                ids = tid[a]
+                term_rows: list = []
+                unset = ids == 0
+                if unset.any():
+                    # Ids in order of first occurrence (s, p, o per triple), as the record path interns.
+                    missing = a[unset]
+                    u, first = np.unique(missing, return_index=True)
+                    order = u[np.argsort(first, kind="stable")].tolist()
+                    got = []
+                    for i in order:
+                        c = canon[i]
+                        t = by_canon.get(c)
+                        if t is None:
+                            t = by_canon[c] = next_id
+                            next_id += 1
+                            term_rows.extend((t, *term_row(terms[i]), bytearray(c)))
+                        got.append(t)
+                    tid[order] = got
+                    ids = tid[a]
+                rows = ids.reshape(-1, 3)
+                if next_id < 1 << _KEY_BITS:
+                    keys = (rows[:, 0] << (2 * _KEY_BITS)) | (rows[:, 1] << _KEY_BITS) | rows[:, 2]
+                    _, first = np.unique(keys, return_index=True)
+                    first.sort()
+                    firsts = keys[first].tolist()
+                    keep = [k not in seen for k in firsts]
+                    seen.update(firsts)
+                    kept = first if all(keep) else first[np.asarray(keep, dtype=bool)]
+                else:  # very many terms: tuples of ids (slower, any size)
+                    if not wide:
+                        wide, mask = True, (1 << _KEY_BITS) - 1
+                        seen = {(k >> (2 * _KEY_BITS), (k >> _KEY_BITS) & mask, k & mask) for k in seen}
+                    kept_l = []
+                    for k, key in enumerate(zip(*(rows[:, c].tolist() for c in range(3)))):
+                        if key not in seen:
+                            seen.add(key)
+                            kept_l.append(k)
+                    kept = np.asarray(kept_l, dtype=np.int64)
+                fact_rows: list = []
+                if len(kept):
+                    # 1-D columns to lists (a 2-D tolist builds a list per row).
+                    si, pi, oi = (a[c::3][kept].tolist() for c in range(3))
+                    hashes = [bytearray(sha(b"".join((FACT_MAGIC, canon[s], canon[p], canon[o], fact_tail))).digest())
+                              for s, p, o in zip(si, pi, oi)]
+                    fact_rows = list(chain.from_iterable(zip(
+                        range(fid, fid + len(kept)), hashes, *(rows[kept, c].tolist() for c in range(3)))))
+                    fid += len(kept)
+                    kept_rows.append(a.reshape(-1, 3)[kept])
                 if pending is not None:
                     pending.result()
-                pending = writer.submit(write, term_rows, first, hashes, ids)
-                term_rows = []
+                pending = writer.submit(write, term_rows, fact_rows)
         finally:
             # Never leave the writer running into a rollback (the executor's exit waits too).
             if pending is not None:
                 pending.result()
     staged.facts = fid - staged.first_fact
     staged.next_term = next_id
+    if (tid > 0).all() and len(distinct(tid)) == len(tid):  # term index -> id is one-to-one
+        staged.unique_rows = np.concatenate(kept_rows) if kept_rows else np.zeros((0, 3), dtype=np.int64)
 
 
 def plain_records(terms: Sequence[Term], spo: Sequence[int]) -> Iterator[SpanRecord]:

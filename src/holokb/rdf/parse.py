@@ -28,6 +28,7 @@ from typing import Iterator, Optional
 from ..core import DataSyntaxError, Diagnostic, InvalidValueError, Location
 from ..core.inputs import NOT_UTF8, TOO_LARGE, printable, read_bytes
 from ..core.terms import HK, IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
+from .ntriples import LINE_FORMATS, TokenReader, line_blocks
 
 #: Extension (without .gz) → pyoxigraph RdfFormat attribute name.
 FORMATS = {
@@ -106,7 +107,8 @@ _POS_PREFIX = re.compile(r"^Parser error at line \d+ (?:column \d+|between colum
 _POS_SUFFIX = re.compile(r" \(line \d+\)$")
 
 
-def _from_parser_error(src: Source, e: BaseException) -> DataSyntaxError:
+def _from_parser_error(src: Source, e: BaseException, lines_before: int = 0) -> DataSyntaxError:
+    """The diagnostic of a pyoxigraph error; ``lines_before`` places an error in a block of ``src``."""
     msg = printable(_POS_SUFFIX.sub("", _POS_PREFIX.sub("", str(e))) or type(e).__name__)
     if msg.startswith("Invalid UTF-8"):  # the same failure as any other text file's, with its code
         code, hint = NOT_UTF8, "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8 FILE)"
@@ -121,7 +123,7 @@ def _from_parser_error(src: Source, e: BaseException) -> DataSyntaxError:
     col = getattr(e, "offset", None)
     if not line:
         return _error(src.name, msg, 1, 1, code, note="the parser reported no position", hint=hint)
-    return _error(src.name, msg, int(line), int(col or 1), code, hint=hint)
+    return _error(src.name, msg, int(line) + lines_before, int(col or 1), code, hint=hint)
 
 
 def locate(data: bytes, needle: str) -> tuple[int, int] | None:
@@ -269,63 +271,126 @@ class NotPlain(Exception):
     """The file holds something only the general quad mapping handles (named graphs, hk: terms)."""
 
 
-def plain_chunks(src: Source, *, chunk: int = 20_000) -> Iterator[PlainTriples]:
+def plain_chunks(src: Source, *, chunk: int = 20_000, fast: bool = True) -> Iterator[PlainTriples]:
     """Parse ``src`` columnar in chunks of ``chunk`` triples; raises :class:`NotPlain` on the first
     quad that needs :func:`parse_quads` (a named graph, or any IRI written in the hk: namespace:
     reified history, provenance blocks, ``hk:current``).
 
-    Terms are converted, validated and skolemised exactly as :func:`parse_quads` does (same
-    order: predicate, subject, object), so errors and blank-node IRIs are the same.
+    Terms are converted, validated and skolemised exactly as :func:`parse_quads` does, so errors
+    and blank-node IRIs are the same.  N-Triples and N-Quads are read block by block, through
+    :mod:`holokb.rdf.ntriples` where a block allows it (``fast=False`` turns that off, for
+    differential tests) and by pyoxigraph otherwise.  Term indices count distinct pyoxigraph
+    terms in order of first conversion: predicate, subject, object per triple by pyoxigraph, and
+    subject, predicate, object by the fast path (whose subjects and predicates, IRIs without
+    escapes and blank nodes, cannot fail to convert, so the first error is the same).
     """
     import pyoxigraph as ox  # optional heavy dependency, imported only here
 
-    fmt = getattr(ox.RdfFormat, src.format)
-    conv = _Terms(src, ox)
-    NamedNode, DefaultGraph = ox.NamedNode, ox.DefaultGraph
-    index: dict[object, int] = {}
-    terms: list[Term] = []
-    get = index.get
+    reader = _PlainReader(src, ox)
+    terms = reader.terms
+    step = 3 * chunk
+    pending: list[int] = []
+    shipped = 0  # terms already handed out in earlier chunks
+    yielded = False
+    for piece in reader.pieces(fast):
+        pending.extend(piece)
+        if len(pending) < step:
+            continue
+        cut = 0
+        while len(pending) - cut >= step:
+            part = pending[cut:cut + step]
+            cut += step
+            # Indices are first occurrences in order, so the chunk's new terms end at its largest index.
+            hi = max(shipped, max(part) + 1)
+            yield PlainTriples(tuple(terms[shipped:hi]), part)
+            shipped, yielded = hi, True
+        pending = pending[cut:]
+    if pending or not yielded:
+        yield PlainTriples(tuple(terms[shipped:]), pending)
 
-    def new(x: object) -> int:
-        if type(x) is NamedNode and x.value.startswith(HK):  # type: ignore[attr-defined]
+
+class _PlainReader:
+    """One plain parse: distinct pyoxigraph terms → column indices, and the triples as index pieces."""
+
+    def __init__(self, src: Source, ox: object):
+        self.src = src
+        self.ox = ox
+        self.conv = _Terms(src, ox)
+        self.index: dict[object, int] = {}
+        self.terms: list[Term] = []
+        self._format = getattr(ox.RdfFormat, src.format)  # type: ignore[attr-defined]
+
+    def new(self, x: object) -> int:
+        """The index of pyoxigraph term ``x``, converting (and validating) it the first time."""
+        i = self.index.get(x)
+        if i is not None:
+            return i
+        if type(x) is self.ox.NamedNode and x.value.startswith(HK):  # type: ignore[attr-defined]
             raise NotPlain(x.value)  # type: ignore[attr-defined]
-        t = conv.term(x)
-        i = index[x] = len(terms)
-        terms.append(t)
+        t = self.conv.term(x)
+        i = self.index[x] = len(self.terms)
+        self.terms.append(t)
         return i
 
-    spo: list[int] = []
-    add = spo.extend
-    step = 3 * chunk
-    shipped = 0  # terms already handed out in earlier chunks
-    try:
-        parser = ox.parse(src.data, format=fmt, base_iri=src.base_iri)
-        # The hot loop: pyoxigraph terms hash and compare by content, so each distinct term is
-        # converted (and validated) once and every later occurrence is one dict lookup.
-        for s, p, o, g in parser:
-            if type(g) is not DefaultGraph:
-                raise NotPlain(str(g))
-            pi = get(p)
-            if pi is None:
-                pi = new(p)
-            si = get(s)
-            if si is None:
-                si = new(s)
-            oi = get(o)
-            if oi is None:
-                oi = new(o)
-            add((si, pi, oi))
-            if len(spo) >= step:
-                yield PlainTriples(tuple(terms[shipped:]), spo)
-                shipped = len(terms)
-                spo = []
-                add = spo.extend
-    except (NotPlain, DataSyntaxError):
-        raise
-    except (SyntaxError, ValueError, UnicodeError, OSError, MemoryError) as e:
-        raise _from_parser_error(src, e) from None
-    if spo or not shipped:
-        yield PlainTriples(tuple(terms[shipped:]), spo)
+    def pieces(self, fast: bool) -> Iterator[list[int]]:
+        """Flat (s, p, o) indices in file order, in pieces of any length."""
+        if not fast or self.src.format not in LINE_FORMATS:
+            yield from self._general(self.src.data, 0)
+            return
+        ox = self.ox
+        tokens = TokenReader(
+            lambda doc: [q.object for q in ox.parse(doc, format=ox.RdfFormat.N_TRIPLES,  # type: ignore[attr-defined]
+                                                    base_iri=self.src.base_iri)],
+            self.new)
+        for lines_before, block, lines in line_blocks(self.src.data):
+            spo = tokens.block(block, lines)
+            if spo is None:
+                try:
+                    yield from self._general(block, lines_before)
+                except DataSyntaxError:
+                    if len(block) == len(self.src.data):
+                        raise
+                    # Report the error as a parse of the whole file does (a line missing its dot at
+                    # the end of a block would otherwise be placed at the block's end).
+                    for _ in _PlainReader(self.src, ox)._general(self.src.data, 0):
+                        pass
+                    raise
+            else:
+                yield spo
+
+    def _general(self, data: bytes, lines_before: int) -> Iterator[list[int]]:
+        """pyoxigraph over ``data`` (the whole source, or a block of its lines after ``lines_before``)."""
+        DefaultGraph = self.ox.DefaultGraph  # type: ignore[attr-defined]
+        get, new = self.index.get, self.new
+        spo: list[int] = []
+        add = spo.extend
+        try:
+            parser = self.ox.parse(data, format=self._format, base_iri=self.src.base_iri)  # type: ignore[attr-defined]
+            # The hot loop: pyoxigraph terms hash and compare by content, so each distinct term is
+            # converted (and validated) once and every later occurrence is one dict lookup.
+            for s, p, o, g in parser:
+                if type(g) is not DefaultGraph:
+                    raise NotPlain(str(g))
+                pi = get(p)
+                if pi is None:
+                    pi = new(p)
+                si = get(s)
+                if si is None:
+                    si = new(s)
+                oi = get(o)
+                if oi is None:
+                    oi = new(o)
+                add((si, pi, oi))
+                if len(spo) >= 60_000:
+                    yield spo
+                    spo = []
+                    add = spo.extend
+        except (NotPlain, DataSyntaxError):
+            raise
+        except (SyntaxError, ValueError, UnicodeError, OSError, MemoryError) as e:
+            raise _from_parser_error(self.src, e, lines_before) from None
+        if spo:
+            yield spo
 
 
 def parse_plain(src: Source) -> PlainTriples | None:

@@ -27,13 +27,14 @@ class BatchView:
     object_predicates: dict[Node, frozenset[Node]]
 
 
-def view(batch: Graph, *, literals: bool, predicates: bool) -> BatchView:
+def view(batch: Graph, *, literals: bool, predicates: bool, classes: Set[Node] | None = None) -> BatchView:
     """Read ``batch`` once; ``predicates`` asks for the per-node predicate sets too.  A batch that
-    computes its own view (``batch.batch_view(literals=, predicates=)``, e.g. the ledger's columnar
-    load in :mod:`holokb.rdf.batch`) is asked for it instead of being iterated."""
+    computes its own view (``batch.batch_view(literals=, predicates=, classes=)``, e.g. the ledger's
+    columnar load in :mod:`holokb.rdf.batch`) is asked for it instead of being iterated; it may
+    leave out of ``types`` the nodes with no type in ``classes`` (the classes some shape targets)."""
     own = getattr(batch, "batch_view", None)
     if own is not None:
-        return own(literals=literals, predicates=predicates)
+        return own(literals=literals, predicates=predicates, classes=classes)
     indexes = _memory_indexes(batch)
     if indexes is not None:
         spo, osp = indexes

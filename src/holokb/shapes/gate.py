@@ -156,7 +156,7 @@ class ShapesGate:
         by_type, by_node = index.by_type, index.by_node
         by_subj, by_obj = index.by_subject_of, index.by_object_of
         with_literals = index.has_literal_targets
-        seen = view(batch, literals=with_literals, predicates=bool(by_subj or by_obj))
+        seen = view(batch, literals=with_literals, predicates=bool(by_subj or by_obj), classes=by_type.keys())
         nodes, batch_types = seen.nodes, seen.types
         subj_preds, obj_preds = seen.subject_predicates, seen.object_predicates
         resources = [n for n in nodes if type(n) is not Literal] if with_literals else nodes

@@ -11,11 +11,13 @@ from collections.abc import Collection, Mapping, Sequence
 from rdflib import URIRef
 from rdflib.term import Node
 
-from ..core import AsOf, IRI, Interval, Limits, RDF_TYPE
+from ..core import AsOf, IRI, Interval, Limits
+from ..core.terms import RDF_TYPE
 from ..ledger import Ledger
 from ..rdf.terms import from_rdflib, to_rdflib
 
 _NO_LIMIT = Limits(max_results=None)
+_RDF_TYPE = IRI(RDF_TYPE)
 
 
 class LedgerContext:
@@ -26,6 +28,8 @@ class LedgerContext:
         self._as_of = as_of
 
     def types_of(self, nodes: Collection[Node]) -> Mapping[Node, frozenset[URIRef]]:
+        if self._ledger.term_ids([_RDF_TYPE])[0] is None:
+            return {}  # no rdf:type term, so no type facts: skip converting every node of a large batch
         iris = {from_rdflib(n): n for n in nodes if isinstance(n, URIRef)}
         found = self._ledger.types_of([i for i in iris if isinstance(i, IRI)], self._as_of)
         return {iris[i]: frozenset(URIRef(c.value) for c in cs) for i, cs in found.items() if cs}

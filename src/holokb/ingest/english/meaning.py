@@ -267,13 +267,15 @@ class Interpreter:
                 obj = [c for c in t.children if isinstance(c, Tree)][0]
                 entry = self._verb_entry(f"be {prep.value.lower()}")
                 pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["is", prep.value.lower()], False)))
-                return [Prop(s, pred, self.np(obj, scope).term, neg, entry.get("kind", ""))]
+                o = self.np(obj, scope).term
+                return [Prop(s, self._stated(entry, pred, s, o, neg, scope), o, neg, entry.get("kind", ""))]
             case "be_side":
                 side = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value.lower()
                 obj = [c for c in t.children if isinstance(c, Tree)][0]
                 entry = self._verb_entry(f"be to the {side} of")
                 pred = self.lex.expand(entry.get("predicate", "ex:" + _camel(["to", side, "of"], False)))
-                return [Prop(s, pred, self.np(obj, scope).term, neg)]
+                o = self.np(obj, scope).term
+                return [Prop(s, self._stated(entry, pred, s, o, neg, scope), o, neg)]
             case "be_prep_no_longer":
                 obj = [c for c in t.children if isinstance(c, Tree)][0]
                 prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
@@ -291,6 +293,13 @@ class Interpreter:
             case "verb" | "do_verb":
                 return self.verb_phrase(t, s, scope, frame, neg)
         raise Unsupported(f"predicate form {t.data}")
+
+    def _stated(self, entry: dict, pred: IRI, s, o, neg: bool, scope: "Scope") -> IRI:
+        """The entry's ``stated`` predicate for a plain affirmative statement about two named things
+        (not in a question or a rule, where the clause means only ``pred``)."""
+        if "stated" not in entry or neg or scope.asking or scope.in_rule or isinstance(s, Var) or isinstance(o, Var):
+            return pred
+        return self.lex.expand(entry["stated"])
 
     def _verb_entry(self, phrase: str) -> dict:
         e = self.verbs.get(phrase)
@@ -448,6 +457,7 @@ class Interpreter:
     def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
         """"Is Bob big?" / "Does the cat chase the dog?" mean the statement they ask about."""
         out = Meaning()
+        scope.asking = True
         if q.data == "q_if_judgement":
             return self.judgement_question(q, scope)
         if q.data == "q_what_attribute":
@@ -658,6 +668,7 @@ class Scope:
         self.version: str | None = None
         self.extra: list[Prop] = []
         self.events: list[Prop] = []
+        self.asking = False  # reading a question: a clause means what it asks, not what it would state
 
     def variable(self) -> Var:
         v = Var("x" if not self.vars else f"x{len(self.vars)}")

@@ -38,6 +38,14 @@ def _parser(grammar: str) -> Lark:
     return Lark(grammar, parser="earley", lexer=TokenFeed, ambiguity="resolve", propagate_positions=False)
 
 
+@lru_cache(maxsize=4)
+def _shape_cache(grammar: str) -> dict[tuple[str, ...], object]:
+    """Parse trees (or parse errors) by token-type sequence, shared by every reader of ``grammar``: a
+    tree depends only on the grammar and the types, so a new reader (one per ingested document)
+    need not pay Earley again for shapes already seen in this process."""
+    return {}
+
+
 def sentences(text: str) -> list[tuple[int, int]]:
     """``[start, end)`` of every sentence of ``text`` in order."""
     return [(m.start(), m.end()) for m in _SENTENCE.finditer(text)]
@@ -51,9 +59,10 @@ class EnglishReader:
 
     def __init__(self, *, lexicons: tuple[str | Path, ...] = ()):
         self.lexicon = Lexicon.load(tuple(Path(p) for p in lexicons))
-        self.parser = _parser((data_dir("grammar") / "english.lark").read_text(encoding="utf-8"))
+        grammar = (data_dir("grammar") / "english.lark").read_text(encoding="utf-8")
+        self.parser = _parser(grammar)
         self.interpreter = Interpreter(self.lexicon)
-        self._shapes: dict[tuple[str, ...], object] = {}
+        self._shapes = _shape_cache(grammar)
         self.functional = {self.lexicon.expand(k): v for k, v in self.lexicon.table("functional").items()}
         self.groups = {self.lexicon.expand(k): self.lexicon.expand(v)
                        for k, v in self.lexicon.table("functional_groups").items()}

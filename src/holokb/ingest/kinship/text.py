@@ -1,0 +1,128 @@
+"""Sentences and tokens of a crowd-written family story, with exact character offsets.
+
+Crowd-written text drops periods and spaces: "... her mother [Myrna] [Myrna] has ...", "... his son
+[Elliott] dearly.Brandon shared ...", "... to dinner [Dwight] took his son ...".  A sentence therefore
+also ends between two bracketed names with only spaces between them, at a period glued to a capital
+word, and before a name that follows a noun-only word when a verb follows the name (morphology says
+which words can be verbs: lemminflect's lexicon, not a word list).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+from typing import Callable
+
+
+class Kind(str, Enum):
+    NAME = "name"      # [Bracketed] entity
+    POSS = "poss"      # 's, ' (possessive marker)
+    WORD = "word"
+    PUNCT = "punct"    # , ; : ( ) and sentence-final marks inside a sentence
+
+
+@dataclass(frozen=True, slots=True)
+class Tok:
+    kind: Kind
+    text: str          # the name without brackets, or the word as written
+    start: int
+    end: int
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+    def is_word(self, *words: str) -> bool:
+        return self.kind is Kind.WORD and self.text.lower() in words
+
+
+_TOKEN = re.compile(r"\[(?P<name>[^\]\[]+)\]|(?P<poss>[’']s\b|[’'](?=\s|[A-Za-z]))|(?P<word>[A-Za-z]+(?:-[A-Za-z]+)*)"
+                    r"|(?P<punct>[,;:()!?.])")
+_END = re.compile(r"[.!?]+(?=\s+[A-Z\[\"'(]|\s*$)|(?<=[a-z]{2})\.(?=[A-Z][a-z])|\](?=\s+\[)"
+                  r"|(?<=[a-z]{2})(?=\s+(?:He|She|They|His|Her|Their)\s)")
+
+
+def tokens(text: str, start: int, end: int) -> list[Tok]:
+    out = []
+    for m in _TOKEN.finditer(text, start, end):
+        k = m.lastgroup
+        if k == "name":
+            out.append(Tok(Kind.NAME, m.group("name").strip(), m.start(), m.end()))
+        elif k == "poss":
+            out.append(Tok(Kind.POSS, m.group(), m.start(), m.end()))
+        elif k == "word":
+            out.append(Tok(Kind.WORD, m.group(), m.start(), m.end()))
+        else:
+            out.append(Tok(Kind.PUNCT, m.group(), m.start(), m.end()))
+    return out
+
+
+def sentences(text: str, names_a_person: Callable[[str], bool] = lambda w: False) -> list[tuple[int, int]]:
+    """``[start, end)`` of each sentence of a story (trimmed of surrounding space); a word for which
+    ``names_a_person`` holds ("brother") never ends a sentence before a name."""
+    cuts = [0]
+    for m in _END.finditer(text):
+        cuts.append(m.end())
+    cuts.append(len(text))
+    spans: list[tuple[int, int]] = []
+    for a, b in zip(cuts, cuts[1:]):
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b:
+            spans.extend(_split_run_on(text, a, b, names_a_person))
+    return spans
+
+
+def _split_run_on(text: str, a: int, b: int, names_a_person: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """Cut "... to dinner [Dwight] took his son ..." before the name: a noun-only word, the name, a verb."""
+    toks = tokens(text, a, b)
+    out = []
+    start = a
+    for i in range(1, len(toks) - 1):
+        t, prev, nxt = toks[i], toks[i - 1], toks[i + 1]
+        if t.kind is Kind.NAME and prev.kind is Kind.WORD and prev.text.islower() and nxt.kind is Kind.WORD \
+                and nxt.text.islower() and noun_only(prev.low) and finite_verb(nxt.low) and t.start > start \
+                and not _possessed(toks, i - 1) and not names_a_person(prev.low):
+            out.append((start, prev.end))
+            start = t.start
+    out.append((start, b))
+    return out
+
+
+_POSSESSIVE = frozenset({"his", "her", "their", "my", "your", "our", "its"})
+
+
+def _possessed(toks: list[Tok], i: int) -> bool:
+    """"his friend [Bob] took …": the noun belongs to someone, so the name is in apposition to it."""
+    for k in range(i - 1, max(-1, i - 4), -1):
+        t = toks[k]
+        if t.kind is Kind.POSS or t.kind is Kind.WORD and t.low in _POSSESSIVE:
+            return True
+        if t.kind is not Kind.WORD:
+            return False
+    return False
+
+
+@lru_cache(maxsize=65536)
+def noun_only(word: str) -> bool:
+    """A word morphology knows only as a noun ("dinner", "world"; not "store", which is also a verb)."""
+    from lemminflect import getAllLemmas
+
+    pos = set(getAllLemmas(word))
+    return pos == {"NOUN"}
+
+
+@lru_cache(maxsize=65536)
+def finite_verb(word: str) -> bool:
+    """A past-tense or third-person verb form ("took", "likes", "is"), which can start a predicate."""
+    from lemminflect import getAllLemmas, getInflection
+
+    lemmas = getAllLemmas(word).get("VERB") or getAllLemmas(word).get("AUX")
+    if not lemmas:
+        return False
+    lem = lemmas[0]
+    forms = set(getInflection(lem, tag="VBD") or ()) | set(getInflection(lem, tag="VBZ") or ())
+    return word in forms

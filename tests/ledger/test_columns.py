@@ -1,0 +1,14 @@
+"""ledger.columns.distinct is np.unique (the sort-based stand-in the columnar paths use)."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+from holokb.ledger.columns import distinct
+
+
+@given(st.lists(st.integers(-2**62, 2**62) | st.integers(0, 5), max_size=200))
+def test_distinct_equals_np_unique(xs):
+    a = np.asarray(xs, dtype=np.int64)
+    got = distinct(a)
+    assert got.dtype == np.int64 and got.tolist() == np.unique(a).tolist()
