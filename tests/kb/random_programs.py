@@ -6,6 +6,10 @@ analysis rejects (a cycle through `not` or an aggregate) are discarded by the ca
 """
 from __future__ import annotations
 
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
 from hypothesis import strategies as st
 
 PREFIX = "@prefix ex: <http://example.org/> .\n"
@@ -115,3 +119,18 @@ def analysed(text: str):
         return analyze(parse_rules(text))
     except HolokbError:
         assume(False)
+
+
+@contextmanager
+def loaded_kb(name: str, text: str, *, at: int, load: bool = True):
+    """A fresh knowledge base in a temporary folder, with ``text`` written to file ``name`` and
+    loaded at system time ``at`` (unless ``load`` is false: an empty file is not valid input)."""
+    from holokb.kb import KnowledgeBase
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / name
+        f.write_text(text)
+        with KnowledgeBase.open(Path(d) / "kb.db") as kb:
+            if load:
+                kb.load([f], at=at)
+            yield kb

@@ -2,8 +2,6 @@
 closure — the same proof DAG (content-hashed ids included) as the full closure's, either way."""
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 
@@ -14,7 +12,7 @@ from holokb.reasoning import load_program
 from holokb.resources import data_dir
 from holokb.syntax import parse_rules
 
-from random_programs import facts, goal_text, program_text, turtle
+from random_programs import facts, goal_text, loaded_kb, program_text, turtle
 
 AT = parse_instant("2026-01-01")
 
@@ -84,18 +82,15 @@ def test_stored_goal_directed_and_full_proofs_are_one(text, rows):
         assume(False)
     assume(rows)
     now = AsOf.latest()
-    with tempfile.TemporaryDirectory() as d:
-        f = Path(d) / "facts.ttl"
-        f.write_text(turtle(rows))
-        with KnowledgeBase.open(Path(d) / "kb.db") as kb:
-            kb.load([f], at=AT)
-            model = kb.derive(program, as_of=now)
-            derived = model.derived()
-            goals = [(d.predicate, d.args, d.negated) for d in derived][:6]
-            computed = {g: kb.explain(program, goal_text(*g), as_of=now) for g in goals}
-            kb.derive_and_store(program, as_of=now, computed_at=AT + 1)
-            for g in goals:
-                full = model.explain(g[0], g[1], negated=g[2])
-                stored = kb.explain(program, goal_text(*g), as_of=now)
-                assert computed[g].proof == full, g
-                assert stored.source is ProofSource.STORED and stored.proof == full, g
+    with loaded_kb("facts.ttl", turtle(rows), at=AT) as kb:
+        model = kb.derive(program, as_of=now)
+        derived = model.derived()
+        goals = [(d.predicate, d.args, d.negated) for d in derived][:6]
+        computed = {g: kb.explain(program, goal_text(*g), as_of=now) for g in goals}
+        kb.derive_and_store(program, as_of=now, computed_at=AT + 1)
+        for g in goals:
+            full = model.explain(g[0], g[1], negated=g[2])
+            stored = kb.explain(program, goal_text(*g), as_of=now)
+            assert computed[g].proof == full, g
+            assert stored.source is ProofSource.STORED and stored.proof == full, g
+

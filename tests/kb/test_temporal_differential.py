@@ -14,19 +14,17 @@ alone (no time in it).  Then, through the knowledge base:
 """
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from holokb.closed_world import closed_relations
 from holokb.core import AsOf, Interval, IRI, Literal, RDF_TYPE, format_ms, parse_instant
 from holokb.engine import Database, closure
-from holokb.kb import KnowledgeBase, ProofSource
+from holokb.kb import ProofSource
 from holokb.reasoning import parse_ground_atom
 from holokb.solver.active_set import relation_key
 
-from random_programs import PREFIX, analysed, candidate_goals, facts, goal_text, program_text
+from random_programs import PREFIX, analysed, candidate_goals, facts, goal_text, loaded_kb, program_text
 
 DAY = 86_400_000
 BASE = parse_instant("2026-01-01")
@@ -136,43 +134,39 @@ def test_prove_and_explain_over_valid_time_agree_with_the_closure_of_each_instan
 
     day = data.draw(st.sampled_from(PROBES))
     as_of = AsOf(SEEN.system, when(day))
-    with tempfile.TemporaryDirectory() as d:
-        f = Path(d) / "facts.trig"
-        f.write_text(trig(rows))
-        with KnowledgeBase.open(Path(d) / "kb.db") as kb:
-            if rows:
-                kb.load([f], at=LOADED)
-            held = reference(as_of.valid)
-            for goal in data.draw(st.lists(st.sampled_from(candidate_goals()), min_size=3, max_size=6, unique=True)):
-                atom = parse_ground_atom(goal, prog)
-                args = tuple(a.term for a in atom.args)
-                derived = (atom.predicate, args, atom.negated) in held
-                r = kb.prove(prog, goal, as_of=as_of)
-                assert (r.status == "entailed") == derived, (goal, day, r, text, rows)
-                if not derived and relation_key(atom.predicate, args) in closed:
-                    assert r.status == "refuted", (goal, day, r, text, rows)
+    with loaded_kb("facts.trig", trig(rows), at=LOADED, load=bool(rows)) as kb:
+        held = reference(as_of.valid)
+        for goal in data.draw(st.lists(st.sampled_from(candidate_goals()), min_size=3, max_size=6, unique=True)):
+            atom = parse_ground_atom(goal, prog)
+            args = tuple(a.term for a in atom.args)
+            derived = (atom.predicate, args, atom.negated) in held
+            r = kb.prove(prog, goal, as_of=as_of)
+            assert (r.status == "entailed") == derived, (goal, day, r, text, rows)
+            if not derived and relation_key(atom.predicate, args) in closed:
+                assert r.status == "refuted", (goal, day, r, text, rows)
 
-            # derive --all-valid: every derived fact with every maximal interval, against each instant
-            whole = kb.derive(analysed(text + QUERIES), as_of=as_of, all_valid=True)
-            timeline = [(x.predicate, x.args, x.negated, x.valid) for x in whole.derived()]
-            for k in PROBES:
-                t = when(k)
-                then = {(p, a, n) for p, a, n, v in timeline if v.contains(t)}
-                assert then == split(t)[1], (k, text, rows)
-            # explain each of a few derived facts at an instant inside one of its intervals
-            picked = data.draw(st.lists(st.sampled_from(timeline), min_size=1, max_size=4, unique=True)) if timeline else []
-            event(f"{len(picked)} derived facts explained")
-            for p, a, n, v in picked:
-                at = AsOf(SEEN.system, data.draw(st.sampled_from([when(k) for k in PROBES if v.contains(when(k))])))
-                model = kb.derive(prog, as_of=at)
-                e = kb.explain(prog, goal_text(p, a, n), as_of=at)
-                assert e.proof == model.explain(p, a, negated=n), (p, a, e.source, text, rows)
-                assert e.valid == v, (e.valid, v)
-                check_proof_over_time(e.proof, reference)
-                kb.derive_and_store(prog, as_of=at, computed_at=LOADED + 2 * DAY)
-                stored = kb.explain(prog, goal_text(p, a, n), as_of=at)
-                assert stored.proof == e.proof and stored.valid == e.valid, (p, a, stored.source, text, rows)
-                # stored rows are read back only when nothing in the input is bounded in valid time
-                timeless = all(iv == Interval() for *_, spans in rows for iv in spans)
-                assert stored.source is (ProofSource.STORED if timeless else ProofSource.COMPUTED)
-                event(f"explain source {stored.source}")
+        # derive --all-valid: every derived fact with every maximal interval, against each instant
+        whole = kb.derive(analysed(text + QUERIES), as_of=as_of, all_valid=True)
+        timeline = [(x.predicate, x.args, x.negated, x.valid) for x in whole.derived()]
+        for k in PROBES:
+            t = when(k)
+            then = {(p, a, n) for p, a, n, v in timeline if v.contains(t)}
+            assert then == split(t)[1], (k, text, rows)
+        # explain each of a few derived facts at an instant inside one of its intervals
+        picked = data.draw(st.lists(st.sampled_from(timeline), min_size=1, max_size=4, unique=True)) if timeline else []
+        event(f"{len(picked)} derived facts explained")
+        for p, a, n, v in picked:
+            at = AsOf(SEEN.system, data.draw(st.sampled_from([when(k) for k in PROBES if v.contains(when(k))])))
+            model = kb.derive(prog, as_of=at)
+            e = kb.explain(prog, goal_text(p, a, n), as_of=at)
+            assert e.proof == model.explain(p, a, negated=n), (p, a, e.source, text, rows)
+            assert e.valid == v, (e.valid, v)
+            check_proof_over_time(e.proof, reference)
+            kb.derive_and_store(prog, as_of=at, computed_at=LOADED + 2 * DAY)
+            stored = kb.explain(prog, goal_text(p, a, n), as_of=at)
+            assert stored.proof == e.proof and stored.valid == e.valid, (p, a, stored.source, text, rows)
+            # stored rows are read back only when nothing in the input is bounded in valid time
+            timeless = all(iv == Interval() for *_, spans in rows for iv in spans)
+            assert stored.source is (ProofSource.STORED if timeless else ProofSource.COMPUTED)
+            event(f"explain source {stored.source}")
+
