@@ -1,13 +1,15 @@
-"""Closure benchmark: holokb.engine vs clingo, DuckDB (semi-naive SQL, recursive CTE), pyDatalog.
+"""Closure benchmark: holokb.engine vs clingo, DuckDB 2.x (semi-naive SQL, recursive CTE), Nemo
+(``nemo-python``, module ``nmo_python``), pyDatalog.
 
-Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick] [--rdfs]
+Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick] [--rdfs] [--linear] [--cap S]
 Prints one table, a row as soon as it is measured: median seconds of 3 runs, each run in a
 forked child capped at 120 s ("timeout" when a run passes it; 60 s with --quick), systems run
 round-robin so load changes hit all alike; pyDatalog one run capped at 60 s.  The last column is peer time / holokb time measured in the same run (> 1:
 holokb is faster).  Then proof-recording overhead (same path, with vs without) and bytes per
 derived tuple.  Workloads: transitive closure on chains of 1,000 and 2,000 nodes and a random
-graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples.  ``--rdfs`` runs
-only the RDFS rows and the proof/memory lines.
+graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples; a linear recursion
+of 100,000 steps (``b(x+1) :- b(x), x < 100000``: per-iteration overhead).  ``--rdfs`` runs
+only the RDFS rows and the proof/memory lines, ``--linear`` only the linear recursion.
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ from holokb.engine import Database, TermDictionary, closure  # noqa: E402
 RUNS = 3
 QUICK = "--quick" in sys.argv
 RDFS_ONLY = "--rdfs" in sys.argv
+LINEAR_ONLY = "--linear" in sys.argv
+LINEAR_STEPS = 100_000
 
 
 def V(n):
@@ -126,7 +130,21 @@ def run_holokb_rdfs(trip, n_ids, record=False):
     t0 = time.perf_counter()
     m = closure(rdfs_program(), db, record_proofs=record)
     dt = time.perf_counter() - t0
-    return dt, m._ev.relations[("t", False)].size, m
+    return dt, m.relations[("t", False)].size, m
+
+
+def run_holokb_linear(steps):
+    from holokb.analysis import analyze
+    from holokb.core import Literal
+    from holokb.syntax import parse_rules
+
+    prog = analyze(parse_rules(f"@prefix b: <http://b/> . rule s: b:b(?y) :- b:b(?x), ?x < {steps}, ?y = ?x + 1."),
+                   rdf_types=False)
+    db = Database()
+    db.add("http://b/b", (Literal.of(0),))
+    t0 = time.perf_counter()
+    m = closure(prog, db, limits=Limits.unbounded())
+    return time.perf_counter() - t0, m.relations[("http://b/b", False)].size
 
 
 # -- DuckDB -----------------------------------------------------------------------------------
@@ -198,6 +216,53 @@ def duck_rdfs(trip):
         con.execute("create or replace table delta as select * from new")
     n = con.execute("select count(*) from t").fetchone()[0]
     return time.perf_counter() - t0, n
+
+
+def duck_linear(steps):
+    import duckdb
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    t0 = time.perf_counter()
+    n = con.execute(f"WITH RECURSIVE b(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM b WHERE x < {steps}) "
+                    "SELECT count(*) FROM b").fetchone()[0]
+    return time.perf_counter() - t0, n
+
+
+# -- Nemo (nemo-python) -------------------------------------------------------------------------
+def nemo_run(facts: str, rules: str, out: str):
+    import nmo_python
+
+    t0 = time.perf_counter()
+    engine = nmo_python.NemoEngine(nmo_python.load_string(facts + rules + f"\n@output {out} .\n"))
+    engine.reason()
+    n = sum(1 for _ in engine.result(out))
+    return time.perf_counter() - t0, n
+
+
+def nemo_tc(s, o):
+    facts = "".join(f"edge({a},{b}).\n" for a, b in zip(s.tolist(), o.tolist()))
+    return nemo_run(facts, "path(?X,?Y) :- edge(?X,?Y).\npath(?X,?Z) :- path(?X,?Y), edge(?Y,?Z).", "path")
+
+
+NEMO_RDFS = """t(?X,0,?Z) :- t(?X,0,?Y), t(?Y,0,?Z).
+t(?X,1,?Z) :- t(?X,1,?Y), t(?Y,1,?Z).
+t(?X,?Q,?Z) :- t(?X,?P,?Z), t(?P,1,?Q).
+t(?X,4,?C) :- t(?X,?P,?Z), t(?P,2,?C).
+t(?Z,4,?C) :- t(?X,?P,?Z), t(?P,3,?C).
+t(?X,4,?D) :- t(?X,4,?C), t(?C,0,?D)."""
+
+
+def nemo_rdfs(trip):
+    facts = "".join(f"t({a},{b},{c}).\n" for a, b, c in trip.tolist())
+    return nemo_run(facts, NEMO_RDFS, "t")
+
+
+def nemo_linear(steps):
+    return nemo_run("b(0).\n", f"b(?Y) :- b(?X), ?X < {steps}, ?Y = ?X + 1.", "b")
+
+
+def clingo_linear(steps):
+    return clingo_run("b(0).", f"b(X+1) :- b(X), X < {steps}.")
 
 
 # -- clingo -----------------------------------------------------------------------------------
@@ -323,10 +388,29 @@ def report(name, system, t, k, base) -> None:
     print(f"{name:<16} {system:<30} {ts:>10} {str(k):>10} {ratio:>16}", flush=True)
 
 
+def measure_row(name, systems, cap):
+    """Measure one workload's systems (holokb first) and print their rows with ratios to holokb."""
+    rows = measure(systems, cap)
+    for system, t, k in rows:
+        report(name, system, t, k, rows[0][1])
+    return rows
+
+
 def main() -> None:
     cap = 60 if QUICK else 120
+    if "--cap" in sys.argv:  # a shorter cap per run keeps a full run bounded on a busy machine
+        cap = int(sys.argv[sys.argv.index("--cap") + 1])
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; cap {cap} s per run", flush=True)
     print(HEADER, flush=True)
+    if LINEAR_ONLY or not (QUICK or RDFS_ONLY):
+        name = f"linear {LINEAR_STEPS // 1000}k steps"
+        systems = [("holokb", lambda: run_holokb_linear(LINEAR_STEPS)),
+                   ("duckdb recursive CTE", lambda: duck_linear(LINEAR_STEPS)),
+                   ("clingo", lambda: clingo_linear(LINEAR_STEPS)),
+                   ("nemo", lambda: nemo_linear(LINEAR_STEPS))]
+        measure_row(name, systems, cap)
+        if LINEAR_ONLY:
+            return
     tc = [("chain 1,000", *chain(1000), 1000), ("chain 2,000", *chain(2000), 2000)]
     if not QUICK:
         tc.append(("random 10k/20k", *random_graph(10_000, 20_000), 10_000))
@@ -336,10 +420,9 @@ def main() -> None:
         systems = [("holokb", lambda: run_holokb_tc(s, o, n)[:2]),
                    ("duckdb recursive CTE", lambda: duck_tc_cte(s, o)),
                    ("duckdb semi-naive SQL", lambda: duck_tc_seminaive(s, o)),
-                   ("clingo", lambda: clingo_tc(s, o))]
-        rows = measure(systems, cap)
-        for system, t, k in rows:
-            report(name, system, t, k, rows[0][1])
+                   ("clingo", lambda: clingo_tc(s, o)),
+                   ("nemo", lambda: nemo_tc(s, o))]
+        rows = measure_row(name, systems, cap)
         if n == 1000:
             t, k = pydatalog_chain(n)
             report(name, "pyDatalog (1 run, cap 60 s)", "timeout" if t is None else t, k, rows[0][1])
@@ -349,10 +432,9 @@ def main() -> None:
         name = f"RDFS {size // 1000}k"
         systems = [("holokb", lambda: run_holokb_rdfs(trip, n_ids)[:2]),
                    ("duckdb semi-naive SQL", lambda: duck_rdfs(trip)),
-                   ("clingo", lambda: clingo_rdfs(trip))]
-        rows = measure(systems, cap)
-        for system, t, k in rows:
-            report(name, system, t, k, rows[0][1])
+                   ("clingo", lambda: clingo_rdfs(trip)),
+                   ("nemo", lambda: nemo_rdfs(trip))]
+        measure_row(name, systems, cap)
     print(flush=True)
     proofs_and_memory(cap)
 

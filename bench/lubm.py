@@ -1,22 +1,25 @@
-"""LUBM(1,0) end to end: load, close under OWL 2 RL, answer the 14 queries — holokb vs rdflib + owlrl.
+"""LUBM(1,0) end to end through the CLI — holokb vs reasonable + pyoxigraph, in the same run.
 
-holokb: KnowledgeBase.load (ledger) → closure of rules/owl2rl.hkr over the triple view → SPARQL
-snapshot (holokb.sparql, pyoxigraph) → 14 queries.  Medians of --runs runs (default 3), each in a
-fresh ledger file.  Per-query latency is the median of --query-runs runs on the warm snapshot, both
-through ``run_query`` (parse, evaluate, convert and sort rows) and on the snapshot's store directly.
+holokb, as a user types it, each step a fresh process on a fresh ledger:
+    holokb load lubm_1_0_seed0.nt.gz univ-bench.owl --db lubm.db
+    holokb derive --rules rules/owl2rl.hkr --db lubm.db --show 0 --timeout none   (proofs stored)
+    holokb query --file qNN.rq --db lubm.db --format tsv --timeout none            (x 14; the first builds the snapshot)
+Peer: ``reasonable`` (OWL 2 RL in Rust, PyPI) closes the same triples, pyoxigraph loads the closure
+and answers the same 14 SPARQL files.  Both must give the 14 published counts (expected/counts.tsv).
+Then warm latency: each query run --query-runs times in one process on holokb's warm snapshot
+(``KnowledgeBase.query``); the target is a median under 50 ms for every query.
 
-Peer, measured in the same run: rdflib 7 + owlrl (``owlrl.DeductiveClosure(owlrl.OWLRL_Semantics)
-.expand(g)``, then the same SPARQL text in rdflib).  It is slow, so it runs once in a child process
-capped at --peer-timeout seconds; the table shows how far it got.  Nemo is not measured: there is no
-installable Python distribution of it here (no nmo-python wheel), and Soufflé/RDFox are not installed.
+Medians of --runs runs (default 3), holokb and peer interleaved; the load average is printed beside
+every figure.
 
-    cd /work/main && PYTHONPATH=src python3 bench/lubm.py [--runs 3] [--peer-timeout 900] [--no-peer]
+    cd /work/main && PYTHONPATH=src python3 bench/lubm.py [--runs 3] [--query-runs 9]
 """
 from __future__ import annotations
 
 import argparse
-import json
+import gzip
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,12 +28,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# The triple view (every triple as hk:triple(s, p, o), which rules/owl2rl.hkr reads) lives beside
-# the tests until holokb.reasoning.database_at provides it.
-sys.path.insert(0, str(REPO / "tests" / "entailment"))
 sys.path.insert(0, str(REPO / "tests"))
-
-LOADED_AT = 1_700_000_000_000
+QUERIES = [f"q{i:02d}" for i in range(1, 15)]
 
 
 def corpus() -> Path:
@@ -38,223 +37,144 @@ def corpus() -> Path:
 
     root = corpora_root()
     if root is None or not (root / "lubm" / "lubm_1_0_seed0.nt.gz").exists():
-        sys.exit("LUBM corpus not found: set HOLOKB_CORPORA")
+        sys.exit("LUBM corpus not found (set HOLOKB_CORPORA)")
     return root / "lubm"
 
 
-def expected_counts(root: Path) -> dict[str, int]:
-    lines = (root / "expected" / "counts.tsv").read_text().splitlines()[1:]
-    return {a: int(b) for a, b in (ln.split("\t") for ln in lines if ln.strip())}
+def expected_counts(lubm: Path) -> dict[str, int]:
+    lines = (lubm / "expected" / "counts.tsv").read_text().splitlines()[1:]
+    return {q: int(n) for q, n in (ln.split("\t") for ln in lines if ln)}
 
 
-def queries(root: Path) -> dict[str, str]:
-    return {p.stem: p.read_text() for p in sorted((root / "queries").glob("q*.rq"))}
+def load() -> float:
+    return os.getloadavg()[0]
 
 
-# -- holokb ---------------------------------------------------------------------------------------
-def holokb_run(root: Path, qs: dict[str, str], workdir: Path) -> dict:
-    """One end-to-end run in a fresh ledger; returns stage times (s), counts and the warm handles."""
-    from holokb.core import AsOf, Limits
-    from holokb.kb import KnowledgeBase
-    from holokb.reasoning import load_program
-    from holokb.sparql import SnapshotCache, run_query
-    from triple_view import TripleViewKB, rule_file
+def holokb_cli(lubm: Path, work: Path) -> dict:
+    """Seconds per CLI step and the row count of each query."""
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    db = work / "lubm.db"
+
+    def cli(*args: str) -> tuple[float, str]:
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-m", "holokb", *args, "--db", str(db)], cwd=work, env=env,
+                           capture_output=True, text=True, timeout=1800)
+        if p.returncode != 0:
+            raise RuntimeError(f"holokb {args[0]} failed: {p.stderr[-500:]}")
+        return time.perf_counter() - t0, p.stdout
+
+    out: dict = {}
+    out["load"], _ = cli("load", str(lubm / "lubm_1_0_seed0.nt.gz"), str(lubm / "univ-bench.owl"), "--at", "2026-01-01")
+    out["derive"], _ = cli("derive", "--rules", str(REPO / "rules" / "owl2rl.hkr"), "--show", "0", "--timeout", "none")
+    counts, times = {}, {}
+    for q in QUERIES:
+        times[q], text = cli("query", "--file", str(lubm / "queries" / f"{q}.rq"), "--format", "tsv", "--timeout", "none",
+                             "--rules", str(REPO / "rules" / "owl2rl.hkr"))
+        counts[q] = max(len([ln for ln in text.splitlines() if ln.strip()]) - 1, 0)  # tsv: a header line
+    out["queries"] = sum(times.values())
+    out["first query"] = times[QUERIES[0]]
+    out["total"] = out["load"] + out["derive"] + out["queries"]
+    out["counts"] = counts
+    return out
+
+
+def peer(lubm: Path, work: Path) -> dict:
+    """reasonable closes the triples (it reads Turtle files), pyoxigraph answers the queries."""
+    import pyoxigraph as ox
+    import reasonable
 
     out: dict = {}
     t0 = time.perf_counter()
-    kb = KnowledgeBase.open(workdir / "lubm.db")
-    kb.load([root / "lubm_1_0_seed0.nt.gz", root / "univ-bench.owl"], at=LOADED_AT)
-    t1 = time.perf_counter()
-    program = load_program([rule_file("owl2rl.hkr")])
-    view = TripleViewKB(kb)
-    model = view.derive(program, as_of=AsOf.latest())
-    t2 = time.perf_counter()
-    cache = SnapshotCache(1, disk=False)
-    # The snapshot layer derives again (it owns its closure); give it this run's model instead.
-    view.derive = lambda *a, **k: model  # type: ignore[method-assign]
+    data, schema = work / "lubm.ttl", work / "univ.ttl"
+    with gzip.open(lubm / "lubm_1_0_seed0.nt.gz", "rb") as f, open(data, "wb") as g:
+        shutil.copyfileobj(f, g)  # N-Triples is Turtle
+    onto = ox.Store()
+    onto.load(path=str(lubm / "univ-bench.owl"), format=ox.RdfFormat.RDF_XML)
+    with open(schema, "wb") as g:
+        onto.dump(g, format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
+    r = reasonable.PyReasoner()
+    r.load_file(str(data))
+    r.load_file(str(schema))
+    out["load"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    triples = r.reason()
+    out["derive"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store = ox.Store()
+    store.load(input="".join(f"{s.n3()} {p.n3()} {o.n3()} .\n" for s, p, o in triples).encode(),
+               format=ox.RdfFormat.N_TRIPLES)
     counts = {}
-    first = True
-    for name, text in qs.items():
-        r = run_query(view, text, as_of=AsOf.latest(), rules_program=program, limits=Limits(max_results=None),
-                      cache=cache)
-        counts[name] = len(set(r.rows))
-        if first:
-            t3 = time.perf_counter()
-            first = False
-    t4 = time.perf_counter()
-    out.update(load=t1 - t0, closure=t2 - t1, snapshot=t3 - t2, queries=t4 - t3, total=t4 - t0,
-               derived=model.stats.derived, iterations=model.stats.iterations, counts=counts)
-    out["_warm"] = (view, program, cache, kb)
+    for q in QUERIES:
+        counts[q] = len(list(store.query((lubm / "queries" / f"{q}.rq").read_text())))
+    out["queries"] = time.perf_counter() - t0
+    out["total"] = out["load"] + out["derive"] + out["queries"]
+    out["counts"] = counts
     return out
 
 
-def closure_only(root: Path, workdir: Path, runs: int) -> tuple[float, int]:
-    """Median closure time on one loaded ledger (engine input built from the ledger each time)."""
-    from holokb.core import AsOf
-    from holokb.engine import closure
+def warm(lubm: Path, work: Path, runs: int) -> dict[str, float]:
+    """Median seconds per query on holokb's warm snapshot, in one process."""
+    sys.path.insert(0, str(REPO / "src"))
+    from holokb.core import AsOf, Limits
     from holokb.kb import KnowledgeBase
     from holokb.reasoning import load_program
-    from triple_view import ledger_database, rule_file
 
-    kb = KnowledgeBase.open(workdir / "lubm.db")
-    program = load_program([rule_file("owl2rl.hkr")])
-    times, derived = [], 0
-    for _ in range(runs):
-        t = time.perf_counter()
-        m = closure(program, ledger_database(kb.ledger, AsOf.latest(), program))
-        times.append(time.perf_counter() - t)
-        derived = m.stats.derived
-    kb.close()
-    return statistics.median(times), derived
-
-
-def warm_latencies(warm, qs: dict[str, str], runs: int) -> dict[str, tuple[float, float]]:
-    """Per query: (median ms through run_query, median ms on the snapshot store, rows counted)."""
-    from holokb.core import AsOf, Limits
-    from holokb.sparql import run_query
-
-    view, program, cache, _ = warm
-    snap = cache.get(view.ledger, "snapshot", AsOf.latest(), program, None, view.derive)
+    program = load_program([REPO / "rules" / "owl2rl.hkr"])
     out = {}
-    for name, text in qs.items():
-        a, b = [], []
-        for _ in range(runs):
-            t = time.perf_counter()
-            run_query(view, text, as_of=AsOf.latest(), rules_program=program, limits=Limits(max_results=None),
-                      cache=cache)
-            a.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            sum(1 for _ in snap.store.query(text))
-            b.append(time.perf_counter() - t)
-        out[name] = (statistics.median(a) * 1000, statistics.median(b) * 1000)
+    with KnowledgeBase.open(work / "lubm.db") as kb:
+        for q in QUERIES:
+            text = (lubm / "queries" / f"{q}.rq").read_text()
+            kb.query(text, as_of=AsOf.latest(), rules=program, limits=Limits(max_results=None))  # warm
+            ts = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                kb.query(text, as_of=AsOf.latest(), rules=program, limits=Limits(max_results=None))
+                ts.append(time.perf_counter() - t0)
+            out[q] = statistics.median(ts)
     return out
 
 
-# -- rdflib + owlrl (child process) ---------------------------------------------------------------
-def peer_main(root: Path) -> None:
-    """Child: report each stage as one JSON line as soon as it ends."""
-    import gzip
-
-    import owlrl
-    from rdflib import Graph
-
-    def say(**kv):
-        sys.stdout.write(json.dumps(kv) + "\n")
-        sys.stdout.flush()
-
-    t0 = time.perf_counter()
-    g = Graph()
-    with gzip.open(root / "lubm_1_0_seed0.nt.gz", "rb") as f:
-        g.parse(f, format="nt")
-    g.parse(root / "univ-bench.owl", format="xml")
-    say(stage="load", s=time.perf_counter() - t0, triples=len(g))
-    t1 = time.perf_counter()
-    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(g)
-    say(stage="closure", s=time.perf_counter() - t1, triples=len(g))
-    for name, text in queries(root).items():
-        t = time.perf_counter()
-        n = len({tuple(r) for r in g.query(text)})
-        say(stage="query", name=name, s=time.perf_counter() - t, count=n)
-    say(stage="done", s=time.perf_counter() - t0)
-
-
-def run_peer(timeout: float) -> dict:
-    """Run the peer child under a cap; whatever stages finished are returned."""
-    proc = subprocess.Popen([sys.executable, __file__, "--peer-child"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy())
-    got: dict = {"queries": {}, "capped": False}
-    start = time.monotonic()
-    import selectors
-
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    while True:
-        left = timeout - (time.monotonic() - start)
-        if left <= 0:
-            got["capped"] = True
-            proc.kill()
-            break
-        if not sel.select(timeout=min(left, 5.0)):
-            if proc.poll() is not None:
-                break
-            continue
-        line = proc.stdout.readline()
-        if not line:
-            break
-        ev = json.loads(line)
-        if ev["stage"] == "query":
-            got["queries"][ev["name"]] = (ev["s"], ev["count"])
-        else:
-            got[ev["stage"]] = ev
-    proc.wait()
-    got["elapsed"] = time.monotonic() - start
-    return got
-
-
-# -- report ---------------------------------------------------------------------------------------
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--query-runs", type=int, default=5)
-    ap.add_argument("--peer-timeout", type=float, default=900.0)
-    ap.add_argument("--no-peer", action="store_true")
-    ap.add_argument("--peer-child", action="store_true")
+    ap.add_argument("--query-runs", type=int, default=9)
     args = ap.parse_args()
-    root = corpus()
-    if args.peer_child:
-        peer_main(root)
-        return
-    qs, expected = queries(root), expected_counts(root)
-    print(f"LUBM(1,0): {root}  (python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
-    runs, warm = [], None
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(args.runs):
-            d = Path(tmp) / f"run{i}"
-            d.mkdir()
-            r = holokb_run(root, qs, d)
-            if warm is not None:
-                warm[3].close()
-            warm = r.pop("_warm")
-            runs.append(r)
-        lat = warm_latencies(warm, qs, args.query_runs)
-        closure_s, derived = closure_only(root, Path(tmp) / "run0", args.runs)
-        warm[3].close()
-    med = {k: statistics.median(r[k] for r in runs) for k in ("load", "closure", "snapshot", "queries", "total")}
-    counts = runs[-1]["counts"]
-    ok = counts == expected
-    print(f"\nholokb, median of {args.runs} end-to-end runs (fresh ledger each):")
-    for k in ("load", "closure", "snapshot", "queries", "total"):
-        print(f"  {k:<9} {med[k]:8.2f} s")
-    print(f"  closure alone (median of {args.runs}, engine input from the ledger): {closure_s:.2f} s, "
-          f"{derived} facts derived (incl. rl:* helper facts), {runs[-1]['iterations']} iterations")
-    print(f"  14 query counts equal the reference: {ok}")
-
-    peer = None if args.no_peer else run_peer(args.peer_timeout)
-    print("\nper query: count (expected) | holokb warm ms via run_query / on the store (median of "
-          f"{args.query_runs}) | rdflib+owlrl s")
-    for name in qs:
-        pq = peer["queries"].get(name) if peer else None
-        ps = f"{pq[0]:8.2f} s ({pq[1]})" if pq else "      —"
-        a, b = lat[name]
-        print(f"  {name}  {counts[name]:6d} ({expected[name]:6d}) | {a:8.2f} / {b:8.2f} ms | {ps}")
-    worst = max(b for _, b in lat.values())
-    worst_rq = max(a for a, _ in lat.values())
-    print(f"  slowest warm query: {worst:.1f} ms on the store, {worst_rq:.1f} ms through run_query (target < 50 ms)")
-    if peer is not None:
-        print(f"\nrdflib + owlrl (one run, cap {args.peer_timeout:.0f} s{', CAPPED' if peer['capped'] else ''}):")
-        if "load" in peer:
-            print(f"  load     {peer['load']['s']:8.2f} s  ({peer['load']['triples']} triples)")
-        if "closure" in peer:
-            print(f"  closure  {peer['closure']['s']:8.2f} s  ({peer['closure']['triples']} triples)")
-        done = "done" in peer
-        total = peer["done"]["s"] if done else peer["elapsed"]
-        print(f"  queries  {len(peer['queries'])}/14 answered; end to end {'' if done else '> '}{total:.1f} s")
-        print("\nratios (rdflib+owlrl / holokb):")
-        print(f"  end to end: {'' if done else '> '}{total / med['total']:.1f}x   (target >= 20x)")
-        if "closure" in peer:
-            print(f"  closure:    {peer['closure']['s'] / closure_s:.1f}x")
-        if "load" in peer:
-            print(f"  load:       {peer['load']['s'] / med['load']:.1f}x")
+    lubm = corpus()
+    want = expected_counts(lubm)
+    print(f"load average at start: {load():.2f} on {os.cpu_count()} CPUs", flush=True)
+    results: dict[str, list[dict]] = {"holokb CLI": [], "reasonable + pyoxigraph": []}
+    last_work = None
+    for run in range(args.runs):
+        for name, fn in (("holokb CLI", holokb_cli), ("reasonable + pyoxigraph", peer)):
+            work = Path(tempfile.mkdtemp(prefix="lubm-bench-"))
+            r = fn(lubm, work)
+            r["loadavg"] = load()
+            results[name].append(r)
+            bad = {q: (r["counts"][q], want[q]) for q in QUERIES if r["counts"][q] != want[q]}
+            print(f"run {run + 1} {name:<24} total {r['total']:7.2f} s  (load {r['load']:.2f}, derive "
+                  f"{r['derive']:.2f}, queries {r['queries']:.2f})  counts {'ok' if not bad else bad}  "
+                  f"loadavg {r['loadavg']:.2f}", flush=True)
+            if name == "holokb CLI":
+                if last_work is not None:
+                    shutil.rmtree(last_work, ignore_errors=True)
+                last_work = work
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+    print()
+    med = {n: {k: statistics.median(r[k] for r in rs) for k in ("load", "derive", "queries", "total")}
+           for n, rs in results.items()}
+    for n, m in med.items():
+        print(f"median {n:<24} total {m['total']:7.2f} s  load {m['load']:.2f}  derive {m['derive']:.2f}  "
+              f"queries {m['queries']:.2f}")
+    ratio = med["reasonable + pyoxigraph"]["total"] / med["holokb CLI"]["total"]
+    print(f"holokb speed-up (peer total / holokb total): {ratio:.2f}x", flush=True)
+    lat = warm(lubm, last_work, args.query_runs)
+    slow = [q for q, t in lat.items() if t >= 0.05]
+    print("warm query medians (ms): " + ", ".join(f"{q} {1000 * t:.1f}" for q, t in lat.items()))
+    print(f"every warm median < 50 ms: {not slow}" + (f" (not: {', '.join(slow)})" if slow else "")
+          + f"; loadavg {load():.2f}")
+    if last_work is not None:
+        shutil.rmtree(last_work, ignore_errors=True)
 
 
 if __name__ == "__main__":

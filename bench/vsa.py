@@ -25,10 +25,11 @@ import numpy as np
 from holokb.core import IRI, Literal
 from holokb.vsa import FactRecord, Representation, VSAConfig, VectorSpace
 from holokb.vsa.index import VectorIndex
+from holokb.vsa.space import Query
 
 EX = "http://example.org/"
 #: (sketch bits, candidates) settings of the sketch-filtered kernel measured in one run.
-SWEEP = ((512, 2048), (512, 16384), (1024, 4096), (1024, 16384), (1024, 65536))
+SWEEP = ((1024, 4096), (1024, 16384))
 
 
 def synthetic(n: int, seed: int = 0) -> list[FactRecord]:
@@ -50,7 +51,7 @@ def synthetic(n: int, seed: int = 0) -> list[FactRecord]:
     return out
 
 
-def queries(space: VectorSpace, recs: list[FactRecord], count: int, seed: int = 1) -> list[tuple[str, np.ndarray]]:
+def queries(space: VectorSpace, recs: list[FactRecord], count: int, seed: int = 1) -> list[tuple[str, Query]]:
     rng = random.Random(seed)
     out = []
     for _ in range(count):
@@ -86,18 +87,24 @@ def p95(xs):
 def run_rep(rep: str, recs: list[FactRecord], args) -> None:
     cfg = VSAConfig.default(rep)
     cfg = VSAConfig(cfg.representation, cfg.dim, cfg.seed, sketch_bits=args.sketch_bits or 1024,
-                    candidates=args.candidates or cfg.candidates, exact_below=cfg.exact_below)
+                    candidates=args.candidates or cfg.candidates, exact_below=cfg.exact_below,
+                    structural_budget=cfg.structural_budget if args.budget is None else args.budget)
     t0 = time.perf_counter()
     space = VectorSpace(cfg)
     space.add(recs)
     build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    space.facts.rows_with(0, np.zeros(1, dtype=np.int64))  # the postings (built on first use)
+    postings = time.perf_counter() - t0
     idx = space.facts
     width_bytes = idx._vec.shape[1] * idx._vec.itemsize
     sketch_bytes = cfg.sketch_bits // 8
     print(f"\n## {rep.upper()} {cfg.dim}-d, {len(recs):,} facts (sketch {cfg.sketch_bits} bits, "
-          f"{cfg.candidates} candidates)   load {os.getloadavg()[0]:.2f}")
-    print(f"build (encode + index): {build:.1f} s; vector {width_bytes} B + sketch {sketch_bytes} B per fact "
-          f"= {(width_bytes + sketch_bytes) / 1e9 * len(recs):.2f} GB")
+          f"{cfg.candidates} candidates, structural budget {cfg.structural_budget})   load {os.getloadavg()[0]:.2f}")
+    other = 3 * 8 + 4 + 1  # component ids, length (HRR), alive flag
+    print(f"build (encode + index): {build:.1f} s, postings {postings:.1f} s (load {os.getloadavg()[0]:.2f}); "
+          f"per fact: vector {width_bytes} B + sketch {sketch_bytes} B + ids {other} B + postings 48 B "
+          f"= {(width_bytes + sketch_bytes + other + 48) / 1e9 * len(recs):.2f} GB")
     qs = queries(space, recs, args.queries)
     lat: dict[str, dict[str, list[float]]] = {}
     rec: dict[str, dict[str, list[float]]] = {}
@@ -108,10 +115,20 @@ def run_rep(rep: str, recs: list[FactRecord], args) -> None:
 
     peers = _peers(rep, idx, cfg, len(recs))
     full_sketch = idx._sketch
-    for kind, q in qs:
+    floor = space.encoder.noise_floor()
+    for kind, query in qs:
+        q = query.vector
         t = time.perf_counter()
         want = exact(idx, q, 10)
         note("numpy exact", kind, time.perf_counter() - t, 1.0)
+        for name, above in (("structural", None), ("structural >floor", floor)):
+            t = time.perf_counter()
+            got = idx.search(q, 10, components=query.components, above=above)
+            dt = time.perf_counter() - t
+            signal = [w for w in want if w.score > floor] if above is not None else want
+            # Recall of what the caller keeps: all 10, or (with the floor) the brute-force hits above it.
+            ok = [g for g in got if g.score > floor] if above is not None else list(got)
+            note(name, kind, dt, 1.0 if ok == signal else recall([h.score for h in got], want))
         # Sketches are prefixes (first bits / signs of the first coordinates), so a shorter sketch is a
         # slice of the stored one: one build serves the whole sweep.
         for bits, cands in SWEEP:
@@ -176,33 +193,37 @@ def _hnsw(rep: str, recs: list[FactRecord], cfg: VSAConfig, args, full_n: int) -
         import faiss
         if rep == "hdc":
             def faiss_bin():
-                ix = faiss.IndexBinaryHNSW(cfg.dim, 16)
+                ix = faiss.IndexBinaryHNSW(cfg.dim, args.ann_m)
+                ix.hnsw.efConstruction = args.ann_ef_add
                 ix.add(np.ascontiguousarray(vec).view(np.uint8))
                 ix.hnsw.efSearch = 128
                 return lambda q: ix.search(np.ascontiguousarray(q[None, :]).view(np.uint8), 10)[1][0]
-            builders.append(("faiss BinaryHNSW M16", faiss_bin))
+            builders.append((f"faiss BinaryHNSW M{args.ann_m}", faiss_bin))
         else:
             def faiss_hnsw():
-                ix = faiss.IndexHNSWFlat(cfg.dim, 16, faiss.METRIC_INNER_PRODUCT)
+                ix = faiss.IndexHNSWFlat(cfg.dim, args.ann_m, faiss.METRIC_INNER_PRODUCT)
+                ix.hnsw.efConstruction = args.ann_ef_add
                 ix.add(np.ascontiguousarray(vec))
                 ix.hnsw.efSearch = 128
                 return lambda q: ix.search(q[None, :].astype(np.float32), 10)[1][0]
-            builders.append(("faiss HNSWFlat M16", faiss_hnsw))
+            builders.append((f"faiss HNSWFlat M{args.ann_m}", faiss_hnsw))
     except ImportError:
         print("  (faiss-cpu not installed)")
     try:
         from usearch.index import Index
         if rep == "hdc":
             def us():
-                ix = Index(ndim=cfg.dim, metric="hamming", dtype="b1", connectivity=16)
+                ix = Index(ndim=cfg.dim, metric="hamming", dtype="b1", connectivity=args.ann_m,
+                           expansion_add=args.ann_ef_add)
                 ix.add(np.arange(n), np.ascontiguousarray(vec).view(np.uint8), threads=2)
                 return lambda q: ix.search(np.ascontiguousarray(q).view(np.uint8), 10).keys
         else:
             def us():
-                ix = Index(ndim=cfg.dim, metric="ip", dtype="f32", connectivity=16)
+                ix = Index(ndim=cfg.dim, metric="ip", dtype="f32", connectivity=args.ann_m,
+                           expansion_add=args.ann_ef_add)
                 ix.add(np.arange(n), np.ascontiguousarray(vec), threads=2)
                 return lambda q: ix.search(q.astype(np.float32), 10).keys
-        builders.append(("usearch HNSW M16", us))
+        builders.append((f"usearch HNSW M{args.ann_m}", us))
     except ImportError:
         print("  (usearch not installed)")
     if rep == "hrr":
@@ -211,12 +232,12 @@ def _hnsw(rep: str, recs: list[FactRecord], cfg: VSAConfig, args, full_n: int) -
 
             def hl():
                 ix = hnswlib.Index(space="ip", dim=cfg.dim)
-                ix.init_index(max_elements=n, ef_construction=100, M=16)
+                ix.init_index(max_elements=n, ef_construction=args.ann_ef_add, M=args.ann_m)
                 ix.set_num_threads(2)
                 ix.add_items(np.ascontiguousarray(vec), np.arange(n))
                 ix.set_ef(128)
                 return lambda q: ix.knn_query(q[None, :], k=10)[0][0]
-            builders.append(("hnswlib M16", hl))
+            builders.append((f"hnswlib M{args.ann_m}", hl))
         except ImportError:
             print("  (hnswlib not installed)")
     for name, build in builders:
@@ -224,7 +245,8 @@ def _hnsw(rep: str, recs: list[FactRecord], cfg: VSAConfig, args, full_n: int) -
         search = build()
         bt = time.perf_counter() - t
         lat, rc = [], []
-        for _kind, q in qs:
+        for _kind, query in qs:
+            q = query.vector
             want = exact(sub.facts, q, 10)
             t = time.perf_counter()
             rows = search(q)
@@ -240,6 +262,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=25, help="query facts (each gives an entity and a terms query)")
     ap.add_argument("--ann-n", type=int, default=50_000, help="facts for the HNSW peers (0: skip them)")
     ap.add_argument("--rep", choices=["hdc", "hrr", "both"], default="both")
+    ap.add_argument("--ann-m", type=int, default=16, help="HNSW connectivity (M) of the peers")
+    ap.add_argument("--ann-ef-add", type=int, default=40, help="HNSW expansion at build (efConstruction)")
+    ap.add_argument("--budget", type=int, default=None, help="structural_budget (default: the representation's)")
     ap.add_argument("--sketch-bits", type=int, default=None)
     ap.add_argument("--candidates", type=int, default=None)
     args = ap.parse_args()

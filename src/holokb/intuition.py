@@ -379,7 +379,7 @@ def nearest_facts(space: VectorSpace, terms: Sequence[Term], want: int, taken: s
     for t in terms:
         # A generous depth per term: a fact naming several terms must get credit from each of them,
         # also when one of the terms names many facts (ties beyond the depth are cut by fact id).
-        for h in space.similar_facts(space.term_query([t]), want + len(taken) + _TERM_DEPTH):
+        for h in space.similar_facts(space.term_query([t]), want + len(taken) + _TERM_DEPTH, above=floor):
             if h.score <= floor:
                 break
             if h.key not in taken and h.key in views:

@@ -69,8 +69,8 @@ class LedgerSource:
         terms = self.lexicon(space).lookup(query)
         if not terms or not space.records:
             return []
-        hits = space.similar_facts(space.term_query(terms), limit)
         floor = space.encoder.noise_floor()
+        hits = space.similar_facts(space.term_query(terms), limit, above=floor)
         return [(self.fact_hit(space, h.key, as_of), h.score) for h in hits if h.score > floor]
 
     def fact_hit(self, space: VectorSpace, key: str, as_of: AsOf) -> FactHit:

@@ -15,6 +15,7 @@ from .core import HK, AsOf, AssertedRef, Deadline, HolokbError, IRI, RuleFileRef
 from .core.inputs import not_found
 from .engine import Database, TermDictionary
 from .ledger import Ledger
+from .ledger.columns import distinct
 from .syntax import parse_rules
 
 if TYPE_CHECKING:
@@ -107,11 +108,11 @@ def census(ledger: Ledger, as_of: AsOf | None = None) -> "Census":
     if as_of is None:
         return Census(ever_p, ever_c)
     enc = ledger.encoded_visible(as_of)
-    preds: dict[int, Term] = {pid: ledger.term(pid) for pid in np.unique(enc.p).tolist()} if len(enc) else {}
+    preds: dict[int, Term] = {pid: ledger.term(pid) for pid in distinct(enc.p).tolist()} if len(enc) else {}
     classes: set[str] = set()
     type_id = next((pid for pid, t in preds.items() if isinstance(t, IRI) and t.value == RDF_TYPE), None)
     if type_id is not None:
-        for oid in np.unique(enc.o[enc.p == type_id]).tolist():
+        for oid in distinct(enc.o[enc.p == type_id]).tolist():
             t = ledger.term(oid)
             if isinstance(t, IRI):
                 classes.add(t.value)
@@ -142,7 +143,7 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
         return db
     if deadline is not None and deadline.expired():
         return db
-    used = np.unique(np.concatenate([enc.s, enc.p, enc.o]))
+    used = distinct(np.concatenate([enc.s, enc.p, enc.o]))
     for tid in used.tolist():
         terms.seed(ledger.term(tid), tid)
     keys = np.empty(len(enc.fact_ids), dtype=object)
@@ -153,7 +154,7 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
     wanted = None
     if program is not None:
         wanted = mentioned_predicates(program)
-    for pid in np.unique(enc.p).tolist():
+    for pid in distinct(enc.p).tolist():
         pred = ledger.term(pid)
         if not isinstance(pred, IRI) or (wanted is not None and pred.value not in wanted):
             continue

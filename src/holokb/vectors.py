@@ -90,7 +90,8 @@ class VectorCache:
         space = VectorSpace(config)
         cached = load(path, config) if path is not None and path.exists() else None
         if cached is not None:
-            encoded = space.restore(records, cached.keys, cached.vectors, cached.entity_keys, cached.entity_vectors)
+            encoded = space.restore(records, cached.keys, cached.vectors, cached.entity_keys, cached.entity_vectors,
+                                    cached.norms)
             removed = len(set(cached.keys) - {r.key for r in records})
             source = IndexSource.DISK
         else:

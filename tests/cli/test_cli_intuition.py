@@ -97,3 +97,41 @@ def test_answer_with_intuition_says_rounds_and_candidate_set(project):
     assert out.startswith("Yes") and "intuition: hrr" in out and "candidate set" in out
     p = run("answer", "Bob is kind.", "--intuition", "psychic", cwd=project, ok=2)
     assert "none, hrr or hdc" in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory):
+    """Thirty facts about other people, then the one premise the question needs (last in source order)."""
+    from test_cli_answer import run as run_answer
+
+    d = tmp_path_factory.mktemp("fusedcli")
+    (d / "a-noise.txt").write_text(" ".join(f"Person{i} is green." for i in range(30)), encoding="utf-8")
+    (d / "zz-bob.txt").write_text("Bob is big. If Bob is big then the cat is red.", encoding="utf-8")
+    run_answer("ingest", "a-noise.txt", "zz-bob.txt", "--at", "2026-01-01", cwd=d)
+    return d
+
+
+def test_answer_with_fused_retrieval_keeps_the_relevant_facts_under_a_tight_cap(noisy):
+    from test_cli_answer import run as run_answer
+
+    ask = ("answer", "The cat is red.", "--limit-facts", "2", "--format", "json")
+    fused = json.loads(run_answer(*ask, "--retrieval", "fused", cwd=noisy).stdout)
+    base = json.loads(run_answer(*ask, cwd=noisy).stdout)
+    full = json.loads(run_answer("answer", "The cat is red.", "--format", "json", cwd=noisy).stdout)
+    assert (full["verdict"], full["text"]) == ("supported", "Yes")
+    assert (fused["verdict"], fused["text"]) == ("supported", "Yes")
+    assert base["text"] != "Yes"  # the baseline's order spends the cap on the noise
+    again = run_answer(*ask, "--profile", "default", cwd=noisy).stdout  # a profile implies fused retrieval
+    assert json.loads(again) == fused
+
+
+def test_answer_retrieval_option_errors(noisy):
+    from test_cli_answer import run as run_answer
+
+    assert "structured or fused" in run_answer("answer", "The cat is red.", "--retrieval", "magic", cwd=noisy, ok=2).stderr
+    assert "go with --retrieval fused" in run_answer("answer", "The cat is red.", "--retrieval", "structured",
+                                                     "--profile", "thinkingdb", cwd=noisy, ok=2).stderr
+    assert "give one" in run_answer("answer", "The cat is red.", "--retrieval", "fused", "--intuition", "hdc",
+                                    cwd=noisy, ok=2).stderr
+    err = run_answer("answer", "The cat is red.", "--retrieval", "fused", "--profile", "nope", cwd=noisy, ok=1).stderr
+    assert "HK702" in err

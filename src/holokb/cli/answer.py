@@ -117,7 +117,10 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
            timeout: float = typer.Option(10.0, "--timeout", help="Seconds for derivation."),
            solver: str = typer.Option("z3", "--solver", help="z3 or cvc5 (conflict confirmation)."),
            format: str = FORMAT,
-           intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: reason over a candidate set the vector index proposes.")) -> None:
+           intuition: Optional[str] = typer.Option(None, "--intuition", help="none, hrr or hdc: reason over a candidate set the vector index proposes."),
+           retrieval: Optional[str] = typer.Option(None, "--retrieval", help="structured (default), or fused: the lanes of `holokb search` order the facts a capped request keeps."),
+           profile: Optional[str] = typer.Option(None, "--profile", help="Retrieval profile for fused retrieval (implies --retrieval fused; default: default)."),
+           profiles: Optional[Path] = typer.Option(None, "--profiles", help="A JSON profile file for fused retrieval (implies --retrieval fused).")) -> None:
     """Answer with a verdict (supported, conflicting, unsupported) and the evidence chain.
 
     \b
@@ -143,13 +146,21 @@ def answer(question: Optional[str] = typer.Argument(None, help="The question (co
     program = load_rules(rules)
     options = AnswerOptions(limit_facts, limit_chunks, timeout_s=timeout, backend=solver)
     if intuition is not None:
-        from .intuition import answer_with_intuition
+        from .intuition import answer_with_intuition, fused_profile
+
+        fused_profile(retrieval, profile, profiles, intuition)  # rejects --retrieval fused with --intuition
 
         answer_with_intuition(subject, db=db, point=point, program=program, options=options, strategy=intuition,
                               solver=solver, timeout=timeout, format=format)
         return
+    from .intuition import fused_profile
+
+    fused = fused_profile(retrieval, profile, profiles, intuition)
     with open_kb(db, []) as kb:
-        a = kb.answer(subject, as_of=point, rules=program, prefixes=prefixes(), options=options)
+        from ..fused_retrieval import FusedRetriever
+
+        retriever = FusedRetriever(kb.ledger, fused) if fused is not None else None
+        a = kb.answer(subject, as_of=point, rules=program, prefixes=prefixes(), options=options, retriever=retriever)
     if format == "json":
         typer.echo(a.to_json_text(), nl=False)
         return

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from .app import app
 from .common import AS_OF, DB, FORMAT, VALID, Usage, as_of_point, open_kb, parse_iri, short
+
+if TYPE_CHECKING:
+    from ..retrieval import RetrievalProfile
 
 REPRESENTATION = typer.Option("hdc", "--representation", "-r", help="Vector representation: hdc or hrr.")
 DIM = typer.Option(None, "--dim", help="Vector dimension (a multiple of 64; default 10048 for hdc, 1024 for hrr).")
@@ -192,3 +195,25 @@ def answer_with_intuition(subject, *, db: str, point, program, options, strategy
         typer.echo(line)
     typer.echo(f"  intuition: {r.strategy.value}, {len(r.rounds)} round(s), candidate set {r.candidates} of "
                f"{r.kb_facts} facts (stopped: {r.stop.value})")
+
+
+def fused_profile(retrieval: str | None, profile: str | None, profiles: Path | None,
+                  intuition: str | None) -> "RetrievalProfile | None":
+    """``holokb answer --retrieval``: None for the structured baseline, else the fused lanes' profile
+    (``--profile``/``--profiles`` imply fused; loaded before the KB opens, so a bad profile file is a
+    coded error that touches nothing)."""
+    from ..retrieval import load_profile
+
+    wants_profile = profile is not None or profiles is not None
+    if retrieval is None:
+        retrieval = "fused" if wants_profile else "structured"
+    if retrieval not in ("structured", "fused"):
+        raise Usage(f"--retrieval is structured or fused, not {retrieval!r}")
+    if retrieval == "structured":
+        if wants_profile:
+            raise Usage("--profile and --profiles go with --retrieval fused")
+        return None
+    found = load_profile(profile or "default", profiles)  # file problems first
+    if intuition is not None:
+        raise Usage("--retrieval fused and --intuition are two ways to choose the facts: give one")
+    return found

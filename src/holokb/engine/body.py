@@ -14,12 +14,12 @@ from typing import Mapping
 
 import numpy as np
 
-from ..analysis.program import Aggregate, Atom
-from .builtins import compare
+from ..analysis.program import Aggregate, Atom, Var
+from .builtins import compare, identity_equal
 from .database import RelKey
 from .dictionary import TermDictionary
-from .joins import Bindings, anti_join, eval_expr, join
-from .planning import live_after, plan_body
+from .joins import Bindings, anti_join, compare_var_int, eval_expr, join
+from .planning import live_after, plan_body, positive_atoms
 from .relation import Relation
 
 #: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
@@ -29,6 +29,11 @@ MAX_INTERMEDIATE_ROWS = 1 << 25
 
 class BodySolver:
     """Solves bodies over ``relations`` (read only); ``cap`` bounds the rows of one join step."""
+
+    #: Order atoms by their relations' sizes too (:func:`~.planning.plan_body`); off: bound positions only.
+    cardinality = True
+    #: Run the plan's key steps (expressions as lookup keys); off: atoms join unkeyed, then filter.
+    key_steps = True
 
     def __init__(self, relations: Mapping[RelKey, Relation], terms: TermDictionary, endpoints: np.ndarray,
                  cap: int, arity: Mapping[RelKey, int]):
@@ -40,6 +45,8 @@ class BodySolver:
         self._arity = arity
         self._empty: dict[RelKey, Relation] = {}
         self._plans: dict = {}
+        self._bits_for = (-1, 0)
+        self._identity: dict = {}
 
     def relation(self, rk: RelKey, arity: int) -> Relation:
         """The relation ``rk``, or an empty one of ``arity`` when nothing holds it."""
@@ -53,7 +60,10 @@ class BodySolver:
 
     def key_bits(self) -> int:
         """Bits per id column in packed keys: enough for every id and interval endpoint rank."""
-        return max(int(self.terms.id_bound).bit_length(), int(len(self.endpoints)).bit_length(), 1)
+        bound = self.terms.id_bound
+        if bound != self._bits_for[0]:  # asked after every step: recompute only when ids were minted
+            self._bits_for = (bound, max(int(bound).bit_length(), int(len(self.endpoints)).bit_length(), 1))
+        return self._bits_for[1]
 
     def solve(self, body, ranges: dict[int, tuple[int, int]] | None, first: int | None,
               record: bool, keep: frozenset[str] | None = None) -> Bindings:
@@ -64,23 +74,26 @@ class BodySolver:
         :class:`~.relation.IntermediateOverflow` when a join step would pass :attr:`cap` rows.
         """
         b = Bindings.unit(record)
-        steps, live = self._plan(body, first, keep)
+        ranges = ranges or {}
+        steps, live = self._plan(body, first, keep, ranges)
         for i, step in enumerate(steps):
             if b.n == 0:
                 break
             item = step.item
             if step.kind == "atom":
                 rel = self.relation((item.predicate, item.negated), item.arity)
-                lo, hi = (ranges or {}).get(step.label, (0, rel.size))
+                lo, hi = ranges.get(step.label, (0, rel.size))
                 b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record, self.cap)
             elif step.kind == "neg":
                 a = item.atom
                 b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits,
                               self.endpoints, self.cap)
             elif step.kind == "cmp":
-                left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
-                ok = (left >= 0) & (right >= 0)
-                ok[ok] = compare(item.op, left[ok], right[ok], self.terms)
+                ok = compare_var_int(item.op, item.left, item.right, b, self.terms)
+                if ok is None:
+                    left, right = eval_expr(item.left, b, self.terms), eval_expr(item.right, b, self.terms)
+                    ok = (left >= 0) & (right >= 0)
+                    ok[ok] = compare(item.op, left[ok], right[ok], self.terms)
                 b = b.filter(ok)
             elif step.kind == "assign":
                 val = eval_expr(item.expr, b, self.terms)
@@ -89,6 +102,9 @@ class BodySolver:
                 else:
                     b.vars[item.target.name] = val
                     b = b.filter(val >= 0)
+            elif step.kind == "key":
+                if self.key_steps:
+                    b = self._key(b, item, steps[i + 1:])
             elif step.kind == "agg":
                 b = self._aggregate(b, item)
             self.on_step()
@@ -96,14 +112,61 @@ class BodySolver:
                 b = self.distinct(b)
         return b
 
-    def _plan(self, body, first: int | None, keep: frozenset[str] | None):
-        """The join order of a body and its live variables, planned once per (body, first atom, keep):
-        semi-naive evaluation asks for the same plans every iteration."""
-        key = (body, first, keep)
-        hit = self._plans.get(key)
+    def _key(self, b: Bindings, item, rest) -> Bindings:
+        """A key step (:func:`~.planning.plan_body`): bind ``item.target`` to ``item.expr``'s ids
+        when that equals the comparison ``target = expr`` the plan still runs later — when value
+        equality is id equality for the computed values and for every column of a later atom the
+        target appears in (integers, IRIs, strings; not decimals or times, whose equal values can
+        have several ids).  Otherwise the bindings pass unchanged and the atom joins unkeyed."""
+        name = item.target.name
+        cols = [(st.item, p) for st in rest if st.kind == "atom"
+                for p, t in enumerate(st.item.args) if isinstance(t, Var) and t.name == name]
+        val = eval_expr(item.expr, b, self.terms)
+        defined = val >= 0
+        if not identity_equal(val[defined], self.terms).all():
+            return b
+        for atom, p in cols:
+            if not self._identity_column(self.relation((atom.predicate, atom.negated), atom.arity), p):
+                return b
+        b.vars[name] = val
+        return b.filter(defined)
+
+    def _identity_column(self, rel: Relation, pos: int) -> bool:
+        """Whether value equality is id equality on every id of column ``pos`` (checked
+        incrementally: relations only grow)."""
+        key = (id(rel), pos)
+        seen = self._identity.get(key)
+        if seen is None or seen[0] is not rel:
+            seen = (rel, 0, True)
+        _, done, ok = seen
+        if ok and done < rel.size:
+            ok = bool(identity_equal(rel.col(pos)[done:], self.terms).all())
+        self._identity[key] = (rel, rel.size, ok)
+        return ok
+
+    def _plan(self, body, first: int | None, keep: frozenset[str] | None, ranges: dict):
+        """The join order of a body and its live variables, planned once per (body, first atom, keep,
+        sizes): semi-naive evaluation asks for the same plans every iteration.  With two or more
+        atoms to order (and :attr:`cardinality` on), the sizes of their row ranges take part,
+        as bit lengths (a plan changes when a relation doubles, not at every row)."""
+        # Keyed by the body's identity (hashing a body hashes every node in it): the entry holds
+        # the body itself, so an id reused by a new body after the old one died cannot match.
+        entry = self._plans.get(id(body))
+        if entry is None or entry[0] is not body:
+            entry = self._plans[id(body)] = (body, positive_atoms(body), {})
+        atoms = entry[1]
+        sizes = None
+        if self.cardinality and len(atoms) - (first is not None) >= 2:
+            sizes = []
+            for label, a in enumerate(atoms):
+                rg = ranges.get(label)
+                n = rg[1] - rg[0] if rg is not None else self.relation((a.predicate, a.negated), a.arity).size
+                sizes.append(max(n, 0).bit_length())
+            sizes = tuple(sizes)
+        hit = entry[2].get((first, keep, sizes))
         if hit is None:
-            steps = plan_body(body, first)
-            hit = self._plans[key] = (steps, live_after(steps, keep) if keep is not None else None)
+            steps = plan_body(body, first, sizes)
+            hit = entry[2][(first, keep, sizes)] = (steps, live_after(steps, keep) if keep is not None else None)
         return hit
 
     def on_step(self) -> None:

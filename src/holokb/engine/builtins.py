@@ -15,16 +15,22 @@ from .dictionary import (
     KIND_BOOL, KIND_DAYTIME, KIND_NUMBER, KIND_TIME, KIND_YEARMONTH, TermDictionary,
 )
 
-_ORDERED = (KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_BOOL)
+_ORDERED = np.zeros(8, dtype=bool)  # the kinds with an order, as a lookup table by kind code
+_ORDERED[[KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_BOOL]] = True
 
 
 def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:
     """Row mask of ``a op b``; values of different kinds compare false (``!=`` true)."""
     kind, num, ms = terms.values()
+    isint, ival = terms.integers()
+    if INT_COMPARE and op in _INT_CMP and isint[a].all() and isint[b].all():  # integers (counters, ranks): compare exactly, one op
+        return _INT_CMP[op](ival[a], ival[b])
     ka, kb = kind[a], kind[b]
-    same = (ka == kb) & np.isin(ka, _ORDERED)
-    is_num = same & (ka == KIND_NUMBER)
-    # Equal-kind values compare by value: numbers as doubles, times and durations as int64.
+    same = (ka == kb) & _ORDERED[ka]
+    both_int = isint[a] & isint[b]
+    is_num = same & (ka == KIND_NUMBER) & ~both_int
+    # Equal-kind values compare by value: integers exactly as int64, other numbers as doubles,
+    # times and durations as int64.
     va = np.where(is_num, 0, ms[a])
     vb = np.where(is_num, 0, ms[b])
     fa = np.where(is_num, num[a], 0.0)
@@ -43,6 +49,22 @@ def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.
     else:
         raise ValueError(f"unknown comparison {op!r}")
     return same & r
+
+
+def identity_equal(ids: np.ndarray, terms: TermDictionary) -> np.ndarray:
+    """Per id: is ``=`` on its value the same as equality of ids?  True for IRIs and unordered
+    literals (compared by id anyway), exact integers and booleans (one id per value); false for
+    other numbers and times (``2 = 2.0``, one instant in two time zones: equal values, two ids)."""
+    kind, _, _ = terms.values()
+    isint, _ = terms.integers()
+    k = kind[ids]
+    return isint[ids] | ~_ORDERED[k] | (k == KIND_BOOL)
+
+
+#: Compare all-integer operands as int64 directly (the general path gives the same answer).
+INT_COMPARE = True
+_INT_CMP = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+            ">=": np.greater_equal}
 
 
 def arithmetic(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:

@@ -66,7 +66,7 @@ class TermDictionary:
     Literal(lexical='3', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None)
     """
 
-    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint")
+    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const")
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
@@ -77,6 +77,7 @@ class TermDictionary:
         self._ms = np.zeros(0, dtype=np.int64)
         self._isint = np.zeros(0, dtype=bool)
         self._pending: list[int] = []
+        self._const: dict[Term, int] = {}
 
     def __len__(self) -> int:
         return len(self._terms)
@@ -114,6 +115,13 @@ class TermDictionary:
         if isinstance(term, Literal):
             self._pending.append(i)
 
+    def intern_const(self, term: Term) -> int:
+        """:meth:`intern` for a rule's constants, asked once per step: remembered by the term."""
+        i = self._const.get(term)
+        if i is None:
+            i = self._const[term] = self.intern(term)
+        return i
+
     def intern_sorted(self, terms) -> None:
         """Intern the new ones among ``terms`` in ``term_sort_key`` order (deterministic ids)."""
         from ..core.terms import term_sort_key
@@ -137,8 +145,8 @@ class TermDictionary:
     def values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kind int8, number float64, ms int64) columns indexed by id, grown as literals arrive."""
         n = self._bound
-        if len(self._kind) < n:
-            grow = n - len(self._kind)
+        if len(self._kind) < n:  # grow with spare room: a long recursion mints one term per step
+            grow = max(n - len(self._kind), len(self._kind) // 2 + 64)
             self._kind = np.concatenate([self._kind, np.zeros(grow, np.int8)])
             self._num = np.concatenate([self._num, np.zeros(grow, np.float64)])
             self._ms = np.concatenate([self._ms, np.zeros(grow, np.int64)])
@@ -157,8 +165,14 @@ class TermDictionary:
 
     def intern_ints(self, values: np.ndarray) -> np.ndarray:
         """Ids of the integer literals with these int64 values (new ones interned), per row."""
-        uniq, inv = np.unique(values, return_inverse=True)
         known = self._ids
+        if len(values) <= 8:  # a small delta: a Python loop beats np.unique's sort
+            got = []
+            for v in values.tolist():
+                i = known.get(("L", "int", v, ""))
+                got.append(i if i is not None else self.intern(Literal.of(v)))
+            return np.array(got, dtype=np.int64)
+        uniq, inv = np.unique(values, return_inverse=True)
         out = np.empty(len(uniq), dtype=np.int64)
         for k, v in enumerate(uniq.tolist()):
             i = known.get(("L", "int", v, ""))  # identity_key of Literal.of(v), without building it

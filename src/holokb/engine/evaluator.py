@@ -128,6 +128,14 @@ class Evaluation(BodySolver):
         for rk in own:
             self.relation(rk)
         delta = {rk: (0, self.relations[rk].size) for rk in own}
+        # Per rule, worked out once: its atoms over the stratum's predicates (label, relation key)
+        # and the variables its bindings keep; the loop below then only reads row ranges.
+        shapes = []
+        for ri, rule in rules:
+            rec = tuple((k, (a.predicate, a.negated)) for k, a in enumerate(positive_atoms(rule.body))
+                        if (a.predicate, a.negated) in own)
+            shapes.append((ri, rule, rec, self._keep(rule)))
+        order = sorted(own)
         old_end = {rk: 0 for rk in own}
         first = True
         iteration = 0
@@ -141,30 +149,26 @@ class Evaluation(BodySolver):
             iteration += 1
             self.iterations += 1
             out: dict[RelKey, list] = {}
-            for ri, rule in rules:
-                atoms = positive_atoms(rule.body)
-                rec = [k for k, a in enumerate(atoms) if (a.predicate, a.negated) in own]
-                if not rec:
+            for ri, rule, rec, keep in shapes:
+                if not rec:  # no atom of the stratum: all its rows come out of iteration 1
                     if first:
-                        self._collect(out, ri, rule, self.solve(rule.body, None, None, self.record,
-                                                                    self._keep(rule)))
+                        self._collect(out, ri, rule, self.solve(rule.body, None, None, self.record, keep))
                     continue
-                for k in rec:
+                for k, rk_k in rec:
+                    lo_k, hi_k = delta[rk_k]
+                    if lo_k >= hi_k:  # that atom's relation gained nothing last iteration
+                        continue
                     ranges = {}
-                    for j in rec:
-                        rk = (atoms[j].predicate, atoms[j].negated)
+                    for j, rk in rec:
                         lo, hi = delta[rk]
                         ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
-                    if ranges[k][0] >= ranges[k][1]:
-                        continue
-                    self._collect(out, ri, rule, self.solve(rule.body, ranges, k, self.record,
-                                                                self._keep(rule)))
+                    self._collect(out, ri, rule, self.solve(rule.body, ranges, k, self.record, keep))
                     if self.deadline.expired():
                         self._hit(LimitHit.TIMEOUT)
                         return
             first = False
             grew = False
-            for rk in sorted(own):
+            for rk in order:
                 before = self.relations[rk].size
                 if rk in out:
                     self._append(rk, out[rk])
@@ -246,11 +250,16 @@ class Evaluation(BodySolver):
             self.stale_keys.discard(rk)
             rel.rekey(self._key_cols([rel.col(i) for i in range(rel.arity)], rel.meta("valid_from"),
                                      rel.meta("valid_to")), self.bits)
-        cols = [np.concatenate([c[1][i] for c in batches]) for i in range(rel.arity)]
-        vf = np.concatenate([c[2].meta["vf"] for c in batches])
-        vt = np.concatenate([c[2].meta["vt"] for c in batches])
-        depth = np.concatenate([c[3] for c in batches])
-        rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
+        if len(batches) == 1:  # the usual case with small deltas: no copies
+            ri, cols, b, depth = batches[0]
+            vf, vt = b.meta["vf"], b.meta["vt"]
+            rule = np.full(b.n, ri, np.int16 if ri < 2**15 else np.int64)  # the stored column's type
+        else:
+            cols = [np.concatenate([c[1][i] for c in batches]) for i in range(rel.arity)]
+            vf = np.concatenate([c[2].meta["vf"] for c in batches])
+            vt = np.concatenate([c[2].meta["vt"] for c in batches])
+            depth = np.concatenate([c[3] for c in batches])
+            rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
         keys = self._key_cols(cols, vf, vt)
         mask = rel.claim_new(keys, self.bits)
         self._drop_covered(rel, cols, vf, vt, mask)
@@ -270,6 +279,9 @@ class Evaluation(BodySolver):
             meta.update(self._record(batches, sel))
         rel.append([c[sel] for c in cols], **meta)
         self.derived += len(sel)
+        if len(batches) == 1:
+            self.rule_counts[batches[0][0]] += len(sel)
+            return
         counts = np.bincount(rule[sel], minlength=len(self.rule_counts))
         for i in np.flatnonzero(counts).tolist():
             self.rule_counts[i] += int(counts[i])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis.program import Atom, BinOp, Call, Const, Var
+from ..core.terms import Literal
 from .builtins import arithmetic, call
 from .dictionary import TermDictionary
 from .relation import EMPTY, IntermediateOverflow, Relation, fits, pack
@@ -31,12 +32,8 @@ class Bindings:
 
     @staticmethod
     def unit(record: bool) -> "Bindings":
-        """The single empty binding (the start of every body)."""
-        meta = {"vf": np.array([MIN_T]), "vt": np.array([MAX_T]), "depth": np.zeros(1, np.int64)}
-        if record:
-            meta["prod"] = np.ones(1)
-            meta["plen"] = np.zeros(1, np.int64)
-        return Bindings(1, {}, meta)
+        """The single empty binding (the start of every body; its columns are shared, read-only)."""
+        return Bindings(1, {}, dict(_UNIT_RECORD if record else _UNIT))
 
     def take(self, idx: np.ndarray) -> "Bindings":
         return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items()},
@@ -53,6 +50,16 @@ class Bindings:
         if mask.all():
             return self
         return self.take(np.flatnonzero(mask))
+
+
+def _frozen_one(v, dtype) -> np.ndarray:
+    a = np.array([v], dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+_UNIT = {"vf": _frozen_one(MIN_T, np.int64), "vt": _frozen_one(MAX_T, np.int64), "depth": _frozen_one(0, np.int64)}
+_UNIT_RECORD = {**_UNIT, "prod": _frozen_one(1.0, np.float64), "plen": _frozen_one(0, np.int64)}
 
 
 def _check(rows: int, cap: int | None) -> None:
@@ -116,6 +123,9 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
          terms: TermDictionary, bits: int, record: bool, cap: int | None = None) -> Bindings:
     """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``);
     more than ``cap`` matching pairs raise :class:`IntermediateOverflow` before any allocation."""
+    if UNIT_VIEWS and b.n == 1 and not b.vars and _plain(atom) and b.meta.keys() <= _UNIT_META:
+        _check(hi - lo, cap)
+        return _join_unit(b, atom, label, rel, lo, hi, record)
     pc = _probe_cols(atom, b, terms)
     if pc is None:
         return b.take(EMPTY)
@@ -144,6 +154,48 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
     nonempty = vf < vt  # an empty intersection of validity ⇒ no derivation
     keep = nonempty if keep is None else keep & nonempty
     return out.filter(keep)
+
+
+#: Join the single empty binding with a plain atom as row-range views (:func:`_join_unit`).
+UNIT_VIEWS = True
+_UNIT_META = frozenset(("vf", "vt", "depth", "prod", "plen"))
+
+
+def _plain(atom: Atom) -> bool:
+    """Every argument a variable, no variable twice: each row of the relation is one binding."""
+    names = [t.name for t in atom.args if isinstance(t, Var)]
+    return len(names) == len(atom.args) and len(set(names)) == len(names)
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # a view of a relation's storage: a write would change the relation
+    return a
+
+
+def _join_unit(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int, record: bool) -> Bindings:
+    """:func:`join` of the single empty binding with a plain atom: the rows [lo, hi) themselves, as
+    views (the first step of every semi-naive variant; with a small delta this is most of a
+    step's work, so it costs a few slices instead of a dozen gathers)."""
+    hi = max(lo, hi)
+    n = hi - lo
+    vars_ = {t.name: _ro(rel.col(p)[lo:hi]) for p, t in enumerate(atom.args)}
+    meta = b.meta
+    vf, vt = rel.meta("valid_from")[lo:hi], rel.meta("valid_to")[lo:hi]
+    if meta["vf"][0] != MIN_T:
+        vf = np.maximum(vf, meta["vf"][0])
+    if meta["vt"][0] != MAX_T:
+        vt = np.minimum(vt, meta["vt"][0])
+    out = {"vf": _ro(vf), "vt": _ro(vt), "depth": np.maximum(rel.meta("depth")[lo:hi], meta["depth"])}
+    if record:
+        out[f"p{label}"] = np.arange(lo, hi, dtype=np.int64)
+    if "prod" in meta:
+        if rel.has_meta("prod"):
+            out["prod"] = meta["prod"] * rel.meta("prod")[lo:hi]
+            out["plen"] = meta["plen"] + rel.meta("plen")[lo:hi]
+        else:
+            out["prod"], out["plen"] = np.repeat(meta["prod"], n), np.repeat(meta["plen"], n)
+    res = Bindings(n, vars_, out)
+    return res.filter(vf < vt)
 
 
 def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictionary, bits: int,
@@ -178,8 +230,12 @@ def eval_expr(e, b: Bindings, terms: TermDictionary) -> np.ndarray:
     if isinstance(e, Var):
         return b.vars[e.name]
     if isinstance(e, Const):
-        return np.full(b.n, terms.intern(e.term), dtype=np.int64)
+        return np.full(b.n, terms.intern_const(e.term), dtype=np.int64)
     if isinstance(e, BinOp):
+        if INT_CONST and e.op in ("+", "-", "*"):
+            fast = _var_op_int(e, b, terms)
+            if fast is not None:
+                return fast
         left = eval_expr(e.left, b, terms)
         right = eval_expr(e.right, b, terms)
         ok = (left >= 0) & (right >= 0)
@@ -195,6 +251,69 @@ def eval_expr(e, b: Bindings, terms: TermDictionary) -> np.ndarray:
         out[ok] = call(e.func, [a[ok] for a in args], int(ok.sum()), terms)
         return out
     raise TypeError(f"not an expression: {e!r}")
+
+
+#: ``?x + 1``, ``?x < 10``: a variable against an integer constant computed without
+#: materialising the constant as a column (the general path gives the same ids / rows).
+INT_CONST = True
+_SMALL_INT = 2**31  # as builtins._integer_op: + - * of two operands below this stay exact in int64
+
+
+def int_const(e) -> int | None:
+    """The value of an integer constant (not a boolean), else None (remembered per node: a
+    literal's value is parsed from its lexical form on every read)."""
+    if not isinstance(e, Const):
+        return None
+    hit = _INT_CONSTS.get(id(e))
+    if hit is None or hit[0] is not e:
+        v = e.term.value if isinstance(e.term, Literal) else None
+        hit = (e, v if isinstance(v, int) and not isinstance(v, bool) else None)
+        if len(_INT_CONSTS) > 4096:
+            _INT_CONSTS.clear()
+        _INT_CONSTS[id(e)] = hit  # holds the node, so its id cannot be reused while cached
+    return hit[1]
+
+
+_INT_CONSTS: dict[int, tuple] = {}
+
+
+def _var_op_int(e: BinOp, b: Bindings, terms: TermDictionary) -> np.ndarray | None:
+    """``var op c`` / ``c op var`` over integers in numpy (a binding's ids are all defined), or None."""
+    if isinstance(e.left, Var) and int_const(e.right) is not None:
+        ids, c, flip = b.vars[e.left.name], int_const(e.right), False
+    elif isinstance(e.right, Var) and int_const(e.left) is not None:
+        ids, c, flip = b.vars[e.right.name], int_const(e.left), True
+    else:
+        return None
+    isint, val = terms.integers()
+    if abs(c) >= _SMALL_INT or len(ids) == 0 or not isint[ids].all():
+        return None
+    x = val[ids]
+    if np.abs(x).max() >= _SMALL_INT:
+        return None
+    res = x + c if e.op == "+" else x * c if e.op == "*" else (c - x if flip else x - c)
+    return terms.intern_ints(res)
+
+
+def compare_var_int(op: str, left, right, b: Bindings, terms: TermDictionary) -> np.ndarray | None:
+    """Row mask of ``var op c`` (either side) when every value of the variable is an exact integer."""
+    if not (INT_CONST and op in _FLIP):
+        return None
+    if isinstance(left, Var) and int_const(right) is not None:
+        ids, c = b.vars[left.name], int_const(right)
+    elif isinstance(right, Var) and int_const(left) is not None:
+        ids, c, op = b.vars[right.name], int_const(left), _FLIP[op]
+    else:
+        return None
+    isint, val = terms.integers()
+    if abs(c) >= 2**62 or not isint[ids].all():
+        return None
+    return _INT_CMP[op](val[ids], c)
+
+
+_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_INT_CMP = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+            ">=": np.greater_equal}
 
 
 def expr_vars(e) -> set[str]:

@@ -20,6 +20,9 @@ _EMPTY = -1
 _GONE = -2  # a released key: occupied for probing, equal to no key
 _NO_CLAIM = np.iinfo(np.int32).max  # batches are far smaller than 2**31 candidates
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of k * 2^64/phi
+_MULT_INT, _M64 = int(_MULT), (1 << 64) - 1  # the same hash in Python ints (:meth:`KeySet._add_small`)
+#: Batches up to this many keys are inserted one by one in Python (cheaper than the vector rounds).
+SMALL = 16
 
 
 class KeySet:
@@ -76,6 +79,8 @@ class KeySet:
     def add_new(self, keys: np.ndarray) -> np.ndarray:
         """Insert ``keys``; True at the first position of every key that was not in the set."""
         keys = np.asarray(keys, dtype=np.int64)
+        if len(keys) <= SMALL and self.used + len(keys) <= (3 * len(self.table)) // 4:
+            return self._add_small(keys.tolist())
         absent = None
         if self.size:
             # Most candidates are usually old: look them up first so the table grows by what is new.
@@ -97,6 +102,26 @@ class KeySet:
             chunk = absent[done:done + room]
             mask[chunk[self._insert(keys[chunk])]] = True
             done += len(chunk)
+        return mask
+
+    def _add_small(self, keys: list[int]) -> np.ndarray:
+        """:meth:`add_new` for a handful of keys (room for all of them known), one at a time in
+        Python: a long recursion with a one-row delta would otherwise pay a dozen numpy calls."""
+        table, top, shift = self.table, len(self.table) - 1, int(self.shift)
+        mask = np.zeros(len(keys), dtype=bool)
+        for i, k in enumerate(keys):
+            slot = ((k * _MULT_INT) & _M64) >> shift
+            while True:
+                cur = table[slot]
+                if cur == k:
+                    break
+                if cur == _EMPTY:
+                    table[slot] = k
+                    self.used += 1
+                    self.size += 1
+                    mask[i] = True
+                    break
+                slot = (slot + 1) & top
         return mask
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ from .dictionary import TermDictionary
 from .proofs import ProofNode, node_id, path_score
 from .relation import IntermediateOverflow, Relation
 from .facts import FactTable
+from .steps import Columns, RuleLayout, negated_args
 from .temporal import holds_at
 
 _MAX = np.iinfo(np.int64).max
@@ -224,16 +225,22 @@ class Model:
         (only those are decoded); ``deadline``: stop decoding when it expires (then fewer)."""
         out: list[DerivedFact] = []
         names = [r.name for r in self.program.rules]
+        term = self.terms.term
         for rk, ft, _ in self._derived_order():
+            n = len(ft) if limit is None else min(len(ft), limit - len(out))
             rel = self.relations[rk]
-            rule, depth = rel.meta("rule"), rel.meta("depth")
-            for k in range(len(ft)):
-                if (limit is not None and len(out) >= limit) or (deadline is not None and k % 1024 == 0
-                                                                  and deadline.expired()):
+            first = ft.first[:n]  # read each column once, as Python values
+            rule, depth = rel.meta("rule")[first].tolist(), rel.meta("depth")[first].tolist()
+            score = [None] * n if self.proofs is None else [
+                path_score(p, k) for p, k in zip(rel.meta("prod")[first].tolist(), rel.meta("plen")[first].tolist())]
+            ids, vf, vt = ft.ids[:n].tolist(), ft.valid_from[:n].tolist(), ft.valid_to[:n].tolist()
+            for k in range(n):
+                if deadline is not None and k % 1024 == 0 and deadline.expired():
                     return tuple(out)
-                r = int(ft.first[k])
-                out.append(DerivedFact(rk[0], ft.args(k, self.terms), _interval(ft.valid_from[k], ft.valid_to[k]),
-                                       names[int(rule[r])], int(depth[r]), self._score(rel, r), rk[1]))
+                out.append(DerivedFact(rk[0], tuple(term(i) for i in ids[k]), _interval(vf[k], vt[k]),
+                                       names[rule[k]], depth[k], score[k], rk[1]))
+            if limit is not None and len(out) >= limit:
+                break
         return tuple(out)
 
     def rule_counts(self) -> tuple[tuple[str, int], ...]:
@@ -250,28 +257,48 @@ class Model:
         whose interval holds the premise row.  Without recorded proofs the premises are empty.
         ``deadline``: stop when it expires (then only the first steps, a prefix of :meth:`derived`)."""
         base = {rk: (ft, n) for rk, ft, n in self._derived_order()}
+        facts = self.derived(deadline=deadline)
+        if self.proofs is None:
+            return tuple(ProofStep(f, (), ()) for f in facts)
+        cols, term = Columns(self.relations), self.terms.term
+        layouts: dict[int, tuple] = {}
+        metas: dict[RelKey, tuple] = {}
+        prules: dict[RelKey, list] = {}
+        fact_of = {rk: ft.row_fact.tolist() for rk, (ft, _) in base.items()}
         out = []
-        for fact in self.derived(deadline=deadline):
+        for fact in facts:
             rk = (fact.predicate, fact.negated)
             ft, n0 = base[rk]
             r = int(ft.first[len(out) - n0])
+            meta = metas.get(rk)
+            if meta is None:
+                meta = metas[rk] = tuple(cols.meta(rk, n) for n in ("depth", "rule", "proof", "valid_from", "valid_to"))
+            if meta[0][r] < 0:  # rows of the transitive plan carry no proof
+                out.append(ProofStep(fact, (), ()))
+                continue
+            ri, step = meta[1][r], meta[2][r]
+            lay = layouts.get(ri)
+            if lay is None:
+                table = self.proofs.rules[ri]  # type: ignore[union-attr]
+                lay = layouts[ri] = (RuleLayout.of(self.program, ri, tuple(k for k, _ in table.values)),
+                                     [p.tolist() for p in table.premise_rows], {k: v.tolist() for k, v in table.values})
+            layout, prows, values = lay
+            rows = [p[step] for p in prows]
+            vals = {name: term(cols.col(layout.atoms[label], pos)[rows[label]]) for name, label, pos in layout.slots}
+            for name in layout.values:
+                vals[name] = term(values[name][step])
             premises: list[PremiseRef | None] = []
-            bindings: tuple[tuple[str, Term], ...] = ()
-            absent: tuple[Absence, ...] = ()
-            rel = self.relations[rk]
-            if self.proofs is not None and int(rel.meta("depth")[r]) >= 0:
-                ri = int(rel.meta("rule")[r])
-                step = int(rel.meta("proof")[r])
-                bindings = self._bindings(ri, step)
-                for prk, prow in self._premises(ri, step):
-                    prel = self.relations[prk]
-                    if int(prel.meta("rule")[prow]) < 0:
-                        premises.append(self.input_keys[prk][prow])
-                    else:
-                        pft, pn0 = base[prk]
-                        premises.append(DerivedRef(pn0 + int(pft.row_fact[prow])))
-                absent = self._absences(ri, bindings, _interval(rel.meta("valid_from")[r], rel.meta("valid_to")[r]))
-            out.append(ProofStep(fact, tuple(premises), bindings, absent))
+            for prk, prow in zip(layout.atoms, rows):
+                prule = prules.get(prk)
+                if prule is None:
+                    prule = prules[prk] = cols.meta(prk, "rule")
+                if prule[prow] < 0:
+                    premises.append(self.input_keys[prk][prow])
+                else:
+                    premises.append(DerivedRef(base[prk][1] + fact_of[prk][prow]))
+            during = _interval(meta[3][r], meta[4][r])  # this derivation's
+            absent = tuple(Absence(a.predicate, negated_args(a, vals), a.negated, during) for a in layout.negations)
+            out.append(ProofStep(fact, tuple(premises), tuple(sorted(vals.items())), absent))
             if deadline is not None and len(out) % 256 == 0 and deadline.expired():
                 break
         return tuple(out)

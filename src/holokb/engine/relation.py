@@ -28,6 +28,10 @@ META_DTYPES = {"depth": np.dtype(np.int32), "rule": np.dtype(np.int16), "proof":
                "plen": np.dtype(np.int32), "prod": np.dtype(np.float64)}
 
 
+_DEFAULTS = {"valid_to": int(np.iinfo(np.int64).max), "valid_from": int(np.iinfo(np.int64).min)}
+_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in (np.int16, np.int32, np.int64)}
+
+
 class IntermediateOverflow(Exception):
     """A probe or join would produce more rows than the caller's budget (nothing was allocated)."""
 
@@ -83,7 +87,7 @@ class SortedIndex:
             o = np.argsort(new, kind="stable")
             new_sorted = new[o]
         # Row numbers in int32 while they fit: a third less index memory per row.
-        odt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+        odt = np.int32 if n <= _BOUNDS[np.dtype(np.int32)][1] else np.int64
         keys = np.concatenate([self.keys, new_sorted])
         order = np.concatenate([self.order.astype(odt, copy=False), (o + self.n_rows).astype(odt)])
         if self.n_rows:
@@ -193,7 +197,7 @@ class Relation:
         if n == 0:
             return
         new_cols = [np.asarray(c, dtype=np.int64) for c in cols]
-        defaults = {"valid_to": np.iinfo(np.int64).max, "valid_from": np.iinfo(np.int64).min}
+        defaults = _DEFAULTS
         new_meta = {}
         for name, store in self._meta.items():
             v = meta.get(name)
@@ -216,8 +220,8 @@ class Relation:
         if v.dtype == dt:
             return v
         if dt.kind == "i" and len(v) and v.dtype.kind in "iu":
-            info = np.iinfo(dt)
-            if int(v.min()) < info.min or int(v.max()) > info.max:
+            lo, hi = _BOUNDS[dt]
+            if int(v.min()) < lo or int(v.max()) > hi:
                 return v.astype(np.int64)
         return v.astype(dt)
 

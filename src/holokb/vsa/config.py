@@ -29,7 +29,9 @@ class VSAConfig:
     vector, so the same terms and seed give the same vectors on any machine.  Search is exact below
     ``exact_below`` items; above it a ``sketch_bits``-bit sketch (the first bits of an HDC vector,
     the signs of the first coordinates of an HRR vector) picks ``candidates`` items by Hamming
-    distance and those are ranked exactly (recall measured in ``bench/vsa.py``).
+    distance and those are ranked exactly (recall measured in ``bench/vsa.py``).  Queries that carry their
+    components are answered exactly from the facts sharing them (structure.py) when that needs at
+    most ``structural_budget`` facts scored; otherwise by the sketch kernel.
 
     >>> VSAConfig.default(Representation.HDC).dim
     10048
@@ -41,6 +43,7 @@ class VSAConfig:
     sketch_bits: int = 1024
     candidates: int = 16384
     exact_below: int = 50_000
+    structural_budget: int = 65536
 
     def __post_init__(self) -> None:
         if not isinstance(self.representation, Representation):
@@ -52,8 +55,8 @@ class VSAConfig:
         if self.sketch_bits < 64 or self.sketch_bits % 64 or self.sketch_bits > min(self.dim, 4096):
             raise InvalidValueError(f"sketch_bits must be a multiple of 64 in [64, min(dim, 4096)], "
                                     f"got {self.sketch_bits}")
-        if self.candidates < 1 or self.exact_below < 0:
-            raise InvalidValueError("candidates must be >= 1 and exact_below >= 0")
+        if self.candidates < 1 or self.exact_below < 0 or self.structural_budget < 0:
+            raise InvalidValueError("candidates must be >= 1, exact_below and structural_budget >= 0")
 
     @staticmethod
     def default(representation: Representation | str, *, dim: int | None = None, seed: int = 0) -> "VSAConfig":
@@ -64,7 +67,8 @@ class VSAConfig:
         if dim is None:
             dim = 10048 if rep is Representation.HDC else 1024
         return VSAConfig(rep, dim, seed, sketch_bits=min(1024, dim),
-                         candidates=16384 if rep is Representation.HDC else 4096)
+                         candidates=16384 if rep is Representation.HDC else 4096,
+                         structural_budget=65536 if rep is Representation.HDC else 32768)
 
     def tag(self) -> str:
         """A short name for files: ``hdc-10048-s0``."""

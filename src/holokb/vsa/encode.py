@@ -7,13 +7,13 @@ Encoding is batched (chunks of facts, each distinct term hashed once per chunk).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from ..core.terms import Term
 from . import hdc, hrr
-from .codebook import Codebook, Symbol, bipolar
+from .codebook import Codebook, Symbol, TermTable, bipolar
 from .config import Representation
 
 _CHUNK = 16384
@@ -45,38 +45,73 @@ class FactEncoder:
     def encode(self, s: Sequence[Term], p: Sequence[Term], o: Sequence[Term],
                negated: Sequence[bool] | None = None) -> np.ndarray:
         """One vector per fact (rows in input order)."""
-        n = len(s)
-        out = np.empty((n, self.width), dtype=self.dtype)
-        neg_all = np.zeros(n, dtype=bool) if negated is None else np.asarray(negated, dtype=bool)
+        table = TermTable()
+        neg = np.zeros(len(s), dtype=bool) if negated is None else np.asarray(negated, dtype=bool)
+        ids = np.stack([table.ids(s), table.ids(p) * 2 + neg, table.ids(o)], axis=1) if len(s) else \
+            np.zeros((0, 3), dtype=np.int64)
+        return self.encode_ids(ids, table.terms)[0]
+
+    def encode_ids(self, ids: np.ndarray, terms: Sequence[Term], out: np.ndarray | None = None,
+                   norms: np.ndarray | None = None, words: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Vectors of facts given as term ids ``int64[n, 3]`` = (subject, 2 * predicate + negated, object)
+        into ``terms``, and (HRR) the length of each fact's sum before normalising (what the
+        structural search divides by); each distinct term is hashed once per call.  ``out`` and
+        ``norms``, when given, are written in place; ``words`` (every term's codebook bits, by id) saves
+        hashing."""
+        n = len(ids)
+        if out is None:
+            out = np.empty((n, self.width), dtype=self.dtype)
+        if norms is None and not self.hdc:
+            norms = np.empty(n, dtype=np.float32)
+        if n == 0:
+            return out, norms
+        flat = np.concatenate([ids[:, 0], ids[:, 1] >> 1, ids[:, 2]])
+        used, inverse = np.unique(flat, return_inverse=True)
+        words = words[used] if words is not None else self.codebook.words([terms[i] for i in used.tolist()], cache=False)
+        local = inverse.reshape(3, n)
+        neg_all = (ids[:, 1] & 1).astype(bool)
         for lo in range(0, n, _CHUNK):
             hi = min(n, lo + _CHUNK)
-            out[lo:hi] = self._chunk(s[lo:hi], p[lo:hi], o[lo:hi], neg_all[lo:hi])
-        return out
+            part = local[:, lo:hi]
+            if self.hdc:
+                self._hdc_chunk(words, part, neg_all[lo:hi], out[lo:hi])
+            else:
+                out[lo:hi], norms[lo:hi] = self._hrr_chunk(words, part, neg_all[lo:hi])  # type: ignore[index]
+        return out, norms
 
-    def _chunk(self, s, p, o, neg: np.ndarray) -> np.ndarray:
-        index: dict[Term, int] = {}
-        ids = [np.fromiter((index.setdefault(t, len(index)) for t in col), dtype=np.int64, count=len(col))
-               for col in (s, p, o)]
-        words = self.codebook.words(list(index))
-        if self.hdc:
-            sv = words[ids[0]] ^ self.roles[0]
-            pv = words[ids[1]] ^ self.roles[1]
-            if neg.any():
-                pv[neg] ^= self.negate
-            ov = words[ids[2]] ^ self.roles[2]
-            return hdc.majority3(sv, pv, ov)
-        spectra = hrr.spectrum(bipolar(words, self.config.dim))
-        total = spectra[ids[0]]
-        total *= self.role_spectra[0]
-        part = spectra[ids[1]]
-        part *= self.role_spectra[1]
+    def _hdc_chunk(self, words: np.ndarray, part: np.ndarray, neg: np.ndarray, out: np.ndarray) -> None:
+        """maj3(S^s, P^p, O^o) written into ``out``: (s & (p | o)) | (p & o)."""
+        sv = words[part[0]]
+        sv ^= self.roles[0]
+        pv = words[part[1]]
+        pv ^= self.roles[1]
         if neg.any():
-            part[neg] *= self.negate_spectrum
-        total += part
-        np.take(spectra, ids[2], axis=0, out=part)
-        part *= self.role_spectra[2]
-        total += part
-        return hrr.normalize(hrr.from_spectrum(total, self.config.dim))
+            pv[neg] ^= self.negate
+        ov = words[part[2]]
+        ov ^= self.roles[2]
+        np.bitwise_or(pv, ov, out=out)
+        out &= sv
+        pv &= ov
+        out |= pv
+
+    def _hrr_chunk(self, words: np.ndarray, part: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        used, local = np.unique(part, return_inverse=True)
+        local = local.reshape(part.shape)
+        spectra = hrr.spectrum(bipolar(words[used], self.config.dim))
+        total = spectra[local[0]]
+        total *= self.role_spectra[0]
+        term = spectra[local[1]]
+        term *= self.role_spectra[1]
+        if neg.any():
+            term[neg] *= self.negate_spectrum
+        total += term
+        np.take(spectra, local[2], axis=0, out=term)
+        term *= self.role_spectra[2]
+        total += term
+        raw = hrr.from_spectrum(total, self.config.dim)
+        lengths = hrr.norms(raw)
+        raw /= np.where(lengths == 0, 1, lengths)[:, None]
+        return raw, lengths
 
     def bundle(self, vectors: np.ndarray, tiebreak: Term | None = None) -> np.ndarray:
         """One vector standing for all rows of ``vectors`` (HDC ties take the tiebreak term's bits)."""
@@ -95,6 +130,56 @@ class FactEncoder:
         spectra = hrr.spectrum(bipolar(words, self.config.dim))
         parts = np.concatenate([hrr.from_spectrum(spectra * rs, self.config.dim) for rs in self.role_spectra])
         return hrr.bundle(parts)
+
+    def component_weights(self, query: np.ndarray, role: np.ndarray, ids: np.ndarray,
+                          terms: Sequence[Term]) -> np.ndarray:
+        """The share of ``query``'s similarity that each component (role, term id; predicate ids are
+        ``2 * id + negated``) gives a fact holding it (structure.py): HDC ``(agree - 1/2) / 2``, HRR the
+        dot product with the normalised query."""
+        if len(ids) == 0:
+            return np.zeros(0, dtype=np.float64)
+        tid = np.where(role == 1, ids >> 1, ids)
+        neg = (role == 1) & ((ids & 1) == 1)
+        words = self.codebook.words([terms[i] for i in tid.tolist()])
+        if self.hdc:
+            for r in range(3):
+                words[role == r] ^= self.roles[r]
+            words[neg] ^= self.negate
+            agree = 1.0 - hdc.hamming(words, query).astype(np.float64) / self.config.dim
+            return (agree - 0.5) / 2
+        spectra = hrr.spectrum(bipolar(words, self.config.dim))
+        for r in range(3):
+            spectra[role == r] *= self.role_spectra[r]
+        spectra[neg] *= self.negate_spectrum
+        parts = hrr.from_spectrum(spectra, self.config.dim)
+        return (parts @ hrr.normalize(query)).astype(np.float64)
+
+    def term_dots(self, query: np.ndarray, words: np.ndarray) -> Callable[[int, np.ndarray], np.ndarray]:
+        """HRR: ``f(role, ids)`` = the dot product of component (role, id) with the normalised ``query``
+        (predicate ids ``2 * id + negated``), from the terms' codebook bits ``words`` (by term id).
+        ``<R ⊛ t, q> = <t, y>`` with ``y`` the correlation of ``q`` with ``R``; with ``t`` bipolar, that is
+        a sum of per-byte table entries (each table row: the eight signed coordinates of ``y``)."""
+        q = hrr.normalize(query)
+        spec = hrr.spectrum(q)
+        scale = np.float32(1.0 / np.sqrt(self.config.dim))
+        bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float64)
+        tables = []
+        for rs in (self.role_spectra[0], self.role_spectra[1], self.role_spectra[2],
+                   self.role_spectra[1] * self.negate_spectrum):
+            y = hrr.from_spectrum(spec * np.conj(rs), self.config.dim).astype(np.float64).reshape(-1, 8)
+            tables.append((y.sum(axis=1)[:, None] - 2.0 * (y @ bits.T)) * float(scale))
+        cols = np.arange(self.config.dim // 8)
+
+        def dots(role: int, ids: np.ndarray) -> np.ndarray:
+            if role != 1:
+                return tables[role][cols, words[ids].view(np.uint8)].sum(axis=1)
+            out = np.empty(len(ids), dtype=np.float64)
+            neg = (ids & 1) == 1
+            for table, sel in ((tables[1], ~neg), (tables[3], neg)):
+                if sel.any():
+                    out[sel] = table[cols, words[ids[sel] >> 1].view(np.uint8)].sum(axis=1)
+            return out
+        return dots
 
     def sketch(self, vectors: np.ndarray) -> np.ndarray:
         """The search sketch of each row: ``uint64[n, sketch_bits // 64]``."""

@@ -48,6 +48,23 @@ def hamming(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     return out
 
 
+def hamming_rows(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Hamming distance of ``matrix[rows]`` to ``query`` (uint32), gathered in blocks into a reused
+    buffer small enough to stay in cache (no copy of the selected rows, no full-size temporaries)."""
+    out = np.empty(len(rows), dtype=np.uint32)
+    step = max(1, (1 << 18) // max(1, matrix.shape[1]))  # rows per block: ~2 MB
+    buf = np.empty((min(step, len(rows)), matrix.shape[1]), dtype=matrix.dtype)
+    counts = np.empty(buf.shape, dtype=np.uint8)
+    for lo in range(0, len(rows), step):
+        part = rows[lo:lo + step]
+        b, c = buf[:len(part)], counts[:len(part)]
+        np.take(matrix, part, axis=0, out=b)
+        np.bitwise_xor(b, query, out=b)
+        np.bitwise_count(b, out=c)
+        c.sum(axis=1, dtype=np.uint32, out=out[lo:lo + step])
+    return out
+
+
 def hamming_columns(columns: np.ndarray, query: np.ndarray, n: int) -> np.ndarray:
     """Hamming distance of the first ``n`` items stored column-major (``words x capacity``)."""
     out = np.bitwise_count(columns[0, :n] ^ query[0]).astype(np.uint16)

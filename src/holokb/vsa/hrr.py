@@ -34,6 +34,12 @@ def unbind(c: np.ndarray, a: np.ndarray) -> np.ndarray:
     return from_spectrum(spectrum(c) * np.conj(spectrum(a)), c.shape[-1])
 
 
+def norms(x: np.ndarray) -> np.ndarray:
+    """The length of each row (float32)."""
+    x = np.asarray(x, dtype=np.float32)
+    return np.sqrt(np.einsum("...i,...i->...", x, x, dtype=np.float64)).astype(np.float32)
+
+
 def normalize(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (a zero row stays zero)."""
     x = np.asarray(x, dtype=np.float32)
@@ -46,10 +52,22 @@ def bundle(vectors: np.ndarray) -> np.ndarray:
     return normalize(vectors.sum(axis=0, dtype=np.float64).astype(np.float32))
 
 
+def cosine_fast(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine of each (unit-length) row with ``query`` in single precision (for ranking only: the BLAS
+    kernel's rounding depends on how many rows it is given, up to ~1e-6)."""
+    return matrix @ normalize(query)
+
+
 def cosine(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Cosine of each (unit-length) row with ``query``."""
-    q = normalize(query)
-    return matrix @ q
+    """Cosine of each (unit-length) row with ``query``, summed in double precision (blocks of rows), so a
+    row's value does not depend on which other rows are scored with it (single-precision kernels block
+    differently for different row counts, which moved last digits)."""
+    q = normalize(query).astype(np.float64)
+    out = np.empty(matrix.shape[0], dtype=np.float64)
+    step = 8192
+    for lo in range(0, matrix.shape[0], step):
+        out[lo:lo + step] = matrix[lo:lo + step].astype(np.float64) @ q
+    return out
 
 
 def sign_words(x: np.ndarray, bits: int) -> np.ndarray:

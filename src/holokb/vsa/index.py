@@ -13,13 +13,17 @@ only), and those are ranked exactly.  ``bench/vsa.py`` reports its recall@10 aga
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from .config import Representation
 from .encode import FactEncoder
-from . import hdc
+from .structure import Components, Postings, certified_candidates, decomposed_scores
+from . import hdc, hrr
+
+#: How far below the k-th single-precision HRR score a row may be and still be rescored exactly.
+_SLACK = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +46,11 @@ class VectorIndex:
         self._keys: list[str | None] = []
         self._row: dict[str, int] = {}
         self._alive = np.zeros(cap, dtype=bool)
+        # Per row: the term ids of its (subject, 2 * predicate + negated, object) components, -1 when
+        # unknown, and (HRR) the length of the fact's sum before normalising; see structure.py.
+        self._comp = np.full((cap, 3), -1, dtype=np.int64)
+        self._norm = np.ones(cap, dtype=np.float32)
+        self._postings: Postings | None = None
 
     def __len__(self) -> int:
         return len(self._row)
@@ -61,28 +70,57 @@ class VectorIndex:
 
     # -- changes ------------------------------------------------------------------------------------
 
-    def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
-        """Add items (an existing key's vector is replaced)."""
+    def add(self, keys: Sequence[str], vectors: np.ndarray, components: np.ndarray | None = None,
+            norms: np.ndarray | None = None) -> None:
+        """Add items (an existing key's vector is replaced), with their component term ids
+        ``int64[n, 3]`` and (HRR) pre-normalisation lengths when they are facts."""
         if len(keys) != len(vectors):
             raise ValueError("one vector per key")
+        keys = list(keys)
         sketch = self.encoder.sketch(vectors)
-        fresh = [i for i, k in enumerate(keys) if k not in self._row]
-        for i, k in enumerate(keys):
-            r = self._row.get(k)
-            if r is not None:
-                self._vec[r] = vectors[i]
-                self._sketch[:, r] = sketch[i]
-        if not fresh:
-            return
-        start = len(self._keys)
-        self._reserve(start + len(fresh))
-        rows = np.arange(start, start + len(fresh))
-        self._vec[rows] = vectors[fresh]
-        self._sketch[:, rows] = sketch[fresh].T
-        self._alive[rows] = True
-        for r, i in zip(rows.tolist(), fresh):
-            self._keys.append(keys[i])
-            self._row[keys[i]] = r
+        have = self._row
+        old = [have.get(k) for k in keys] if have else [None] * len(keys)
+        fresh = [i for i, r in enumerate(old) if r is None]
+        if len(fresh) < len(keys):
+            at = np.asarray([i for i, r in enumerate(old) if r is not None], dtype=np.int64)
+            rows = np.asarray([r for r in old if r is not None], dtype=np.int64)
+            self._put(rows, at, vectors, sketch, components, norms)
+        if fresh:
+            start = len(self._keys)
+            self._reserve(start + len(fresh))
+            rows = np.arange(start, start + len(fresh))
+            at = np.asarray(fresh, dtype=np.int64)
+            self._put(rows, at, vectors, sketch, components, norms)
+            self._alive[rows] = True
+            new_keys = [keys[i] for i in fresh] if len(fresh) < len(keys) else keys
+            self._keys.extend(new_keys)
+            have.update(zip(new_keys, range(start, start + len(fresh))))
+        self._postings = None
+
+    def append(self, keys: Sequence[str], components: np.ndarray,
+               fill: Callable[[np.ndarray, np.ndarray], None]) -> None:
+        """Add new keys whose vectors ``fill(vectors, norms)`` writes in place into the index's own
+        rows (a bulk build then never copies the matrix); every key must be new."""
+        keys = list(keys)
+        if any(k in self._row for k in keys) or len(set(keys)) != len(keys):
+            raise ValueError("append takes new, distinct keys only")
+        start, n = len(self._keys), len(keys)
+        self._reserve(start + n)
+        fill(self._vec[start:start + n], self._norm[start:start + n])
+        self._sketch[:, start:start + n] = self.encoder.sketch(self._vec[start:start + n]).T
+        self._comp[start:start + n] = components
+        self._alive[start:start + n] = True
+        self._keys.extend(keys)
+        self._row.update(zip(keys, range(start, start + n)))
+        self._postings = None
+
+    def _put(self, rows: np.ndarray, at: np.ndarray, vectors: np.ndarray, sketch: np.ndarray,
+             components: np.ndarray | None, norms: np.ndarray | None) -> None:
+        whole = len(at) == len(vectors)
+        self._vec[rows] = vectors if whole else vectors[at]
+        self._sketch[:, rows] = (sketch if whole else sketch[at]).T
+        self._comp[rows] = -1 if components is None else (components if whole else components[at])
+        self._norm[rows] = 1.0 if norms is None else (norms if whole else norms[at])
 
     def remove(self, keys: Iterable[str]) -> int:
         """Remove items by key (unknown keys are ignored); returns how many were removed."""
@@ -93,6 +131,7 @@ class VectorIndex:
                 self._keys[r] = None
                 self._alive[r] = False
                 n += 1
+        self._postings = None
         if len(self._keys) > 1024 and len(self._row) < len(self._keys) // 2:
             self._compact()
         return n
@@ -108,7 +147,11 @@ class VectorIndex:
         sk[:, :cap] = self._sketch
         alive = np.zeros(new, dtype=bool)
         alive[:cap] = self._alive
-        self._vec, self._sketch, self._alive = vec, sk, alive
+        comp = np.full((new, 3), -1, dtype=np.int64)
+        comp[:cap] = self._comp
+        norm = np.ones(new, dtype=np.float32)
+        norm[:cap] = self._norm
+        self._vec, self._sketch, self._alive, self._comp, self._norm = vec, sk, alive, comp, norm
 
     def _compact(self) -> None:
         rows = np.flatnonzero(self._alive[: len(self._keys)])
@@ -116,6 +159,9 @@ class VectorIndex:
         n = len(rows)
         self._vec[:n] = self._vec[rows]
         self._sketch[:, :n] = self._sketch[:, rows]
+        self._comp[:n] = self._comp[rows]
+        self._norm[:n] = self._norm[rows]
+        self._postings = None
         self._alive[:] = False
         self._alive[:n] = True
         self._keys = keys  # type: ignore[assignment]
@@ -123,13 +169,24 @@ class VectorIndex:
 
     # -- search -------------------------------------------------------------------------------------
 
-    def search(self, query: np.ndarray, k: int, *, exclude: Iterable[str] = ()) -> tuple[Neighbour, ...]:
-        """The ``k`` items most similar to ``query`` (score desc, key asc), skipping ``exclude``."""
+    def search(self, query: np.ndarray, k: int, *, exclude: Iterable[str] = (), components: Components | None = None,
+               above: float | None = None) -> tuple[Neighbour, ...]:
+        """The ``k`` items most similar to ``query`` (score desc, key asc), skipping ``exclude``.
+
+        With the query's ``components`` (large indexes only), candidates come from the facts sharing
+        them (structure.py) and are scored exactly; with ``above``, hits scoring below it may be left
+        out (callers that cut at the noise floor pass it, which keeps the structural path usable for
+        rare terms)."""
         n = len(self._keys)
         if k <= 0 or not self._row:
             return ()
         skip = np.asarray([self._row[x] for x in exclude if x in self._row], dtype=np.int64)
-        if len(self._row) <= self.config.exact_below:
+        found = None
+        if components is not None and len(self._row) > self.config.exact_below:
+            found = self._structural(query, k, skip, components, above)
+        if found is not None:
+            rows, scores = found
+        elif len(self._row) <= self.config.exact_below:
             # Every row, scored in place (no gather of the matrix); dead and skipped rows drop out.
             scores = self._scores(slice(0, n), query)
             live = self._alive[:n].copy()
@@ -145,17 +202,51 @@ class VectorIndex:
             return ()
         if rows.size > k:
             kth = np.partition(scores, rows.size - k)[rows.size - k]
-            keep = scores >= kth  # ties at the cut-off all stay; the key decides among them below
+            keep = scores >= kth - _SLACK  # ties at the cut-off all stay; the key decides among them below
             rows, scores = rows[keep], scores[keep]
+        if self.config.representation is Representation.HRR:
+            # Ranked in single precision; what is returned is rescored in double precision and rounded,
+            # so a fact's score never depends on which other rows were scored with it.
+            scores = np.round(self.encoder.similarity(self._vec[rows], query), 6)
+            if rows.size > k:
+                kth = np.partition(scores, rows.size - k)[rows.size - k]
+                keep = scores >= kth
+                rows, scores = rows[keep], scores[keep]
         keys = [self._keys[r] for r in rows.tolist()]
         order = sorted(range(len(keys)), key=lambda i: (-scores[i], keys[i]))[:k]
         return tuple(Neighbour(keys[i], float(scores[i])) for i in order)  # type: ignore[arg-type]
 
+    def _structural(self, query: np.ndarray, k: int, skip: np.ndarray, components: Components,
+                    above: float | None) -> tuple[np.ndarray, np.ndarray] | None:
+        n = len(self._keys)
+        if self._postings is None:
+            self._postings = Postings(self._comp[:n])
+
+        def live(rows: np.ndarray) -> np.ndarray:
+            ok = self._alive[rows]
+            return ok & ~np.isin(rows, skip) if skip.size else ok
+
+        hdc_rep = self.config.representation is Representation.HDC
+        chance = 0.5 if hdc_rep else 0.0
+        if components.term_dots is not None and not hdc_rep:
+            def score(rows: np.ndarray) -> np.ndarray:
+                return decomposed_scores(components, self._comp[rows], self._norm[rows].astype(np.float64))
+        else:
+            def score(rows: np.ndarray) -> np.ndarray:
+                return self._scores(rows, query)
+        return certified_candidates(
+            self._postings, components, k=k, live=live, norms=None if hdc_rep else self._norm, chance=chance,
+            margin=self.encoder.noise_floor() - chance, above=above, n_live=len(self._row) - skip.size,
+            score=score, budget=self.config.structural_budget)
+
     def _scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
         if self.config.representation is Representation.HDC:
-            d = hdc.hamming(self._vec[rows], query).astype(np.float64)
+            if isinstance(rows, slice):
+                d = hdc.hamming(self._vec[rows], query).astype(np.float64)
+            else:
+                d = hdc.hamming_rows(self._vec, rows, query).astype(np.float64)
             return 1.0 - d / self.config.dim
-        return np.round(self.encoder.similarity(self._vec[rows], query), 6)
+        return hrr.cosine_fast(self._vec[rows], query).astype(np.float64)
 
     def _candidates(self, query: np.ndarray, n: int, k: int) -> np.ndarray:
         """Rows whose sketch distance is within the ``candidates``-th smallest (ties kept)."""
@@ -176,3 +267,16 @@ class VectorIndex:
         """(keys, vectors) of the live items, sorted by key (what a cache file stores)."""
         keys = sorted(self._row)
         return keys, self._vec[[self._row[k] for k in keys]] if keys else self._vec[:0]
+
+    def norms(self, keys: Sequence[str]) -> np.ndarray:
+        """The pre-normalisation lengths stored with ``keys`` (HRR facts; 1 otherwise)."""
+        return self._norm[[self._row[k] for k in keys]] if keys else self._norm[:0]
+
+    def rows_with(self, role: int, ids: np.ndarray) -> list[str]:
+        """Keys of the live items holding any of the component ids ``ids`` in ``role``."""
+        n = len(self._keys)
+        if self._postings is None:
+            self._postings = Postings(self._comp[:n])
+        rows = self._postings.rows(role, ids)[0]
+        rows = np.unique(rows[self._alive[rows]])
+        return [self._keys[r] for r in rows.tolist()]  # type: ignore[misc]

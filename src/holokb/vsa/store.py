@@ -21,7 +21,7 @@ import numpy as np
 from .config import Representation, VSAConfig
 from .space import VectorSpace
 
-FORMAT = "holokb-vsa-1"
+FORMAT = "holokb-vsa-2"  # 2: HRR facts carry their pre-normalisation lengths
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,7 @@ class CachedVectors:
     vectors: np.ndarray
     entity_keys: tuple[str, ...]
     entity_vectors: np.ndarray | None
+    norms: np.ndarray | None = None
 
 
 def _pack_keys(keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -65,6 +66,8 @@ def save(space: VectorSpace, path: str | Path) -> None:
     arrays: dict[str, np.ndarray] = {}
     arrays["key_offsets"], arrays["key_blob"] = _pack_keys(keys)
     arrays["vectors"] = vecs
+    if space.config.representation is Representation.HRR:
+        arrays["norms"] = space.facts.norms(keys)
     if space.entities_fresh:
         ekeys, evecs = space.entities.arrays()
         arrays["entity_offsets"], arrays["entity_blob"] = _pack_keys(ekeys)
@@ -97,6 +100,11 @@ def load(path: str | Path, config: VSAConfig) -> CachedVectors | None:
         width, dtype = (config.dim // 64, np.uint64) if hdc else (config.dim, np.float32)
         if vecs.dtype != dtype or vecs.shape != (len(keys), width):
             return None
+        norms = None
+        if not hdc:
+            norms = arrays["norms"]
+            if norms.dtype != np.float32 or norms.shape != (len(keys),):
+                return None
         ekeys: tuple[str, ...] = ()
         evecs = None
         if "entity_vectors" in arrays:
@@ -106,4 +114,4 @@ def load(path: str | Path, config: VSAConfig) -> CachedVectors | None:
                 return None
     except (KeyError, ValueError, IndexError, UnicodeDecodeError):
         return None
-    return CachedVectors(keys, vecs, ekeys, evecs)
+    return CachedVectors(keys, vecs, ekeys, evecs, norms)
