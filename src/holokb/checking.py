@@ -16,14 +16,15 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import SH
 
 from .analysis import Atom, Program
-from .analysis.program import Aggregate, Const, Negation, Rule
+from .analysis.program import Aggregate, Negation
 from .closed_world import closed_relations, with_snapshot
 from .core import AsOf, AssertedRef, IRI, Limits, RDF_TYPE, Term
 from .engine import ProofNode, closure
 from .ledger import FactView, Ledger
-from .reasoning import database_at, mentioned_predicates
+from .reasoning import TRIPLE, database_at, mentioned_predicates
 from .solver import (
-    ActiveSet, Cardinality, ConsistencyResult, EntailmentResult, GroundFact, SolverLimits, check_consistency, entails,
+    ActiveSet, Cardinality, ConsistencyResult, EntailmentResult, GroundFact, SolverLimit, SolverLimits,
+    check_consistency, entails,
 )
 from .solver.active_set import Absence, relation_key
 
@@ -146,32 +147,21 @@ def horn_part(program: Program) -> ActiveSet:
     return ActiveSet((), keep, functional)
 
 
-def _cone(program: Program, atom: Atom) -> Program:
-    """The rules the goal's relation (both polarities) depends on, stratified as analysis does (per class
-    for ``rdf:type``), with the goal as a query so that its predicate is loaded."""
-    from .analysis import Query
-    from .analysis import check_program
+def goal_cone(program: Program, atom: Atom) -> Program:
+    """The rules the goal's relation (both polarities) depends on, checked and stratified, with the goal
+    as a query so that its predicate is loaded."""
+    from .analysis import Query, check_program
     from .engine.magic import dependency_cone
 
     keep = dependency_cone(program.rules, {(atom.predicate, atom.negated), (atom.predicate, not atom.negated)})
-    rules = tuple(program.rules[i] for i in keep)
     twin = replace(atom, negated=not atom.negated)
-    return check_program(rules, queries=(Query((atom,), ()), Query((twin,), ())), vocabulary=program.vocabulary)
+    return check_program(tuple(program.rules[i] for i in keep), queries=(Query((atom,), ()), Query((twin,), ())),
+                         vocabulary=program.vocabulary)
 
 
-def _absences(proof: ProofNode, rules: dict[str, Rule]) -> tuple[Absence, ...]:
-    """The negated premises of a proof: each ``not`` of each rule step, under the step's bindings."""
-    out: dict[Absence, None] = {}
-    for n in proof.nodes():
-        rule = rules.get(n.rule) if n.rule else None
-        if rule is None:
-            continue
-        binding = dict(n.bindings)
-        for b in rule.body:
-            if isinstance(b, Negation):
-                args = tuple(x.term if isinstance(x, Const) else binding.get(x.name) for x in b.atom.args)
-                out[Absence(b.atom.predicate, args, b.atom.negated)] = None
-    return tuple(out)
+def _absences(proof: ProofNode) -> tuple[Absence, ...]:
+    """The negated premises of a proof (its absent nodes), each once, in DAG order."""
+    return tuple(dict.fromkeys(Absence(n.predicate, n.args, n.negated) for n in proof.nodes() if n.absent))
 
 
 def prove(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tuple[Cardinality, ...], *,
@@ -187,8 +177,9 @@ def prove(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tupl
     """
     args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
     budget = Limits(timeout_s=limits.timeout_ms / 1000, max_results=None)
-    model = closure(_cone(program, atom), database_at(ledger, as_of, _cone(program, atom)), limits=budget,
-                    record_proofs=True, valid_at=as_of.valid)
+    cone = goal_cone(program, atom)
+    model = closure(cone, database_at(ledger, as_of, cone), limits=budget, record_proofs=True,
+                    valid_at=as_of.valid)
     if model.contains(atom.predicate, args, negated=atom.negated):
         return _entailed(ledger, program, atom, args, as_of, model, backend, limits)
     if model.truncated:
@@ -220,7 +211,7 @@ def _entailed(ledger: Ledger, program: Program, atom: Atom, args, as_of: AsOf, m
     if check.status == "inconsistent":
         return EntailmentResult("unknown", check.facts, check.constraints, reason="inconsistent premises")
     return EntailmentResult("entailed", support, tuple(rules), reason="derived",
-                            absent=_absences(proof, {r.name: r for r in program.rules}))
+                            absent=_absences(proof))
 
 
 def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, cards: tuple[Cardinality, ...],
@@ -254,7 +245,7 @@ def _refute_open(ledger: Ledger, program: Program, atom: Atom, as_of: AsOf, card
         return r
     # Stagnation is no budget: the whole neighbourhood was read and nothing refutes the goal.
     return replace(r, reason=_OPEN_WORLD,
-                   limit_hit=None if r.limit_hit == "stagnation" else r.limit_hit)
+                   limit_hit=None if r.limit_hit is SolverLimit.STAGNATION else r.limit_hit)
 
 
 _OPEN_WORLD = "open world: not derived, and nothing known refutes it"
@@ -273,9 +264,15 @@ def _negative_facts(ledger: Ledger, as_of: AsOf) -> bool:
 
 def input_view(ledger: Ledger, node: ProofNode, as_of: AsOf) -> FactView | None:
     """The ledger span (with evidence) behind an input fact of a proof, if it came from the ledger."""
-    if len(node.args) != 2 or not isinstance(node.key, AssertedRef) or not isinstance(node.args[0], IRI):
+    if not isinstance(node.key, AssertedRef) or not node.args or not isinstance(node.args[0], IRI):
         return None
-    page = ledger.facts(as_of, about=node.args[0], predicate=IRI(node.predicate), obj=node.args[1], limits=_ALL)
+    if len(node.args) == 2:
+        s, p, o = node.args[0], IRI(node.predicate), node.args[1]
+    elif len(node.args) == 3 and node.predicate == TRIPLE and isinstance(node.args[1], IRI):
+        s, p, o = node.args  # the triple view holds each visible triple under its own fact id
+    else:
+        return None
+    page = ledger.facts(as_of, about=s, predicate=p, obj=o, limits=_ALL)
     for v in page:
         if v.fact_id == node.key.fact_id:
             return v

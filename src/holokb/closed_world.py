@@ -22,7 +22,7 @@ from typing import Iterable
 from .analysis import Program, check_program
 from .analysis.program import Aggregate, Atom, Negation, Rule
 from .analysis.stratify import CLASS_SEP, atom_key, dependency_edges
-from .core import HK, Interval, Limits, RDF_TYPE
+from .core import HK, Interval, LimitHit, Limits, RDF_TYPE
 from .engine import Database, Model, closure
 from .solver import ActiveSet, GroundFact
 from .solver.active_set import RelKey, relation_key
@@ -102,10 +102,10 @@ def rewrite(rules: Iterable[Rule]) -> Rewrite:
 
 
 def _program(rules: Iterable[Rule], helpers: tuple[Rule, ...]) -> Program:
-    """The engine's program: rules and helpers stratified as analysis does (per class for rdf:type)."""
+    """The engine's program: the rules and the aggregate helpers, checked and stratified."""
     rules = tuple(rules)
-    heads = tuple(r for r in rules if r.head is not None) + helpers
-    return check_program(heads, constraints=tuple(r for r in rules if r.head is None))
+    return check_program(tuple(r for r in rules if r.head is not None) + helpers,
+                         constraints=tuple(r for r in rules if r.head is None))
 
 
 def _rows(model: Model, keys: Iterable[RelKey], valid: Interval) -> list[GroundFact]:
@@ -137,11 +137,11 @@ class ClosedWorldResult:
     """An active set ready for the solver, and the budget the engine hit building it (None: complete)."""
 
     active: ActiveSet
-    limit_hit: str | None = None
+    limit_hit: LimitHit | None = None
 
 
 def _finish(active: ActiveSet, rw: Rewrite, extra_facts: list[GroundFact], closed_world: list[GroundFact],
-            limit_hit: str | None) -> ClosedWorldResult:
+            limit_hit: LimitHit | None) -> ClosedWorldResult:
     closed = closed_relations(active.rules) | set(active.closed) | {(r.head.predicate, False) for r in rw.helper_rules}
     needs_cw = any(isinstance(b, Negation) for r in rw.solver_rules for b in r.body)
     facts = active.facts + tuple(dict.fromkeys(extra_facts))

@@ -8,13 +8,14 @@ import re
 import time
 import threading
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from .core.inputs import not_found, read_text
 from .core import (
-    RDFS, AsOf, AssertedRef, Deadline, DerivedRef, Evidence, Fact, Interval, IRI, LimitHit, Limits, Literal, Page,
-    SpanRecord,
+    RDFS, AsOf, AssertedRef, Deadline, DerivedRef, Evidence, EvidenceError, Fact, Interval, IRI, LimitHit, Limits,
+    Literal, Page, SpanRecord,
 )
 from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
 
@@ -84,6 +85,13 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
+class ProofSource(StrEnum):
+    """Where an explanation's proof was read."""
+
+    STORED = "stored"      # a fresh stored closure's proof rows
+    COMPUTED = "computed"  # a closure computed for the question (goal-directed)
+
+
 @dataclass(frozen=True, slots=True)
 class Explanation:
     """Why a fact holds at an AsOf: its proof DAG (None when it does not hold) and, per input node
@@ -97,6 +105,8 @@ class Explanation:
     limit_hit: LimitHit | None = None
     #: The maximal interval around the AsOf's valid time over which the fact holds (None: it does not).
     valid: Interval | None = None
+    #: Where the proof was read: a fresh stored closure's proof rows, or a closure computed now.
+    source: ProofSource = ProofSource.COMPUTED
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,15 +220,18 @@ class KnowledgeBase:
                 texts.append((_doc_id(f, files), read_text(f, what="document")))
         report = self._gate(records, rdf_files, changes.supersede)
         chunks = 0
-        with self.ledger.batch(at=at) as b:
-            b.check_time()
-            for doc_id, text in texts:
-                cs = chunk_paragraphs(text)
-                chunks += len(cs)
-                b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
-            apply_changes(b, changes)
-            for iri, aliases in _entities(records + changes.supersede).items():
-                b.add_entity(iri, aliases=aliases)
+        try:
+            with self.ledger.batch(at=at) as b:
+                b.check_time()
+                for doc_id, text in texts:
+                    cs = chunk_paragraphs(text)
+                    chunks += len(cs)
+                    b.add_document(doc_id, text, chunks=[(c.chunk_id, c.start, c.end) for c in cs])
+                apply_changes(b, changes)
+                for iri, aliases in _entities(records + changes.supersede).items():
+                    b.add_entity(iri, aliases=aliases)
+        except EvidenceError as e:
+            raise _located(e, rdf_files) from None
         c = self.ledger.last_counts
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
                           report.shapes_run if report else 0, at, c.new, c.closed, c.unchanged)
@@ -306,23 +319,27 @@ class KnowledgeBase:
         from .shapes.ledger_context import LedgerContext
 
         batch = Graph()
+        valid: dict = {}  # where each triple holds: the gate checks every instant of valid time
         for r in (*records, *superseding):
             f = r.fact
-            if f.polarity == "affirm":
-                batch.add((to_rdflib(f.subject), to_rdflib(f.predicate), to_rdflib(f.object)))
+            if f.polarity == "affirm" and r.system.end is None:
+                triple = (to_rdflib(f.subject), to_rdflib(f.predicate), to_rdflib(f.object))
+                batch.add(triple)
+                valid.setdefault(triple, []).append(r.valid)
         context = LedgerContext(self.ledger, AsOf.latest())
         if superseding:
             context = _Replacing(context, {(to_rdflib(r.fact.subject), to_rdflib(r.fact.predicate))
                                            for r in superseding})
-        return self._check_batch(batch, context, files)
+        return self._check_batch(batch, context, files, valid)
 
-    def _check_batch(self, batch, context, files: Sequence[Path]) -> GateReport:
-        """Run the gate on a batch (an rdflib graph or a columnar PlainBatch); raise on violations."""
-        report = self.gate.check(batch, context)
+    def _check_batch(self, batch, context, files: Sequence[Path], valid: Mapping | None = None) -> GateReport:
+        """Run the gate on a batch (an rdflib graph or a columnar PlainBatch; ``valid``: where its
+        triples hold, absent = always); raise on violations."""
+        report = self.gate.check(batch, context, valid=valid)
         if not report.conforms:
             sources = _sources_for(report, batch, files)
             if sources:
-                report = self.gate.check(batch, context, sources=sources)
+                report = self.gate.check(batch, context, sources=sources, valid=valid)
             raise report.error()
         return report
 
@@ -449,35 +466,60 @@ class KnowledgeBase:
 
     def ask(self, program: Program, query: str, *, as_of: AsOf, limits: Limits | None = None) -> Answers:
         """Goal-directed answers to ``?- body.`` at ``as_of`` (same answers as full closure)."""
+        from .analysis.program import body_atoms
+        from .bridge import bridge
         from .engine import ask
         from .reasoning import database_at, parse_query
 
         q = parse_query(query, program)
+        program = bridge(program, reads=body_atoms(q.body)).program  # entailed triples reach the query
         return ask(program, database_at(self.ledger, as_of, program), q, limits=limits or Limits.unbounded(),
                    valid_at=as_of.valid)
 
     def explain(self, program: Program, fact: str, *, as_of: AsOf, max_depth: int | None = None,
                 limits: Limits | None = None, model: Model | None = None) -> "Explanation":
         """The proof of a (derived or asserted) fact at ``as_of``, down to asserted facts and their evidence.
-        ``model``: a closure of ``program`` at ``as_of`` with proofs, already computed (else computed now)."""
-        from .checking import input_view
-        from .reasoning import parse_ground_atom
+
+        Read from the stored closure's proof rows when one is fresh for this rule set and AsOf and its
+        input holds at all valid times (``source`` "stored"; stored rows keep each fact's maximal
+        interval, not one derivation's); else from a goal-directed closure of the rules the fact
+        depends on ("computed"; the same proof as the full closure's).  ``model``: a closure of ``program`` at
+        ``as_of`` with proofs, already computed (used as is)."""
+        from .checking import goal_cone
+        from .engine import closure
+        from .reasoning import database_at, parse_ground_atom
+        from .stored_proofs import stored_proof
 
         atom = parse_ground_atom(fact, program)
         args = tuple(a.term for a in atom.args)  # type: ignore[union-attr]
         if model is None:
-            model = self.derive(program, as_of=as_of, limits=limits)
+            info = self.ledger.closure_info(program.rule_set_hash, as_of)
+            if info is not None and not info.stale and not info.truncated:
+                got = stored_proof(self.ledger, info, program, atom.predicate, args, atom.negated, as_of, max_depth)
+                if got is not None:
+                    return self._explanation(atom.predicate, args, got.proof, as_of, False, None,
+                                             got.proof.valid if got.proof else None, ProofSource.STORED)
+            cone = goal_cone(program, atom)
+            model = closure(cone, database_at(self.ledger, as_of, cone), limits=limits or Limits.unbounded(),
+                            record_proofs=True, valid_at=as_of.valid)
         if not model.contains(atom.predicate, args, negated=atom.negated):
-            return Explanation(atom.predicate, args, None, {}, model.truncated, model.limit_hit)
+            return self._explanation(atom.predicate, args, None, as_of, model.truncated, model.limit_hit, None,
+                                     ProofSource.COMPUTED)
         proof = model.explain(atom.predicate, args, negated=atom.negated, max_depth=max_depth)
+        held = model.validity(atom.predicate, args, negated=atom.negated)
+        return self._explanation(atom.predicate, args, proof, as_of, model.truncated, model.limit_hit,
+                                 held[0] if held else None, ProofSource.COMPUTED)
+
+    def _explanation(self, predicate: str, args: tuple, proof: ProofNode | None, as_of: AsOf, truncated: bool,
+                     limit_hit: LimitHit | None, valid: Interval | None, source: ProofSource) -> "Explanation":
+        from .checking import input_view
+
         evidence: dict[str, FactView] = {}
-        for n in proof.inputs():
+        for n in (proof.inputs() if proof is not None else ()):
             view = input_view(self.ledger, n, as_of)
             if view is not None:
                 evidence[n.id] = view
-        held = model.validity(atom.predicate, args, negated=atom.negated)
-        return Explanation(atom.predicate, args, proof, evidence, model.truncated, model.limit_hit,
-                           held[0] if held else None)
+        return Explanation(predicate, args, proof, evidence, truncated, limit_hit, valid, source)
 
     # -- consistency and entailment -------------------------------------------------------------
 
@@ -499,7 +541,10 @@ class KnowledgeBase:
         from .reasoning import parse_ground_atom
         from .solver import SolverLimits
 
+        from .bridge import bridge
+
         atom = parse_ground_atom(goal, program)
+        program = bridge(program, reads=(atom,)).program  # an entailed triple reaches the goal
         cards = cardinalities(self.gate.shapes_graph if self.gate else None)
         return prove(self.ledger, program, atom, as_of, cards, backend=backend, limits=limits or SolverLimits(),
                      hops=hops)
@@ -628,7 +673,8 @@ class KnowledgeBase:
 
 
 class _Replacing:
-    """A gate context without the stored values of the (subject, predicate) pairs a batch supersedes."""
+    """A gate context without the stored values of the (subject, predicate) pairs a batch supersedes
+    (at every valid time: it is a timed context when the one it wraps is)."""
 
     def __init__(self, inner, replaced: set):
         self._inner = inner
@@ -642,6 +688,15 @@ class _Replacing:
 
     def subjects_of(self, predicate, obj):
         return [s for s in self._inner.subjects_of(predicate, obj) if (s, predicate) not in self._replaced]
+
+    def types_during(self, nodes):
+        return self._inner.types_during(nodes)
+
+    def values_during(self, subject, predicate):
+        return () if (subject, predicate) in self._replaced else self._inner.values_during(subject, predicate)
+
+    def subjects_during(self, predicate, obj):
+        return [(s, v) for s, v in self._inner.subjects_during(predicate, obj) if (s, predicate) not in self._replaced]
 
 
 _LABELS = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel",
@@ -676,6 +731,26 @@ def _plain_entities(terms: Sequence, spo: Sequence[int]) -> dict[IRI, tuple[str,
 def _doc_id(f: Path, files: Sequence[Path]) -> str:
     """Documents are named by file name (``day-log.txt``), as evidence in kb/*.trig refers to them."""
     return f.name
+
+
+def _located(err: EvidenceError, files: Sequence[Path]) -> EvidenceError:
+    """``err`` with the file:line:col of the hk:chunk annotation that wrote the refused evidence (the
+    parser finds the triple; the ledger, which checks chunks, never sees files)."""
+    from dataclasses import replace
+
+    from .core import Location
+    from .rdf.locate import locate_annotation
+    from .rdf.vocab import CHUNK, DOCUMENT
+
+    if err.chunk is None or err.document is None or not files:
+        return err
+    hit = locate_annotation(files, {CHUNK.value: err.chunk, DOCUMENT.value: err.document})
+    if hit is None:
+        return err
+    path, (line, col) = hit
+    diags = tuple(replace(d, location=Location(path, line, col)) if d.location is None else d
+                  for d in err.diagnostics)
+    return EvidenceError(f"{path}:{line}:{col}: {err.message}", diags, document=err.document, chunk=err.chunk)
 
 
 def _sources_for(report: GateReport, batch: Graph, files: Sequence[Path]) -> dict:

@@ -41,17 +41,21 @@ def rule_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def load_program(paths: Iterable[str | Path]) -> Program:
-    """Parse and check rule files together as one program (all diagnostics at once)."""
+    """Parse and check rule files together as one program (all diagnostics at once), bridged:
+    entailment rules over ``hk:triple`` and user rules over binary predicates see each other's
+    conclusions (:mod:`holokb.bridge`)."""
+    from .bridge import bridge
+
     files = rule_files(paths)
     if not files:
         return analyze(parse_rules(""))
     if len(files) == 1:
         from .syntax import parse_file
 
-        return analyze(parse_file(files[0]))
+        return bridge(analyze(parse_file(files[0]))).program
     # Several files: one synthetic module that includes each (absolute paths, so diagnostics name them).
     text = "".join(f'@include "{f.resolve().as_posix()}" .\n' for f in files)
-    return analyze(parse_rules(text, file=str(Path.cwd() / "<rules>")))
+    return bridge(analyze(parse_rules(text, file=str(Path.cwd() / "<rules>")))).program
 
 
 def _prefix_block(program: Program) -> str:

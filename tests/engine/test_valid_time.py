@@ -97,3 +97,19 @@ def test_whole_timeline_equals_the_closure_at_every_instant(text, facts):
         assert _at(whole, t) == _plain(point), (t, text)
         at_t = closure(prog, database(facts), valid_at=t)
         assert {p: set(at_t.relation(EX + p)) for p, _ in IDB} == _plain(point)
+        # ... each with the whole timeline's maximal interval around t (derivations meeting at a
+        # boundary are one fact, whichever side t falls on)
+        for p, _ in IDB:
+            assert set(at_t.rows(EX + p)) == {(a, iv) for a, iv in whole.rows(EX + p) if iv.contains(t)}, (t, p, text)
+
+
+def test_a_fact_derived_two_ways_on_either_side_of_an_instant_holds_over_both():
+    prog = rules("rule r: ex:q(?y) :- ex:e(?x, ?y).")
+    db = Database()
+    db.add(EX + "e", (iri("a"), iri("a")), valid=Interval(100, None), key=AssertedRef("late"))
+    db.add(EX + "e", (iri("b"), iri("a")), valid=Interval(0, 100), key=AssertedRef("early"))
+    for t in (50, 150):
+        m = closure(prog, db, record_proofs=True, valid_at=t)
+        assert m.validity(EX + "q", (iri("a"),)) == (Interval(0, None),)
+        proof = m.explain(EX + "q", (iri("a"),))
+        assert proof.valid.contains(t) and proof.premises[0].key == AssertedRef("early" if t < 100 else "late")

@@ -6,6 +6,10 @@ analysis rejects (a cycle through `not` or an aggregate) are discarded by the ca
 """
 from __future__ import annotations
 
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
 from hypothesis import strategies as st
 
 PREFIX = "@prefix ex: <http://example.org/> .\n"
@@ -88,3 +92,45 @@ def candidate_goals() -> list[str]:
     out += [f"ex:{p}(ex:{x}, ex:{y})" for p in IDB_BINARY[:2] + EDB_BINARY for x in CONSTANTS for y in CONSTANTS]
     out += [f"ex:c0(ex:{x}, {k})" for x in CONSTANTS for k in range(0, 7)]
     return out
+
+
+def goal_text(pred: str, args, negated: bool) -> str:
+    """A derived fact (predicate IRI, args, polarity) written as a ground goal for prove/explain."""
+    from holokb.core import IRI, RDF_TYPE
+
+    def term(t):
+        return f"<{t.value}>" if isinstance(t, IRI) else str(t.value)
+
+    if pred == RDF_TYPE:
+        return f"{'not ' if negated else ''}<{args[1].value}>({term(args[0])})"
+    return f"{'not ' if negated else ''}<{pred}>({', '.join(term(a) for a in args)})"
+
+
+def analysed(text: str):
+    """The checked program of ``text``; a program the analysis rejects (a cycle through `not` or an
+    aggregate: not stratified) is discarded as an example."""
+    from hypothesis import assume
+
+    from holokb.analysis import analyze
+    from holokb.core import HolokbError
+    from holokb.syntax import parse_rules
+
+    try:
+        return analyze(parse_rules(text))
+    except HolokbError:
+        assume(False)
+
+
+@contextmanager
+def loaded_kb(name: str, text: str, *, at: int, load: bool = True):
+    """A fresh knowledge base in a temporary folder, with ``text`` written to file ``name`` and
+    loaded at system time ``at`` (unless ``load`` is false: an empty file is not valid input)."""
+    from holokb.kb import KnowledgeBase
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / name
+        f.write_text(text)
+        with KnowledgeBase.open(Path(d) / "kb.db") as kb:
+            if load:
+                kb.load([f], at=at)
+            yield kb

@@ -17,20 +17,8 @@ XSD = Namespace("http://www.w3.org/2001/XMLSchema#")
 PREFIXES = "@prefix ex: <http://example.org/> .\n@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
 
 
-# The example domain leaves ex:sessionTimeout's cardinality to the rules (one value per valid time);
-# these tests add the plain SHACL cardinality so the gate's maxCount handling stays covered.
-POLICY_MAX = PREFIXES + """@prefix sh: <http://www.w3.org/ns/shacl#> .
-ex:PolicyShape sh:property [ sh:path ex:sessionTimeout ; sh:maxCount 1 ] .
-"""
-
-
 def load_gate() -> ShapesGate:
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        extra = Path(d) / "policy_max.ttl"
-        extra.write_text(POLICY_MAX)
-        return ShapesGate.load([data_dir("shapes") / "domain.ttl", extra])
+    return ShapesGate.load([data_dir("shapes") / "domain.ttl"])
 
 
 @pytest.fixture(scope="module")

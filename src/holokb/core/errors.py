@@ -142,7 +142,15 @@ class SystemTimeError(LedgerError):
 
 
 class EvidenceError(LedgerError):
-    """Evidence that names a chunk its stored document does not have, or a span outside the text."""
+    """Evidence that names a chunk its stored document does not have, or a span outside the text.
+
+    ``document``/``chunk``: the refused evidence's, so that a loader can point at the annotation
+    triples that wrote it."""
+
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] = (), *,
+                 document: str | None = None, chunk: str | None = None):
+        super().__init__(message, diagnostics)
+        self.document, self.chunk = document, chunk
 
 
 class SchemaVersionError(LedgerError):

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.terms import Term, term_sort_key
 from .dictionary import TermDictionary
 from .relation import Relation
-from .temporal import coalesce
+from .temporal import coalesce, holds_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,23 @@ class FactTable:
         row_fact = np.full(rel.size, -1, np.int64)
         row_fact[rows] = position[member]
         return FactTable(fact_ids[order], f[order], t[order], first[order], row_fact)
+
+    def holding_at(self, rel: Relation, rows: np.ndarray, t: int) -> "FactTable":
+        """The facts (built from ``rows``) whose maximal interval contains ``t``, each with the
+        earliest of its rows that holds at ``t`` (the derivation a proof at ``t`` shows).
+
+        Rows are coalesced before the instant is applied: a fact derived over ``[a, b)`` one way and
+        over ``[b, c)`` another holds over ``[a, c)``, whichever of the two ``t`` falls in."""
+        keep = holds_at(self.valid_from, self.valid_to, t)
+        at_rows = rows[holds_at(rel.meta("valid_from")[rows], rel.meta("valid_to")[rows], t)]
+        first = np.full(len(self), np.iinfo(np.int64).max)
+        np.minimum.at(first, self.row_fact[at_rows], at_rows)
+        position = np.full(len(self), -1, np.int64)
+        position[keep] = np.arange(int(keep.sum()))
+        taken = self.row_fact >= 0
+        row_fact = np.full(len(self.row_fact), -1, np.int64)
+        row_fact[taken] = position[self.row_fact[taken]]
+        return FactTable(self.ids[keep], self.valid_from[keep], self.valid_to[keep], first[keep], row_fact)
 
 
 def _ranks(col: np.ndarray, terms: TermDictionary) -> np.ndarray:

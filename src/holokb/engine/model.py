@@ -175,8 +175,11 @@ class Model:
             rel = self.relations.get(rk)
             if rel is None:
                 rel = Relation(0)
-            rows = np.flatnonzero(rel.meta("rule") >= 0) if derived_only else None
-            hit = self._memo[memo_key] = FactTable.build(rel, self._visible(rel, rows), self.terms, self.endpoints)
+            rows = np.flatnonzero(rel.meta("rule") >= 0) if derived_only else np.arange(rel.size)
+            hit = FactTable.build(rel, rows, self.terms, self.endpoints)
+            if self.valid_at is not None:  # maximal intervals first, then those around the instant
+                hit = hit.holding_at(rel, rows, self.valid_at)
+            self._memo[memo_key] = hit
         return hit
 
     def rows(self, predicate: str, *, negated: bool = False) -> tuple[tuple[tuple[Term, ...], Interval], ...]:

@@ -13,7 +13,7 @@ from typing import Iterable, Iterator, Literal as _Lit, Sequence
 from ..core.fact import Evidence, Fact, SpanRecord
 from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
-from ..core.time import MAX_TIME, AsOf, Interval
+from ..core.time import MAX_TIME, MIN_TIME, AsOf, Interval
 from .dictionary import TermCache
 from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView, span_hash
 
@@ -263,6 +263,16 @@ class LedgerReads:
         n = len(rows)
         cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(5)]
         return EncodedFacts(*cols, tuple(r[5].hex() for r in rows))
+
+    def timeless_at(self, system: int) -> bool:
+        """Whether every plain triple recorded at ``system`` holds over the whole valid-time axis (a
+        closure at that system time then has no time in it: one row per fact, valid always)."""
+        # Spans first (a plain scan, 5x faster on LUBM than driving the join from facts); the fact
+        # is looked up only for a time-bounded span.
+        return self._db.execute(
+            f"SELECT 1 FROM spans sp WHERE {_RECORDED} AND (sp.valid_from != ? OR sp.valid_to IS NOT NULL) AND "
+            "EXISTS (SELECT 1 FROM facts f WHERE f.fact_id = sp.fact_id AND f.polarity = 1 AND f.nq = 0) LIMIT 1",
+            (system, system, MIN_TIME)).fetchone() is None
 
     def types_of(self, iris: Iterable[IRI], as_of: AsOf) -> dict[IRI, frozenset[IRI]]:
         """The rdf:type objects (IRIs) of each given IRI visible at ``as_of`` (affirmed facts)."""

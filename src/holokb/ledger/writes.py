@@ -424,7 +424,8 @@ class Batch:
                         known = [r[0] for r in self._db.execute(
                             "SELECT chunk_id FROM chunks WHERE doc_id = ? ORDER BY cid", (e.document,))]
                         msg = f"evidence names chunk {e.chunk!r}, which document {e.document!r} does not have"
-                        raise EvidenceError(msg, (Diagnostic("HK502", msg, hint=_did_you_mean(e.chunk, known)),))
+                        raise EvidenceError(msg, (Diagnostic("HK502", msg, hint=_did_you_mean(e.chunk, known)),),
+                                            document=e.document, chunk=e.chunk)
                 else:
                     row = self._db.execute("SELECT length(text) FROM documents WHERE doc_id = ?",
                                            (e.document,)).fetchone()

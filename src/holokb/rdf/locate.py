@@ -225,3 +225,25 @@ def _unescape_local(local: str) -> str:
             out.append(local[i])
             i += 1
     return "".join(out)
+
+
+def locate_annotation(paths, annotations: dict[str, str]) -> tuple[str, Position] | None:
+    """(file, (line, column)) of the annotation triple ``?node <first key> "value"`` in the first
+    of ``paths`` holding a node (an IRI) with every ``predicate "value"`` pair of ``annotations``
+    (e.g. an evidence node's hk:document and hk:chunk): the triple a ledger check refused, found
+    by the parser rather than by searching the text."""
+    from ..core.terms import IRI, Literal
+    from .parse import parse_quads, read_source
+
+    first = next(iter(annotations))
+    for path in paths:
+        src = read_source(path)
+        found: dict[str, set[str]] = {}
+        for s, p, o, _ in parse_quads(src):
+            if isinstance(s, IRI) and isinstance(o, Literal) and annotations.get(p.value) == o.lexical:
+                found.setdefault(s.value, set()).add(p.value)
+        for node in sorted(n for n, props in found.items() if props == set(annotations)):
+            pos = TripleLocator.of(src.data, src.format, base_iri=src.base_iri).find(node, first, term="predicate")
+            if pos is not None:
+                return str(path), pos
+    return None

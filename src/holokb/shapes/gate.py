@@ -7,7 +7,7 @@ validates a whole snapshot.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from rdflib import Graph, Literal, URIRef
@@ -16,7 +16,7 @@ from rdflib.term import Node
 from ..core.errors import Diagnostic
 from ..core.limits import LimitHit, Limits
 from .batchview import view
-from .context import ContextSource
+from .context import ContextSource, EmptyContext
 from .engine import DepthExceeded, PyshaclEngine, RawResult, load_diagnostic
 from .fetch import ContextFetch
 from .load import Locator, MalformedShapesError, SourceText, check_well_formed, parse_files, shape_nodes
@@ -24,6 +24,7 @@ from .plans import ShapePlan, read_path, read_plan, shape_labels
 from .report import GateReport, SourceRef, Violation, first_by_subject, locate, short_name
 from .targets import (ShapeTargets, TargetIndex, build_index, read_targets, subclass_edges,
                       superclass_closure)
+from .timed import ALWAYS, RecordingContext, Timeline, TimedContextSource, ValidMap, batch_bounds, merge, segments
 from .vocab import RDFS
 
 Triple = tuple[Node, Node, Node]
@@ -88,13 +89,63 @@ class ShapesGate:
     # -- the batch path ---------------------------------------------------------------------
     def check(self, batch: Graph, context: ContextSource, *,
               sources: Mapping[Triple, SourceRef] | None = None,
-              limits: Limits | None = None) -> GateReport:
+              limits: Limits | None = None, valid: ValidMap | None = None) -> GateReport:
         """Validate ``batch`` together with the context it needs from ``context``.
 
         Focus nodes are the batch's subjects and objects that some shape targets (types and
         target predicates are looked up in the batch and the context).  A batch no shape
         targets returns a conforming report without running pySHACL.
+
+        Valid time (:mod:`holokb.shapes.timed`): ``valid`` says where batch triples hold (one
+        interval or several per triple; absent = always), and a context that is also a
+        :class:`TimedContextSource` gives its values with intervals.  Then the batch conforms when
+        every elementary valid-time segment's snapshot does, and each violation carries where it
+        holds.  Without bounded intervals this is one untimed check.
         """
+        timed = isinstance(context, TimedContextSource)
+        if not timed and not batch_bounds(valid):
+            return self._check_at(batch, context, sources, limits)
+        # The union of all valid times finds the focus and the context values that matter, and
+        # where each holds; components with nothing time-bounded are checked once on the union.
+        recording = RecordingContext(context) if timed else None  # type: ignore[arg-type]
+        prepared = self._prepare(batch, recording or context, limits)
+        if prepared is None:
+            return GateReport(conforms=True)
+        jobs, fetch, size = prepared
+        line = Timeline(fetch.graph, batch, valid, recording.valid if recording else {})
+        if not line.bounds:
+            return self._run(prepared, sources)
+        steady = [(shape, [n for n in focus if not line.timed(n)]) for shape, focus in jobs]
+        moving = {n for _shape, focus in jobs for n in focus if line.timed(n)}
+        steady = [j for j in steady if j[1]]
+        parts = [(ALWAYS, self._run((steady, fetch, size), sources) if steady else GateReport(conforms=True))]
+        seen: dict[frozenset, GateReport] = {}
+        for seg in segments(line.bounds):
+            graph_t = line.at(seg.start)
+            key = frozenset(graph_t)
+            if key not in seen:
+                # Targets are re-read at the instant (a type may hold only part of the time);
+                # only focus nodes of the union's timed components count.
+                again = self._prepare(graph_t, EmptyContext(), limits, moving)
+                if again is None:
+                    seen[key] = GateReport(conforms=True)
+                else:
+                    jobs_t = [(shape, [n for n in focus if n in moving]) for shape, focus in again[0]]
+                    seen[key] = self._run(([j for j in jobs_t if j[1]], again[1], again[2]), sources)
+            parts.append((seg, seen[key]))
+        return merge(parts)
+
+    def _check_at(self, batch: Graph, context: ContextSource, sources: Mapping[Triple, SourceRef] | None,
+                  limits: Limits | None) -> GateReport:
+        """One untimed check: the batch and the context as one snapshot."""
+        prepared = self._prepare(batch, context, limits)
+        if prepared is None:
+            return GateReport(conforms=True)
+        return self._run(prepared, sources)
+
+    def _prepare(self, batch: Graph, context: ContextSource, limits: Limits | None, mentioned: Iterable[Node] = ()):
+        """The (shape, focus nodes) jobs and the data graph they read, or None when no shape targets the batch
+        (``mentioned``: nodes that count as mentioned by the batch for ``sh:targetNode``)."""
         index = self._index
         closure = self._closure
         batch_edges = subclass_edges(batch)
@@ -118,7 +169,7 @@ class ShapesGate:
                 focus.setdefault(i, set()).add(node)
 
         if by_node:
-            for n in nodes & by_node.keys():
+            for n in (nodes | set(mentioned)) & by_node.keys():
                 hit(by_node[n], n)
         if by_type:
             for typed in (batch_types, kb_types):
@@ -138,7 +189,7 @@ class ShapesGate:
                     if p in obj_preds.get(n, ()) or context.subjects_of(p, n):
                         hit(shapes, n)
         if not focus:
-            return GateReport(conforms=True)
+            return None
 
         limits = limits or Limits()
         fetch = ContextFetch(batch, context, max_nodes=limits.max_edges)
@@ -155,9 +206,13 @@ class ShapesGate:
         fetch.add_hierarchy(closure)
         for edge in batch_edges:
             fetch.graph.add((edge[0], RDFS.subClassOf, edge[1]))
+        return jobs, fetch, len(batch)
+
+    def _run(self, prepared, sources: Mapping[Triple, SourceRef] | None) -> GateReport:
+        jobs, fetch, batch_size = prepared
         extra = dict(shapes_run=tuple(self._labels[s] for s, _ in jobs),
                      focus_count=sum(len(f) for _, f in jobs),
-                     context_triples=len(fetch.graph) - len(batch),
+                     context_triples=len(fetch.graph) - batch_size,
                      truncated=fetch.truncated, limit_hit=LimitHit.MAX_EDGES if fetch.truncated else None)
         try:
             raw = self._engine.validate(fetch.graph, jobs)

@@ -14,6 +14,7 @@ from rdflib.term import Node
 
 from ..core.errors import Diagnostic, Location, ShapeViolationError
 from ..core.limits import LimitHit
+from ..core.time import Interval
 from .vocab import SH, short_component
 
 SourceRef = tuple[str, int]
@@ -28,6 +29,7 @@ class Violation:
     ``path`` is the ``sh:resultPath``: a URIRef for a predicate path, SPARQL property-path text
     (e.g. ``"^<http://example.org/p>"``) for a complex one, None for node shapes.
     ``component`` is the short name, e.g. ``"sh:MinCountConstraintComponent"``.
+    ``valid`` is where in valid time the result holds (None: at every instant, or an untimed check).
     """
 
     focus_node: Node
@@ -38,6 +40,7 @@ class Violation:
     severity: str
     message: str
     source: SourceRef | None = None
+    valid: Interval | None = None
 
     @property
     def code(self) -> str:
@@ -46,14 +49,17 @@ class Violation:
                                               if self.component.startswith("sh:") else URIRef(self.component))
 
     def sort_key(self) -> tuple[str, ...]:
-        """(focus, path, component, value, shape, severity, message) as text."""
+        """(focus, path, component, value, shape, severity, message, valid from) as text."""
         return (_text(self.focus_node), _path_text(self.path), self.component,
-                _text(self.value), self.shape, self.severity, self.message)
+                _text(self.value), self.shape, self.severity, self.message,
+                "" if self.valid is None else f"{self.valid.start:+021d}")
 
     def diagnostic(self) -> Diagnostic:
         """This result as a core :class:`Diagnostic` (located at its source statement when known)."""
         where = f" {_path_text(self.path)}" if self.path is not None else ""
         value = f" (value {_text(self.value)})" if self.value is not None else ""
+        if self.valid is not None:
+            value += f" during valid time {self.valid}"
         loc = Location(self.source[0], self.source[1], 1) if self.source else None
         return Diagnostic(
             code=self.code,

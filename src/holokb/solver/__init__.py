@@ -10,6 +10,7 @@ drivers live in ``holokb.solver.eval_deduction`` and ``holokb.solver.eval_folio`
 from .active_set import ActiveSet, Cardinality, GroundFact
 from .backend import Backend, SolveResult, SolverContext, get_backend, installed_backends
 from .encode import Encoding, encode
+from .limits import Limit, SolverLimit
 from .modes import (
     ConsistencyResult, EntailmentResult, ModelResult, SolverLimits, check_consistency, entails, find_model,
 )
@@ -19,7 +20,7 @@ from .session import ConsistencySession
 
 __all__ = [
     "ActiveSet", "Backend", "Cardinality", "ConsistencyResult", "ConsistencySession", "Encoding",
-    "EntailmentResult", "GateResult", "GroundFact", "ModelResult", "ProposalVerdict", "Signature",
+    "EntailmentResult", "GateResult", "GroundFact", "Limit", "SolverLimit", "ModelResult", "ProposalVerdict", "Signature",
     "SolveResult", "SolverContext", "SolverLimits", "SymbolRegistry", "check_consistency", "encode", "entails",
     "find_model", "gate_proposal", "get_backend", "installed_backends", "solve_proposal",
 ]

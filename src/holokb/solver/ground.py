@@ -25,6 +25,7 @@ from ..core.limits import Deadline
 from ..core.terms import Term
 from .active_set import Absence, ActiveSet, GroundFact, relation_key
 from ..core.functions import apply_call
+from .limits import SolverLimit
 from .values import arith, compare
 
 AtomKey = tuple[str, bool, tuple[bytes, ...]]
@@ -33,8 +34,8 @@ AtomKey = tuple[str, bool, tuple[bytes, ...]]
 class BudgetHit(Exception):
     """Internal: a grounding budget ran out (``limit`` names it)."""
 
-    def __init__(self, limit: str):
-        super().__init__(limit)
+    def __init__(self, limit: SolverLimit):
+        super().__init__(limit.value)
         self.limit = limit
 
 
@@ -129,7 +130,7 @@ class Grounder:
         i = self.atom_ids.get(key)
         if i is None:
             if self.max_atoms is not None and len(self.atoms) >= self.max_atoms:
-                raise BudgetHit("max_atoms")
+                raise BudgetHit(SolverLimit.MAX_ATOMS)
             i = self.atom_ids[key] = len(self.atoms)
             self.atoms.append((predicate, tuple(args), negated))
         return i
@@ -213,7 +214,7 @@ class Grounder:
             inst = Instance(rule_index, head, pos, naf)
             self.instances.append(inst)
             if len(self.instances) % 512 == 0 and self.deadline.expired():
-                raise BudgetHit("timeout")
+                raise BudgetHit(SolverLimit.TIMEOUT)
             yield inst
 
     def _solve(self, plan: list, k: int, binding: dict[str, Term],

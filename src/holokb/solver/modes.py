@@ -19,8 +19,11 @@ from .active_set import Absence, ActiveSet, GroundFact, relation_key
 from .backend import Backend, get_backend
 from .encode import Encoding, encode
 from .ground import BudgetHit, Grounder, _plan
+from .limits import Limit, SolverLimit
 
 Expand = Callable[[ActiveSet, int], "ActiveSet | None"]
+
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +56,7 @@ class ConsistencyResult:
     constraints: tuple[str, ...] = ()
     at: int | None = None
     reason: str | None = None
-    limit_hit: str | None = None
+    limit_hit: Limit | None = None
     rounds: int = 1
     absent: tuple[Absence, ...] = ()
 
@@ -71,7 +74,7 @@ class EntailmentResult:
     facts: tuple[GroundFact, ...] = ()
     constraints: tuple[str, ...] = ()
     reason: str | None = None
-    limit_hit: str | None = None
+    limit_hit: Limit | None = None
     rounds: int = 1
     absent: tuple[Absence, ...] = ()
 
@@ -90,7 +93,7 @@ class ModelResult:
     status: _Lit["found", "none", "unknown"]
     bindings: tuple[tuple[str, Term], ...] = ()
     reason: str | None = None
-    limit_hit: str | None = None
+    limit_hit: Limit | None = None
     rounds: int = 1
 
     @property
@@ -153,15 +156,20 @@ def _loop(active: ActiveSet, attempt, expand: Expand | None, limits: SolverLimit
         if result.status != "unknown":
             return result, rounds, None
         if budget.deadline.expired():
-            return result, rounds, "timeout"
+            return result, rounds, SolverLimit.TIMEOUT
         if expand is None:
             return result, rounds, limit
         if rounds >= limits.max_rounds:
-            return result, rounds, "max_rounds"
+            return result, rounds, SolverLimit.MAX_ROUNDS
         nxt = expand(active, rounds)
         if nxt is None or nxt.fact_keys() == active.fact_keys():
-            return result, rounds, "stagnation"
+            return result, rounds, SolverLimit.STAGNATION
         active = nxt
+
+
+def _timeout(reason: object) -> SolverLimit | None:
+    """A solver's 'unknown' because its time ran out is the timeout limit; other unknowns are no limit."""
+    return SolverLimit.TIMEOUT if reason is not None and "timeout" in str(reason) else None
 
 
 def _encode(active: ActiveSet, limits: SolverLimits, budget: _Budget, seeds=()):
@@ -211,17 +219,17 @@ def check_encoded(ctx, enc: Encoding, lim: SolverLimits, deadline: Deadline,
         if r.status == "sat":
             return ConsistencyResult("consistent"), None
         if r.status == "unknown":
-            return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
+            return ConsistencyResult("unknown", reason=r.reason), _timeout(r.reason)
     for t in (enc.time_points() if at is None else (at,)):
         if deadline.expired():
-            return ConsistencyResult("unknown", reason="budget: timeout"), "timeout"
+            return ConsistencyResult("unknown", reason="budget: timeout"), SolverLimit.TIMEOUT
         names = assumptions(t)
         r = ctx.check(names, model_for=())
         if r.status == "unsat":
             facts, labels, absent = _core_parts(enc, _minimise(ctx, r.core, names, lim))
             return ConsistencyResult("inconsistent", facts, labels, at=t, absent=absent), None
         if r.status == "unknown":
-            return ConsistencyResult("unknown", reason=r.reason), "timeout" if r.reason == "timeout" else None
+            return ConsistencyResult("unknown", reason=r.reason), _timeout(r.reason)
     return ConsistencyResult("consistent"), None
 
 
@@ -299,7 +307,7 @@ def entails(active: ActiveSet, goal: Goal, *, backend: Backend | str = "z3",
             return EntailmentResult("refuted", facts, labels, reason="core", absent=absent), None
         if unknown or r2.status == "unknown":
             return EntailmentResult("unknown", reason="solver: " + str(r.reason or r2.reason)), (
-                "timeout" if "timeout" in str(r.reason or r2.reason) else None)
+                _timeout(r.reason or r2.reason))
         return EntailmentResult("unknown", reason="neither goal nor its negation follows"), None
 
     result, rounds, limit = _loop(active, attempt, expand, lim, budget)
@@ -371,7 +379,7 @@ def find_model(active: ActiveSet, query_vars: tuple[str, ...] | list[str], const
             if key in seen:
                 continue
             if budget.deadline.expired():
-                return ModelResult("unknown", reason="budget: timeout"), "timeout"
+                return ModelResult("unknown", reason="budget: timeout"), SolverLimit.TIMEOUT
             closed = [follows(i) for i in pos if relation_key(*g.atoms[i]) in a.closed]
             if "sat" in closed:
                 seen.add(key)
@@ -386,12 +394,12 @@ def find_model(active: ActiveSet, query_vars: tuple[str, ...] | list[str], const
             else:
                 seen.add(key)
         if unknown is not None:
-            return ModelResult("unknown", reason=f"solver: {unknown}"), "timeout" if unknown == "timeout" else None
+            return ModelResult("unknown", reason=f"solver: {unknown}"), _timeout(unknown)
         return ModelResult("none"), None
 
     result, rounds, limit = _loop(active, attempt, expand, lim, budget)
     return ModelResult(result.status, result.bindings, result.reason, limit, rounds)
 
 
-__all__ = ["ConsistencyResult", "EntailmentResult", "ModelResult", "SolverLimits", "check_consistency",
+__all__ = ["ConsistencyResult", "EntailmentResult", "Limit", "ModelResult", "SolverLimit", "SolverLimits", "check_consistency",
            "entails", "find_model"]

@@ -24,6 +24,7 @@ from ..core.limits import Deadline, Limits
 from .active_set import ActiveSet, GroundFact
 from .backend import Backend, get_backend
 from .encode import Encoding, encode, extend
+from .limits import SolverLimit
 from .modes import ConsistencyResult, SolverLimits, check_encoded
 
 Prepare = Callable[[ActiveSet], ActiveSet]
@@ -97,5 +98,5 @@ class ConsistencySession:
             self._skip.update(names)
 
 
-def _with_limit(r: ConsistencyResult, limit: str | None) -> ConsistencyResult:
+def _with_limit(r: ConsistencyResult, limit: SolverLimit | None) -> ConsistencyResult:
     return replace(r, limit_hit=limit)
