@@ -149,14 +149,15 @@ def horn_part(program: Program) -> ActiveSet:
 
 def goal_cone(program: Program, atom: Atom) -> Program:
     """The rules the goal's relation (both polarities) depends on, checked and stratified, with the goal
-    as a query so that its predicate is loaded."""
+    as a query so that its predicate is loaded, and the facts written in the rule files (input facts
+    the cone's closure must see as the full closure does)."""
     from .analysis import Query, check_program
     from .engine.magic import dependency_cone
 
     keep = dependency_cone(program.rules, {(atom.predicate, atom.negated), (atom.predicate, not atom.negated)})
     twin = replace(atom, negated=not atom.negated)
     return check_program(tuple(program.rules[i] for i in keep), queries=(Query((atom,), ()), Query((twin,), ())),
-                         vocabulary=program.vocabulary)
+                         vocabulary=program.vocabulary, prefixes=program.prefixes, facts=program.facts)
 
 
 def _absences(proof: ProofNode) -> tuple[Absence, ...]:

@@ -71,3 +71,16 @@ def test_consistency_reads_not_as_negation_as_failure(kb):
     other = "rule risk: ex:atRisk(?p, ?b) :- ex:takes(?p, ?b), ex:ic(?b, ex:other).\n"
     result, _ = kb.check_consistency(program(other + c), as_of=NOW)
     assert result.status == "inconsistent" and result.constraints == ("constraint unlisted",)
+
+
+def test_facts_written_in_the_rule_file_are_input_to_prove_and_explain(kb):
+    """A fact stated in a rule file is an input fact for the goal's cone as for the full closure: a
+    closed-world relation stated there was refuted, and explain said it did not hold."""
+    prog = program("ex:takes(ex:p1, ex:v).\nex:ic(ex:v, ex:n).\n"
+                   "rule risk: ex:atRisk(?p, ?b) :- ex:takes(?p, ?b), ex:ic(?b, ?c).\n" + SAFE)
+    assert kb.prove(prog, "ex:takes(ex:p1, ex:v)", as_of=NOW).status == "entailed"
+    assert kb.prove(prog, "ex:atRisk(ex:p1, ex:v)", as_of=NOW).status == "entailed"
+    e = kb.explain(prog, "ex:atRisk(ex:p1, ex:v)", as_of=NOW)
+    assert e.proof is not None
+    stated = [n for n in e.proof.nodes() if n.predicate.endswith("ic")]
+    assert stated and all(n.rule is None for n in stated)
