@@ -460,13 +460,7 @@ class _Sentence:
                 b -= 1
             if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
-            t = self.t(b)
-            if t is not None and t.kind is Kind.NAME:
-                return t.text
-            if t is not None and t.low in self.lex.subject_pronouns:
-                got = self.resolved.get(b) or self._antecedents(b, self.lex.subject_pronouns[t.low], (), True)
-                if len(got) == 1 and isinstance(got[0], str):
-                    return got[0]
+            return self._named_at(b)
         return None
 
     def _of_owner(self, i: int) -> tuple[list[Person], bool]:
@@ -750,6 +744,10 @@ class _Sentence:
         b = k - 1
         while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE | _HAVE | _ADVERBS | {"gave", "give"}:
             b -= 1
+        return self._named_at(b)
+
+    def _named_at(self, b: int) -> str | None:
+        """The name at token ``b``, or the one certain antecedent of a subject pronoun there."""
         t = self.t(b)
         if t is not None and t.kind is Kind.NAME:
             return t.text
