@@ -6,6 +6,7 @@ that must exit 0.  The LUBM block (heavy: 100k triples, OWL 2 RL closure) runs w
 """
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -36,9 +37,12 @@ def serving() -> set[str]:
     return {c.name for c in commands() if "runs until interrupted" in c.help}
 
 
-def run_block(lines: list[str], where: Path, corpora: str | None) -> None:
+def run_block(lines: list[str], where: Path, corpora: str | None) -> list[tuple[str, object]]:
+    """Run every holokb command of ``lines`` (``cd`` moves, long-running servers are not started):
+    ``(the README line, its Run)`` in order."""
     cwd = where
     forever = serving()
+    runs: list[tuple[str, object]] = []
     for line in lines:
         if corpora is None and "$HOLOKB_CORPORA" in line:
             continue  # the corpora are not here; the project's own commands still run
@@ -56,9 +60,18 @@ def run_block(lines: list[str], where: Path, corpora: str | None) -> None:
             if len(part) > 1 and part[1] in forever:
                 continue
             assert part[0] == "holokb", line
-            r = run(part[1:], cwd)
-            assert r.code == 0, (line, r.err[-2000:], r.out[-2000:])
-            assert "Traceback" not in r.err
+            runs.append((line, run(part[1:], cwd)))
+    return runs
+
+
+def failures(runs) -> list[tuple[str, int, str]]:
+    """The commands that did not exit 0 or printed a traceback (line, exit code, end of stderr)."""
+    return [(line, r.code, r.err[-2000:]) for line, r in runs if r.code != 0 or "Traceback" in r.err]
+
+
+def output_of(runs, start: str):
+    """The Run of the first README line that starts with ``start``."""
+    return next(r for line, r in runs if line.startswith(start))
 
 
 def test_the_tour_has_the_commands_it_promises():
@@ -72,10 +85,29 @@ def test_the_tour_runs_in_a_fresh_project(tmp_path):
     from _corpora import corpora_root
 
     root = corpora_root()
-    run_block(tour_blocks()[0], tmp_path, None if root is None else str(root))
+    block = tour_blocks()[0]
+    runs = run_block(block, tmp_path, None if root is None else str(root))
+    assert failures(runs) == []
+    expected = [ln for ln in block if "holokb serve" not in ln and (root is not None or "$HOLOKB_CORPORA" not in ln)]
+    assert [line for line, _ in runs] == expected  # every command ran, in the README's order
+    # what the comments promise
+    reload = [r for line, r in runs if line.startswith("holokb load kb/")][1]
+    assert "0 span(s)" in reload.out and "span(s) unchanged" in reload.out
+    assert "?c = ex:sandboxing" in output_of(runs, "holokb ask").out
+    assert output_of(runs, 'holokb answer "If a user is inactive for 20 minutes in v2.0').out.startswith("No")
+    verdict = json.loads(output_of(runs, 'holokb answer "If a user is inactive for 20 minutes, is').out)["verdict"]
+    assert verdict == "conflicting"
+    assert output_of(runs, "holokb prove").out.startswith("entailed")
+    names = output_of(runs, "holokb history ex:Bob ex:name").out
+    assert '"Robert"' in names and '"Bob"' in names
 
 
 @pytest.mark.conformance
 def test_the_lubm_tour_runs_in_a_fresh_project(tmp_path, corpora):
     (lubm,) = [b for b in tour_blocks() if b[0].startswith("holokb init lubm")]
-    run_block(lubm, tmp_path, str(corpora))
+    runs = run_block(lubm, tmp_path, str(corpora))
+    assert failures(runs) == []
+    assert len(runs) == len(lubm)
+    # q01's published count over LUBM(1,0) is 4 rows (a header line, then one per answer)
+    rows = [ln for ln in output_of(runs, "holokb query --file").out.splitlines() if ln.strip()]
+    assert len(rows) == 1 + 4
