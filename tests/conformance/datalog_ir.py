@@ -330,24 +330,28 @@ def _name_anon(it, em: _Emitter):
     return it
 
 
+def map_children(x, f):
+    """``x`` (an IR item or expression) rebuilt with ``f`` applied to each direct child; leaves as they are."""
+    if isinstance(x, DBin):
+        return DBin(x.op, f(x.left), f(x.right))
+    if isinstance(x, DCall):
+        return DCall(x.func, tuple(f(a) for a in x.args))
+    if isinstance(x, DAtom):
+        return DAtom(x.pred, tuple(f(t) for t in x.args))
+    if isinstance(x, DNeg):
+        return DNeg(f(x.atom))
+    if isinstance(x, DCmp):
+        return DCmp(x.op, f(x.left), f(x.right))
+    if isinstance(x, DAgg):
+        return DAgg(x.func, None if x.term is None else f(x.term), tuple(tuple(f(it) for it in conj) for conj in x.body))
+    return x
+
+
 def _subst(x, m: dict):
     """``x`` with variables renamed by ``m`` (IR items and expressions)."""
     if isinstance(x, DVar):
         return m.get(x.name, x)
-    if isinstance(x, DBin):
-        return DBin(x.op, _subst(x.left, m), _subst(x.right, m))
-    if isinstance(x, DCall):
-        return DCall(x.func, tuple(_subst(a, m) for a in x.args))
-    if isinstance(x, DAtom):
-        return DAtom(x.pred, tuple(_subst(t, m) for t in x.args))
-    if isinstance(x, DNeg):
-        return DNeg(_subst(x.atom, m))
-    if isinstance(x, DCmp):
-        return DCmp(x.op, _subst(x.left, m), _subst(x.right, m))
-    if isinstance(x, DAgg):
-        return DAgg(x.func, None if x.term is None else _subst(x.term, m),
-                    tuple(tuple(_subst(it, m) for it in conj) for conj in x.body))
-    return x
+    return map_children(x, lambda c: _subst(c, m))
 
 
 def _item_vars(it) -> list[str]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from datalog_ir import DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported
+from datalog_ir import (DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported,
+                        map_children)
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+|//[^\n]*|/\*.*?\*/)
@@ -457,34 +458,30 @@ class _Parser:
 
     def _test_literal(self) -> bool:
         """``match(a, b)`` stands alone (no comparison operator follows its closing parenthesis)."""
-        depth, k = 0, 1
-        while True:
-            t = self.peek(k)
-            if t.kind == "eof":
-                return False
-            if t.text == "(":
-                depth += 1
-            elif t.text == ")":
-                depth -= 1
-                if depth == 0:
-                    return self.peek(k + 1).text not in ("=", "!=", "<", "<=", ">", ">=")
-            k += 1
+        k = self._closing()
+        return k is not None and self.peek(k + 1).text not in ("=", "!=", "<", "<=", ">", ">=")
 
     def _aggregate_ahead(self) -> bool:
         """``min (x+1) : {...}`` is an aggregate; ``min(x, y)`` is a functor."""
+        k = self._closing(comma_ends=True)
+        return k is not None and self.peek(k + 1).text == ":"
+
+    def _closing(self, *, comma_ends: bool = False) -> int | None:
+        """How far ahead the parenthesis opened next closes; None at the end of the input (or, with
+        ``comma_ends``, at a comma directly inside it)."""
         depth, k = 0, 1
         while True:
             t = self.peek(k)
             if t.kind == "eof":
-                return False
+                return None
             if t.text == "(":
                 depth += 1
             elif t.text == ")":
                 depth -= 1
                 if depth == 0:
-                    return self.peek(k + 1).text == ":"
-            elif t.text == "," and depth == 1:
-                return False
+                    return k
+            elif comma_ends and t.text == "," and depth == 1:
+                return None
             k += 1
 
     def aggregate(self) -> DAgg:
@@ -673,23 +670,9 @@ def _positive_vars(body) -> list[str]:
 
 def _divisions(x, kind):
     """``x`` (an item or expression) with every ``/`` between non-floats rewritten to ``div``."""
-    if isinstance(x, DBin):
-        left, right = _divisions(x.left, kind), _divisions(x.right, kind)
-        if x.op == "/" and "float" not in (kind(x.left), kind(x.right)):
-            return DCall("div", (left, right))
-        return DBin(x.op, left, right)
-    if isinstance(x, DCall):
-        return DCall(x.func, tuple(_divisions(a, kind) for a in x.args))
-    if isinstance(x, DAtom):
-        return DAtom(x.pred, tuple(_divisions(a, kind) for a in x.args))
-    if isinstance(x, DNeg):
-        return DNeg(_divisions(x.atom, kind))
-    if isinstance(x, DCmp):
-        return DCmp(x.op, _divisions(x.left, kind), _divisions(x.right, kind))
-    if isinstance(x, DAgg):
-        return DAgg(x.func, None if x.term is None else _divisions(x.term, kind),
-                    tuple(tuple(_divisions(i, kind) for i in conj) for conj in x.body))
-    return x
+    if isinstance(x, DBin) and x.op == "/" and "float" not in (kind(x.left), kind(x.right)):
+        return DCall("div", (_divisions(x.left, kind), _divisions(x.right, kind)))
+    return map_children(x, lambda c: _divisions(c, kind))
 
 
 def _number(text: str) -> DConst:
