@@ -59,7 +59,7 @@ class LoadReport:
     facts: int
     documents: int
     chunks: int
-    shapes_run: int
+    shapes_run: tuple[str, ...]  # the shapes the gate ran (empty: no gate, or none targeted)
     at: int
     spans_new: int = 0
     spans_closed: int = 0
@@ -234,7 +234,7 @@ class KnowledgeBase:
             raise _located(e, rdf_files) from None
         c = self.ledger.last_counts
         return LoadReport(tuple(str(f) for f in files), len(records), len(texts), chunks,
-                          report.shapes_run if report else 0, at, c.new, c.closed, c.unchanged)
+                          report.shapes_run if report else (), at, c.new, c.closed, c.unchanged)
 
     def _load_plain(self, files: Sequence[Path], at: int) -> LoadReport | None:
         """Plain-triple files: parsed and staged columnar without the write lock (no per-triple
@@ -418,8 +418,7 @@ class KnowledgeBase:
         if len(records) < model.derived_count():  # the deadline came while decoding: store what was done,
             truncated, hit = True, hit or LimitHit.TIMEOUT  # without premises past the prefix (partial proofs)
             n = len(records)
-            records = [r if all(not isinstance(p, DerivedRef) or p.seq < n for p in r.premises) else
-                       replace(r, premises=tuple(p for p in r.premises if not isinstance(p, DerivedRef) or p.seq < n))
+            records = [replace(r, premises=tuple(p for p in r.premises if not isinstance(p, DerivedRef) or p.seq < n))
                        for r in records]
         info = self.ledger.store_closure(rule_set_hash=program.rule_set_hash, as_of=as_of, computed_at=computed_at,
                                          derived=records, truncated=truncated, limit_hit=hit, change_marker=marker)
@@ -540,7 +539,6 @@ class KnowledgeBase:
         from .checking import cardinalities, prove
         from .reasoning import parse_ground_atom
         from .solver import SolverLimits
-
         from .bridge import bridge
 
         atom = parse_ground_atom(goal, program)
@@ -736,8 +734,6 @@ def _doc_id(f: Path, files: Sequence[Path]) -> str:
 def _located(err: EvidenceError, files: Sequence[Path]) -> EvidenceError:
     """``err`` with the file:line:col of the hk:chunk annotation that wrote the refused evidence (the
     parser finds the triple; the ledger, which checks chunks, never sees files)."""
-    from dataclasses import replace
-
     from .core import Location
     from .rdf.locate import locate_annotation
     from .rdf.vocab import CHUNK, DOCUMENT
