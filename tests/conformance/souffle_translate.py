@@ -363,6 +363,10 @@ class _Parser:
             raise Unsupported(f"functor {t.text}")
         if t.text.startswith("__") and not self.typed and self.toks[self.i - 2].text not in (",", "("):
             raise Unsupported(f"functor {t.text}")
+        return DAtom(t.text, self.arguments())
+
+    def arguments(self) -> tuple:
+        """``( expr, … )``: the expressions between the parentheses."""
         self.expect("(")
         args = []
         while not self.at(")"):
@@ -372,7 +376,7 @@ class _Parser:
             elif not self.at(")"):
                 raise Unsupported(f"syntax not understood near {self.tok.text!r}")
         self.next()
-        return DAtom(t.text, tuple(args))
+        return tuple(args)
 
     # -- expressions --
     def expr(self):
@@ -441,20 +445,12 @@ class _Parser:
 
     def functor(self) -> DCall:
         name = self.next().text
-        self.expect("(")
-        args = []
-        while not self.at(")"):
-            args.append(self.expr())
-            if self.at(","):
-                self.next()
-            elif not self.at(")"):
-                raise Unsupported(f"syntax not understood near {self.tok.text!r}")
-        self.next()
+        args = self.arguments()
         if name == "match" and args and isinstance(args[0], DConst) and ("\\" in str(args[0].value)
                                                                           or "[:" in str(args[0].value)):
             # Soufflé's symbols keep their escapes and std::regex has POSIX classes: not Python's re.
             raise Unsupported("regex dialect (escapes, POSIX classes)")
-        return DCall(_BUILTINS[name], tuple(args))
+        return DCall(_BUILTINS[name], args)
 
     def _test_literal(self) -> bool:
         """``match(a, b)`` stands alone (no comparison operator follows its closing parenthesis)."""
