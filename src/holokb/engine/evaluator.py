@@ -26,6 +26,7 @@ import numpy as np
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
 from ..core.limits import LimitHit, Limits
 from . import body as _body
+from . import rowwise as _rowwise
 from .body import BodySolver
 from .database import Database, RelKey
 from .joins import Bindings, expr_vars
@@ -35,6 +36,7 @@ from .relation import IntermediateOverflow, Relation, fits, pack
 from .temporal import MAX_T as MAX_TIME, MIN_T as MIN_TIME
 
 PROOF_COLS = ("proof", "prod", "plen")
+_STOP = object()  # a row-at-a-time iteration hit the deadline
 
 
 class Evaluation(BodySolver):
@@ -72,6 +74,7 @@ class Evaluation(BodySolver):
         self.derived = 0
         self.rule_counts = [0] * len(program.rules)
         self.stale_keys: set[RelKey] = set()
+        self._rows: _rowwise.RowIteration | None = None
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -149,7 +152,12 @@ class Evaluation(BodySolver):
             iteration += 1
             self.iterations += 1
             out: dict[RelKey, list] = {}
-            for ri, rule, rec, keep in shapes:
+            rows = None
+            if not first and _rowwise.ROWWISE and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+                rows = self._row_iteration(shapes, delta, old_end)
+                if rows is _STOP:
+                    return
+            for ri, rule, rec, keep in shapes if rows is None else ():
                 if not rec:  # no atom of the stratum: all its rows come out of iteration 1
                     if first:
                         self._collect(out, ri, rule, self.solve(rule.body, None, None, self.record, keep))
@@ -170,7 +178,10 @@ class Evaluation(BodySolver):
             grew = False
             for rk in order:
                 before = self.relations[rk].size
-                if rk in out:
+                if rows is not None:
+                    if rk in rows:
+                        self._rows.append(rk, rows[rk])
+                elif rk in out:
                     self._append(rk, out[rk])
                 after = self.relations[rk].size
                 old_end[rk] = before
@@ -180,6 +191,34 @@ class Evaluation(BodySolver):
                     return
             if not grew:
                 return
+
+    def _row_iteration(self, shapes, delta: dict, old_end: dict):
+        """One later iteration's rule variants solved row at a time (:mod:`.rowwise`): the new rows
+        per relation, :data:`_STOP` when the deadline passed, or None to run it vectorised."""
+        if self._rows is None:
+            self._rows = _rowwise.RowIteration(self)
+        rw = self._rows
+        out: dict[RelKey, list] = {}
+        try:
+            for ri, rule, rec, keep in shapes:
+                for k, rk_k in rec:
+                    lo_k, hi_k = delta[rk_k]
+                    if lo_k >= hi_k:
+                        continue
+                    ranges = {}
+                    for j, rk in rec:
+                        lo, hi = delta[rk]
+                        ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
+                    head = rw.head_rows(ri, rule, rw.solve(rule.body, ranges, k, keep))
+                    if head:
+                        self._ensure_bits()
+                        out.setdefault((rule.head.predicate, rule.head.negated), []).append((ri, head))
+                    if self.deadline.expired():
+                        self._hit(LimitHit.TIMEOUT)
+                        return _STOP
+        except _rowwise.Fallback:
+            return None
+        return out
 
     def _keep(self, rule: Rule) -> frozenset[str]:
         """Variables a rule's bindings must keep to the end: the head's, and with proofs every
@@ -246,10 +285,8 @@ class Evaluation(BodySolver):
 
     def _append(self, rk: RelKey, batches: list) -> None:
         rel = self.relation(rk)
-        if rk in self.stale_keys:  # rows added by the transitive plan were never keyed
-            self.stale_keys.discard(rk)
-            rel.rekey(self._key_cols([rel.col(i) for i in range(rel.arity)], rel.meta("valid_from"),
-                                     rel.meta("valid_to")), self.bits)
+        if rk in self.stale_keys:
+            self.rekey_stale(rk, rel)
         if len(batches) == 1:  # the usual case with small deltas: no copies
             ri, cols, b, depth = batches[0]
             vf, vt = b.meta["vf"], b.meta["vt"]
@@ -285,6 +322,12 @@ class Evaluation(BodySolver):
         counts = np.bincount(rule[sel], minlength=len(self.rule_counts))
         for i in np.flatnonzero(counts).tolist():
             self.rule_counts[i] += int(counts[i])
+
+    def rekey_stale(self, rk: RelKey, rel: Relation) -> None:
+        """Key the rows the transitive plan added (they were never keyed) before rows are claimed."""
+        self.stale_keys.discard(rk)
+        rel.rekey(self._key_cols([rel.col(i) for i in range(rel.arity)], rel.meta("valid_from"),
+                                 rel.meta("valid_to")), self.bits)
 
     def _drop_covered(self, rel: Relation, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray,
                       mask: np.ndarray) -> None:

@@ -149,6 +149,18 @@ class _Column:
         self.buf[self.size:need] = v
         self.size = need
 
+    def append_list(self, v: list) -> None:
+        """:meth:`append` of a few Python values (the row-at-a-time path): element writes, no array."""
+        need = self.size + len(v)
+        if need > len(self.buf):
+            self.append(np.asarray(v, dtype=self.buf.dtype))
+            return
+        buf, at = self.buf, self.size
+        for x in v:
+            buf[at] = x
+            at += 1
+        self.size = need
+
     def widen(self, dtype) -> None:
         self.buf = self.buf.astype(dtype)
 
@@ -214,6 +226,27 @@ class Relation:
             store.append(v)
         self.size += n
 
+    def append_rows(self, cols: list[list[int]], meta: dict[str, list]) -> None:
+        """:meth:`append` of a few rows given as Python lists per column (``meta`` names every
+        per-row column but may leave out ones that take their default)."""
+        if self.frozen:
+            raise ValueError("a frozen relation takes no rows")
+        n = len(cols[0]) if cols else len(next(iter(meta.values())))
+        if n == 0:
+            return
+        for name, store in self._meta.items():  # widen first: all or nothing
+            v = meta.get(name)
+            if v is not None and store.dtype.kind == "i" and store.dtype != np.int64:
+                lo, hi = _BOUNDS[store.dtype]
+                if min(v) < lo or max(v) > hi:
+                    store.widen(np.int64)
+        for store, c in zip(self._cols, cols):
+            store.append_list(c)
+        for name, store in self._meta.items():
+            v = meta.get(name)
+            store.append_list(v if v is not None else [_DEFAULTS.get(name, 0)] * n)
+        self.size += n
+
     def _narrow(self, name: str, v: np.ndarray) -> np.ndarray:
         """``v`` in the column's storage type, or in int64 when a value does not fit it."""
         dt = self._meta[name].dtype
@@ -267,6 +300,26 @@ class Relation:
                 mask[i] = True
                 stored.add(t)
         return mask
+
+    def claim_rows(self, keys: list[tuple[int, ...]], bits: int) -> list[bool]:
+        """:meth:`claim_new` for candidates given as Python tuples of their identity columns."""
+        if keys and len(keys[0]) * bits <= 63:
+            if self._dedup is None or self._dedup_bits != bits:
+                raise ValueError("key width changed: call rekey() first")
+            packed = []
+            for t in keys:
+                k = 0
+                for c in t:
+                    k = (k << bits) | c
+                packed.append(k)
+            return self._dedup.add_list(packed)
+        if self._dedup_set is None:
+            self._dedup_set = set()
+        stored, out = self._dedup_set, []
+        for t in keys:
+            out.append(t not in stored)
+            stored.add(t)
+        return out
 
     def release(self, key_cols: list[np.ndarray], bits: int) -> None:
         """Forget keys claimed by :meth:`claim_new` whose rows were not appended (a budget cut)."""
