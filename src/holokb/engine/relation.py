@@ -128,17 +128,20 @@ class _Column:
     so reading all rows is a view, not a concatenation — a long recursion with small deltas
     appends thousands of times."""
 
-    __slots__ = ("buf", "size")
+    __slots__ = ("buf", "size", "tail")
 
     def __init__(self, dtype) -> None:
         self.buf = np.zeros(0, dtype=dtype)
         self.size = 0
+        self.tail: list = []  # values appended as Python objects, written to ``buf`` on the next read
 
     @property
     def dtype(self):
         return self.buf.dtype
 
     def append(self, v: np.ndarray) -> None:
+        if self.tail:
+            self.flush()
         n = len(v)
         need = self.size + n
         if need > len(self.buf):
@@ -150,25 +153,35 @@ class _Column:
         self.size = need
 
     def append_list(self, v: list) -> None:
-        """:meth:`append` of a few Python values (the row-at-a-time path): element writes, no array."""
-        need = self.size + len(v)
-        if need > len(self.buf):
-            self.append(np.asarray(v, dtype=self.buf.dtype))
-            return
-        buf, at = self.buf, self.size
-        for x in v:
-            buf[at] = x
-            at += 1
-        self.size = need
+        """:meth:`append` of Python values (the row-at-a-time path): kept in a list until the column
+        is next read, so a thousand one-row appends cost one array write."""
+        self.tail.extend(v)
+
+    def flush(self) -> None:
+        """Write the pending Python values into the array (widening a narrow column they do not fit)."""
+        v = np.array(self.tail)
+        self.tail = []
+        dt = self.buf.dtype
+        if dt.kind == "i" and dt != np.int64:
+            lo, hi = _BOUNDS[dt]
+            if int(v.min()) < lo or int(v.max()) > hi:
+                self.widen(np.int64)
+        self.append(v.astype(self.buf.dtype, copy=False))
 
     def widen(self, dtype) -> None:
+        if self.tail:
+            self.flush()
         self.buf = self.buf.astype(dtype)
 
     def view(self) -> np.ndarray:
+        if self.tail:
+            self.flush()
         return self.buf[:self.size]
 
     def trim(self) -> None:
         """Give back spare capacity past a quarter of the rows (a finished relation grows no more)."""
+        if self.tail:
+            self.flush()
         if len(self.buf) - self.size > self.size // 4:
             self.buf = self.buf[:self.size].copy()
 
@@ -234,12 +247,6 @@ class Relation:
         n = len(cols[0]) if cols else len(next(iter(meta.values())))
         if n == 0:
             return
-        for name, store in self._meta.items():  # widen first: all or nothing
-            v = meta.get(name)
-            if v is not None and store.dtype.kind == "i" and store.dtype != np.int64:
-                lo, hi = _BOUNDS[store.dtype]
-                if min(v) < lo or max(v) > hi:
-                    store.widen(np.int64)
         for store, c in zip(self._cols, cols):
             store.append_list(c)
         for name, store in self._meta.items():

@@ -42,6 +42,7 @@ DICT_INDEX_MAX = 1 << 16
 
 _ORDERED = frozenset(int(k) for k in np.flatnonzero(_builtins._ORDERED))
 _SMALL = 2**31  # as builtins._integer_op: + - * of operands below this stay exact in int64
+_INT_FAST = 2**62  # the dictionary keeps integers below this exactly (``isint``)
 
 
 class Fallback(Exception):
@@ -57,6 +58,31 @@ class _Row:
         self.vars, self.vf, self.vt, self.depth, self.prem, self.prod, self.plen = vars_, vf, vt, depth, prem, prod, plen
 
 
+class _Mirror:
+    """A small relation's columns as Python lists (ids, validity, depth, score factors), caught up
+    from the arrays when the vector path appended and extended directly by :meth:`RowIteration.append`."""
+
+    __slots__ = ("cols", "vf", "vt", "depth", "prod", "plen", "n")
+
+    def __init__(self, rel: Relation):
+        self.cols = [[] for _ in range(rel.arity)]
+        self.vf, self.vt, self.depth = [], [], []
+        self.prod, self.plen = ([], []) if rel.has_meta("prod") else (None, None)
+        self.n = 0
+
+    def sync(self, rel: Relation) -> "_Mirror":
+        n, m = self.n, rel.size
+        if m > n:
+            for c, lst in enumerate(self.cols):
+                lst.extend(rel.col(c)[n:m].tolist())
+            for name, lst in (("valid_from", self.vf), ("valid_to", self.vt), ("depth", self.depth),
+                              ("prod", self.prod), ("plen", self.plen)):
+                if lst is not None:
+                    lst.extend(rel.meta(name)[n:m].tolist())
+            self.n = m
+        return self
+
+
 class _DictIndex:
     """Rows of a relation by the ids in some columns: key tuple -> ascending row numbers."""
 
@@ -65,17 +91,17 @@ class _DictIndex:
     def __init__(self, cols: tuple[int, ...]):
         self.cols, self.n, self.rows = cols, 0, {}
 
-    def sync(self, rel: Relation) -> dict:
-        if rel.size > self.n:
+    def sync(self, mirror: _Mirror) -> dict:
+        if mirror.n > self.n:
             rows = self.rows
-            new = zip(*[rel.col(c)[self.n:rel.size].tolist() for c in self.cols])
+            new = zip(*[mirror.cols[c][self.n:mirror.n] for c in self.cols])
             for r, key in enumerate(new, self.n):
                 hit = rows.get(key)
                 if hit is None:
                     rows[key] = [r]
                 else:
                     hit.append(r)
-            self.n = rel.size
+            self.n = mirror.n
         return self.rows
 
 
@@ -86,11 +112,28 @@ class RowIteration:
         self.ev = ev
         self.terms = ev.terms
         self._indexes: dict[tuple, tuple[Relation, _DictIndex]] = {}
+        self._mirrors: dict[int, tuple[Relation, _Mirror | None]] = {}
         self._endpoints = ev.endpoints.tolist()
+        self._shapes: dict[tuple, tuple] = {}
+        self._ints: dict[int, int] = {}  # id -> value of ids known to be exact integers (isint)
 
     # -- reading relations -----------------------------------------------------------------
+    def _mirror(self, rel: Relation) -> _Mirror | None:
+        """The relation's Python mirror, up to date; None for a relation too large to mirror."""
+        got = self._mirrors.get(id(rel))
+        if got is None or got[0] is not rel:
+            got = self._mirrors[id(rel)] = (rel, _Mirror(rel) if rel.size <= DICT_INDEX_MAX else None)
+        mirror = got[1]
+        if mirror is None:
+            return None
+        if rel.size > DICT_INDEX_MAX and rel.size - mirror.n > DICT_INDEX_MAX // 4:
+            # the vector path grew it large since: read it as a large relation from now on
+            self._mirrors[id(rel)] = (rel, None)
+            return None
+        return mirror.sync(rel)
+
     def _match(self, rel: Relation, cols: list[int], keys: list[tuple], lo: int, hi: int,
-               cap: int | None, full_range: bool = False) -> list[list[int]]:
+               cap: int | None, full_range: bool = False, mirror: "_Mirror | None | bool" = False) -> list[list[int]]:
         """Per probe key (ids of ``cols``), the rows in [lo, hi) that match, ascending — with the
         vector path's budget check (:func:`.joins._match`: the pairs its index probe would make)."""
         n = len(keys)
@@ -99,33 +142,36 @@ class RowIteration:
         if not cols:
             _joins._check(n * (hi - lo), cap)
             return [list(range(lo, hi)) for _ in keys]
+        if mirror is False:
+            mirror = self._mirror(rel)
         if n == 1 and 2 * (hi - lo) <= rel.size and not full_range:
+            if mirror is not None and hi - lo <= 64:
+                want = list(zip([mirror.cols[c] for c in cols], keys[0]))
+                return [[r for r in range(lo, hi) if all(col[r] == v for col, v in want)]]
             hit = np.ones(hi - lo, dtype=bool)
             for c, v in zip(cols, keys[0]):
                 hit &= rel.col(c)[lo:hi] == v
             return [(np.flatnonzero(hit) + lo).tolist()]
         k = fits(len(cols), self.ev.bits)
+        if mirror is None:
+            return self._match_sorted(rel, cols, keys, lo, hi, cap)
         lead = tuple(cols[:k])
         got = self._indexes.get((id(rel), lead))
         if got is None or got[0] is not rel:
-            if rel.size > DICT_INDEX_MAX:
-                return self._match_sorted(rel, cols, keys, lo, hi, cap, k)
             got = self._indexes[(id(rel), lead)] = (rel, _DictIndex(lead))
-        index = got[1].sync(rel)
+        index = got[1].sync(mirror)
         found = [index.get(key[:k], ()) for key in keys]
-        total = sum(len(f) for f in found)
-        _joins._check(total, cap)
-        rest = list(zip(cols[k:], range(k, len(cols))))
+        _joins._check(sum(len(f) for f in found), cap)
+        rest = [(mirror.cols[c], j) for j, c in enumerate(cols) if j >= k]
         out = []
         for key, rows in zip(keys, found):
             sel = [r for r in rows if lo <= r < hi]
-            for c, j in rest:
-                col = rel.col(c)
+            for col, j in rest:
                 sel = [r for r in sel if col[r] == key[j]]
             out.append(sel)
         return out
 
-    def _match_sorted(self, rel, cols, keys, lo, hi, cap, k) -> list[list[int]]:
+    def _match_sorted(self, rel, cols, keys, lo, hi, cap) -> list[list[int]]:
         vals = [np.array([key[j] for key in keys], dtype=np.int64) for j in range(len(cols))]
 
         class _N:
@@ -176,55 +222,53 @@ class RowIteration:
                 raise Fallback
             if len(rows) > MAX_BINDINGS:
                 raise Fallback
-            ev.on_step()
-            if live is not None:
+            if kind != "atom" and kind != "neg":  # only expressions mint terms (key widths may grow)
+                ev.on_step()
+            if live is not None and rows:
                 alive = live[i]
-                dropped = False
-                for r in rows:
-                    dead = [k for k in r.vars if k not in alive]
-                    for k in dead:
-                        del r.vars[k]
-                    dropped = dropped or bool(dead)
-                if dropped and not record and i + 1 < len(steps) and len(rows) > 1:
-                    rows = _distinct(rows)
+                dead = [k for k in rows[0].vars if k not in alive]  # every row binds the same names
+                if dead:
+                    for r in rows:
+                        for k in dead:
+                            del r.vars[k]
+                    if not record and i + 1 < len(steps) and len(rows) > 1:
+                        rows = _distinct(rows)
         return rows
 
     def _join(self, rows: list[_Row], atom, label: int, rel: Relation, lo: int, hi: int) -> list[_Row]:
         ev = self.ev
-        cols, consts, fresh, repeats = [], [], {}, []
-        for p, t in enumerate(atom.args):
-            if isinstance(t, Const):
-                i = const_id(t.term, self.terms)
-                if i < 0:
-                    return []
-                cols.append(p)
-                consts.append((len(cols) - 1, i))
-            elif t.name in rows[0].vars:
-                cols.append(p)
-                consts.append((len(cols) - 1, t.name))
-            elif t.name in fresh:
-                repeats.append((fresh[t.name], p))
-            else:
-                fresh[t.name] = p
-        keys = [tuple(v if isinstance(v, int) else r.vars[v] for _, v in consts) for r in rows]
-        matched = self._match(rel, cols, keys, lo, hi, ev.cap)
-        need = [r for m in matched for r in m]
-        if not need:
-            return []
-        # Read the columns of the matched rows once (one gather per column).
-        at = {r: j for j, r in enumerate(dict.fromkeys(need))}
-        idx = np.fromiter(at, dtype=np.int64, count=len(at))
-        fcols = {name: rel.col(p)[idx].tolist() for name, p in fresh.items()}
-        rep = [(rel.col(p)[idx].tolist(), rel.col(q)[idx].tolist()) for p, q in repeats]
-        rvf, rvt = rel.meta("valid_from")[idx].tolist(), rel.meta("valid_to")[idx].tolist()
-        rdepth = rel.meta("depth")[idx].tolist()
+        names = tuple(rows[0].vars)  # every row binds the same names
+        shape = self._shapes.get((id(atom), names))
+        if shape is None or shape[0] is not atom:
+            shape = self._atom_shape(atom, names)
+            if shape is None:  # a constant no fact mentions (yet): nothing matches
+                return []
+        _, cols, consts, fresh, repeats = shape
+        keys = [tuple(v if isinstance(v, int) else r.vars[v] for v in consts) for r in rows]
+        mirror = self._mirror(rel)
+        matched = self._match(rel, cols, keys, lo, hi, ev.cap, mirror=mirror)
         scored = rel.has_meta("prod") and rows[0].prod is not None
-        if scored:
-            rprod, rplen = rel.meta("prod")[idx].tolist(), rel.meta("plen")[idx].tolist()
+        if mirror is not None:
+            at = None
+            fcols = {name: mirror.cols[p] for name, p in fresh.items()}
+            rep = [(mirror.cols[p], mirror.cols[q]) for p, q in repeats]
+            rvf, rvt, rdepth, rprod, rplen = mirror.vf, mirror.vt, mirror.depth, mirror.prod, mirror.plen
+        else:  # a large relation: read the matched rows' columns once (one gather per column)
+            need = [r for m in matched for r in m]
+            if not need:
+                return []
+            at = {r: j for j, r in enumerate(dict.fromkeys(need))}
+            idx = np.fromiter(at, dtype=np.int64, count=len(at))
+            fcols = {name: rel.col(p)[idx].tolist() for name, p in fresh.items()}
+            rep = [(rel.col(p)[idx].tolist(), rel.col(q)[idx].tolist()) for p, q in repeats]
+            rvf, rvt = rel.meta("valid_from")[idx].tolist(), rel.meta("valid_to")[idx].tolist()
+            rdepth = rel.meta("depth")[idx].tolist()
+            if scored:
+                rprod, rplen = rel.meta("prod")[idx].tolist(), rel.meta("plen")[idx].tolist()
         out = []
         for b, m in zip(rows, matched):
             for r in m:
-                j = at[r]
+                j = r if at is None else at[r]
                 if any(a[j] != c[j] for a, c in rep):
                     continue
                 vf, vt = max(b.vf, rvf[j]), min(b.vt, rvt[j])
@@ -243,6 +287,28 @@ class RowIteration:
                 out.append(_Row(v, vf, vt, max(b.depth, rdepth[j]), prem, prod, plen))
         return out
 
+    def _atom_shape(self, atom, names: tuple[str, ...]):
+        """How ``atom`` joins bindings of ``names``: its probed positions with the constant id or the
+        variable name probed there, its fresh variables' positions, its repeated fresh variables —
+        remembered once every constant has an id (ids never change; an unknown one may appear)."""
+        cols, consts, fresh, repeats = [], [], {}, []
+        for p, t in enumerate(atom.args):
+            if isinstance(t, Const):
+                i = const_id(t.term, self.terms)
+                if i < 0:
+                    return None
+                cols.append(p)
+                consts.append(i)
+            elif t.name in names:
+                cols.append(p)
+                consts.append(t.name)
+            elif t.name in fresh:
+                repeats.append((fresh[t.name], p))
+            else:
+                fresh[t.name] = p
+        shape = self._shapes[(id(atom), names)] = (atom, cols, consts, fresh, repeats)
+        return shape
+
     def _anti_join(self, rows: list[_Row], atom, rel: Relation | None) -> list[_Row]:
         """``not atom``: of each binding's interval, the pieces where no matching row holds."""
         if rel is None or rel.size == 0:
@@ -258,9 +324,10 @@ class RowIteration:
             elif t.name in rows[0].vars:
                 cols.append(p)
                 names.append(t.name)
-        vfs, vts = rel.meta("valid_from"), rel.meta("valid_to")
+        mirror = self._mirror(rel)
+        vfs, vts = (mirror.vf, mirror.vt) if mirror is not None else (rel.meta("valid_from"), rel.meta("valid_to"))
         if not cols:
-            _, f, t = coalesce(np.zeros(rel.size, np.int64), vfs, vts)
+            _, f, t = coalesce(np.zeros(rel.size, np.int64), rel.meta("valid_from"), rel.meta("valid_to"))
             spans = list(zip(f.tolist(), t.tolist()))
             per = [spans] * len(rows)
         else:
@@ -306,6 +373,21 @@ class RowIteration:
         return out
 
     # -- scalar builtins (the vector ones' semantics, one row) ------------------------------------
+    def _int(self, i: int) -> int | None:
+        """The value of id ``i`` when it is an exact integer (the dictionary's ``isint``), else None."""
+        v = self._ints.get(i)
+        if v is None:
+            isint, ival = self.terms.integers()
+            if isint[i]:
+                v = self._ints[i] = int(ival[i])
+        return v
+
+    def _mint_int(self, v: int) -> int:
+        i = self.terms.intern_int(v)
+        if -_INT_FAST < v < _INT_FAST:
+            self._ints[i] = v
+        return i
+
     def _compare(self, op: str, left, right, vars_: dict) -> bool:
         if _joins.INT_CONST and op in _joins._FLIP:
             var, c, o = None, None, op
@@ -314,9 +396,9 @@ class RowIteration:
             elif isinstance(right, Var) and int_const(left) is not None:
                 var, c, o = vars_[right.name], int_const(left), _joins._FLIP[op]
             if var is not None and abs(c) < 2**62:
-                isint, ival = self.terms.integers()
-                if isint[var]:
-                    return _cmp(o, int(ival[var]), c)
+                x = self._int(var)
+                if x is not None:
+                    return _cmp(o, x, c)
         a, b = self._eval(left, vars_), self._eval(right, vars_)
         if a < 0 or b < 0:
             return False
@@ -324,10 +406,11 @@ class RowIteration:
 
     def compare_ids(self, op: str, a: int, b: int) -> bool:
         """:func:`.builtins.compare` of two ids."""
+        x, y = self._int(a), self._int(b)
+        if op in _builtins._INT_CMP and x is not None and y is not None:
+            return _cmp(op, x, y)
         kind, num, ms = self.terms.values()
-        isint, ival = self.terms.integers()
-        if op in _builtins._INT_CMP and isint[a] and isint[b]:
-            return _cmp(op, int(ival[a]), int(ival[b]))
+        isint, _ = self.terms.integers()
         ka, kb = int(kind[a]), int(kind[b])
         same = ka == kb and ka in _ORDERED
         is_num = same and ka == KIND_NUMBER and not (isint[a] and isint[b])
@@ -385,34 +468,27 @@ class RowIteration:
             i, c, flip = vars_[e.right.name], int_const(e.left), True
         else:
             return None
-        isint, val = self.terms.integers()
-        if abs(c) >= _SMALL or not isint[i]:
+        x = self._int(i)
+        if abs(c) >= _SMALL or x is None or abs(x) >= _SMALL:
             return None
-        x = int(val[i])
-        if abs(x) >= _SMALL:
-            return None
-        res = x + c if e.op == "+" else x * c if e.op == "*" else (c - x if flip else x - c)
-        return self.terms.intern_int(res)
+        return self._mint_int(x + c if e.op == "+" else x * c if e.op == "*" else (c - x if flip else x - c))
 
     def _integer_op(self, op: str, a: int, b: int) -> int | None:
         """:func:`.builtins._integer_op` for one pair of ids."""
         if op not in ("+", "-", "*", "%", "div"):
             return None
-        isint, val = self.terms.integers()
-        if not (isint[a] and isint[b]):
-            return None
-        x, y = int(val[a]), int(val[b])
-        if abs(x) >= _SMALL or abs(y) >= _SMALL:
+        x, y = self._int(a), self._int(b)
+        if x is None or y is None or abs(x) >= _SMALL or abs(y) >= _SMALL:
             return None
         if op in ("+", "-", "*"):
-            return self.terms.intern_int(x + y if op == "+" else x - y if op == "-" else x * y)
+            return self._mint_int(x + y if op == "+" else x - y if op == "-" else x * y)
         if y == 0:
             return -1
         if op == "%":
             r = abs(x) % abs(y)
-            return self.terms.intern_int(r if x >= 0 else -r)  # C: the remainder has the dividend's sign
+            return self._mint_int(r if x >= 0 else -r)  # C: the remainder has the dividend's sign
         q = abs(x) // abs(y)
-        return self.terms.intern_int(q if (x >= 0) == (y >= 0) else -q)  # truncation toward zero
+        return self._mint_int(q if (x >= 0) == (y >= 0) else -q)  # truncation toward zero
 
     # -- storing the rows ------------------------------------------------------------------------
     def head_rows(self, ri: int, rule, rows: list[_Row]) -> list[tuple]:
@@ -458,7 +534,20 @@ class RowIteration:
                 "depth": [c[4] for c in kept], "rule": [c[1] for c in kept]}
         if ev.record:
             meta.update(self._record(kept))
-        rel.append_rows([[c[2][p] for c in kept] for p in range(rel.arity)], meta)
+        cols = [[c[2][p] for c in kept] for p in range(rel.arity)]
+        got = self._mirrors.get(id(rel))
+        mirror = got[1] if got is not None and got[0] is rel else None
+        if mirror is not None and mirror.n == rel.size:  # keep the mirror current without reading back
+            for lst, c in zip(mirror.cols, cols):
+                lst.extend(c)
+            mirror.vf.extend(meta["valid_from"])
+            mirror.vt.extend(meta["valid_to"])
+            mirror.depth.extend(meta["depth"])
+            if mirror.prod is not None:
+                mirror.prod.extend(meta["prod"])
+                mirror.plen.extend(meta["plen"])
+            mirror.n += len(kept)
+        rel.append_rows(cols, meta)
         ev.derived += len(kept)
         for c in kept:
             ev.rule_counts[c[1]] += 1
@@ -473,7 +562,8 @@ class RowIteration:
         else:
             matched = self._match(rel, list(range(rel.arity)), [cands[i][2] for i in part], 0, rel.size, None,
                                   full_range=True)
-        vfs, vts = rel.meta("valid_from"), rel.meta("valid_to")
+        mirror = self._mirror(rel)
+        vfs, vts = (mirror.vf, mirror.vt) if mirror is not None else (rel.meta("valid_from"), rel.meta("valid_to"))
         for i, rows in zip(part, matched):
             r = cands[i][3]
             if any(vfs[x] <= r.vf and vts[x] >= r.vt for x in rows):
