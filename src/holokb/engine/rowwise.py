@@ -115,6 +115,7 @@ class RowIteration:
         self._mirrors: dict[int, tuple[Relation, _Mirror | None]] = {}
         self._endpoints = ev.endpoints.tolist()
         self._shapes: dict[tuple, tuple] = {}
+        self._dead: dict[int, tuple] = {}  # per plan: the names each step's projection drops
         self._ints: dict[int, int] = {}  # id -> value of ids known to be exact integers (isint)
 
     # -- reading relations -----------------------------------------------------------------
@@ -189,7 +190,12 @@ class RowIteration:
         ev = self.ev
         record = ev.record
         rows = [_Row({}, MIN_T, MAX_T, 0, {} if record else None, 1.0 if record else None, 0 if record else None)]
-        steps, live = ev._plan(body, first, keep, ranges)
+        plan = ev._plan(body, first, keep, ranges)
+        steps, live = plan
+        dead_at = self._dead.get(id(plan))
+        if dead_at is None or dead_at[0] is not plan:
+            dead_at = self._dead[id(plan)] = (plan, {})
+        dead_at = dead_at[1]
         for i, step in enumerate(steps):
             if not rows:
                 break
@@ -197,7 +203,10 @@ class RowIteration:
             if kind == "atom":
                 rel = ev.relation((item.predicate, item.negated), item.arity)
                 lo, hi = ranges.get(step.label, (0, rel.size))
-                rows = self._join(rows, item, step.label, rel, lo, hi)
+                if i == 0:
+                    rows = self._join_unit(rows[0], item, step.label, rel, lo, hi)
+                else:
+                    rows = self._join(rows, item, step.label, rel, lo, hi)
             elif kind == "neg":
                 a = item.atom
                 rows = self._anti_join(rows, a, ev.relations.get((a.predicate, a.negated)))
@@ -225,8 +234,9 @@ class RowIteration:
             if kind != "atom" and kind != "neg":  # only expressions mint terms (key widths may grow)
                 ev.on_step()
             if live is not None and rows:
-                alive = live[i]
-                dead = [k for k in rows[0].vars if k not in alive]  # every row binds the same names
+                dead = dead_at.get(i)
+                if dead is None:  # every row binds the same names, and every run of the plan does
+                    dead = dead_at[i] = [k for k in rows[0].vars if k not in live[i]]
                 if dead:
                     for r in rows:
                         for k in dead:
@@ -285,6 +295,29 @@ class RowIteration:
                 if scored:
                     prod, plen = prod * rprod[j], plen + rplen[j]
                 out.append(_Row(v, vf, vt, max(b.depth, rdepth[j]), prem, prod, plen))
+        return out
+
+    def _join_unit(self, b: _Row, atom, label: int, rel: Relation, lo: int, hi: int) -> list[_Row]:
+        """:meth:`_join` of the single empty binding (a plan's first step): the rows [lo, hi) of a
+        mirrored relation read directly when the atom is plain (distinct variables only)."""
+        mirror = self._mirror(rel)
+        shape = self._shapes.get((id(atom), ()))
+        if shape is None or shape[0] is not atom:
+            shape = self._atom_shape(atom, ())
+        if mirror is None or shape is None or shape[1] or shape[4] or hi - lo > MAX_BINDINGS:
+            return self._join([b], atom, label, rel, lo, hi)
+        _joins._check(hi - lo, self.ev.cap)
+        fresh = [(name, mirror.cols[p]) for name, p in shape[3].items()]
+        rvf, rvt, rdepth = mirror.vf, mirror.vt, mirror.depth
+        scored = b.prod is not None and mirror.prod is not None
+        out = []
+        for r in range(lo, hi):
+            vf, vt = max(b.vf, rvf[r]), min(b.vt, rvt[r])
+            if vf >= vt:
+                continue
+            prem = None if b.prem is None else {label: r}
+            prod, plen = (b.prod * mirror.prod[r], b.plen + mirror.plen[r]) if scored else (b.prod, b.plen)
+            out.append(_Row({name: col[r] for name, col in fresh}, vf, vt, max(b.depth, rdepth[r]), prem, prod, plen))
         return out
 
     def _atom_shape(self, atom, names: tuple[str, ...]):
