@@ -85,8 +85,14 @@ class Evaluation(BodySolver):
             self.relations[rk] = rel
             if self.bits:
                 empty = np.zeros(0, np.int64)
-                rel.rekey(self._key_cols([empty] * rel.arity, empty, empty), self.bits)
+                rel.rekey(self._key_cols([empty] * rel.arity, empty, empty), self.key_widths(rel.arity))
         return rel
+
+    def key_widths(self, arity: int) -> tuple[int, ...]:
+        """Bits per dedup-key column: :attr:`bits` per id column, then the two interval ranks in
+        as many bits as the endpoint count needs (1 each when every row is valid always)."""
+        rank = max(1, (len(self.endpoints) - 1).bit_length())
+        return (self.bits,) * arity + (rank, rank)
 
     def _key_cols(self, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray) -> list[np.ndarray]:
         return cols + [np.searchsorted(self.endpoints, vf), np.searchsorted(self.endpoints, vt)]
@@ -102,7 +108,7 @@ class Evaluation(BodySolver):
         self.stale_keys.clear()
         for rel in self.relations.values():
             cols = [rel.col(i) for i in range(rel.arity)]
-            rel.rekey(self._key_cols(cols, rel.meta("valid_from"), rel.meta("valid_to")), self.bits)
+            rel.rekey(self._key_cols(cols, rel.meta("valid_from"), rel.meta("valid_to")), self.key_widths(rel.arity))
 
     # -- strata ----------------------------------------------------------------------------
     def run(self) -> None:
@@ -298,14 +304,14 @@ class Evaluation(BodySolver):
             depth = np.concatenate([c[3] for c in batches])
             rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
         keys = self._key_cols(cols, vf, vt)
-        mask = rel.claim_new(keys, self.bits)
+        mask = rel.claim_new(keys, self.key_widths(rel.arity))
         self._drop_covered(rel, cols, vf, vt, mask)
         if self.limits.max_derived is not None:
             room = self.limits.max_derived - self.derived
             if int(mask.sum()) > room:
                 new = np.flatnonzero(mask)
                 cut = new[max(room, 0):]
-                rel.release([k[cut] for k in keys], self.bits)
+                rel.release([k[cut] for k in keys], self.key_widths(rel.arity))
                 mask[cut] = False
                 self._hit(LimitHit.MAX_DERIVED)
         sel = np.flatnonzero(mask)
@@ -327,7 +333,7 @@ class Evaluation(BodySolver):
         """Key the rows the transitive plan added (they were never keyed) before rows are claimed."""
         self.stale_keys.discard(rk)
         rel.rekey(self._key_cols([rel.col(i) for i in range(rel.arity)], rel.meta("valid_from"),
-                                 rel.meta("valid_to")), self.bits)
+                                 rel.meta("valid_to")), self.key_widths(rel.arity))
 
     def _drop_covered(self, rel: Relation, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray,
                       mask: np.ndarray) -> None:

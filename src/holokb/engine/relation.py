@@ -51,6 +51,19 @@ def pack(cols: list[np.ndarray], bits: int) -> np.ndarray:
     return key
 
 
+def pack_widths(cols: list[np.ndarray], widths: tuple[int, ...]) -> np.ndarray:
+    """:func:`pack` with a width per column (caller guarantees ``sum(widths) <= 63``)."""
+    key = cols[0].astype(np.int64, copy=True)
+    for c, w in zip(cols[1:], widths[1:]):
+        key <<= w
+        key |= c
+    return key
+
+
+def _widths(bits: "int | tuple[int, ...]", n: int) -> tuple[int, ...]:
+    return (bits,) * n if isinstance(bits, int) else bits
+
+
 def fits(n_cols: int, bits: int) -> int:
     """How many columns of ``bits`` bits fit into one int64 key."""
     return max(1, min(n_cols, 63 // bits))
@@ -209,7 +222,7 @@ class Relation:
         self._indexes: dict[tuple, SortedIndex] = {}
         self._dedup: KeySet | None = None
         self._dedup_set: set | None = None
-        self._dedup_bits = 0
+        self._dedup_bits: tuple[int, ...] = ()
         self.frozen = False
 
     def freeze(self) -> None:
@@ -293,18 +306,21 @@ class Relation:
         idx.extend(self)
         return idx
 
-    def claim_new(self, key_cols: list[np.ndarray], bits: int) -> np.ndarray:
+    def claim_new(self, key_cols: list[np.ndarray], bits: "int | tuple[int, ...]") -> np.ndarray:
         """Mask of candidates that are neither stored yet nor repeated earlier among the candidates;
         their keys are recorded at once (undo with :meth:`release` when they are not appended).
 
         ``key_cols`` are the candidates' identity columns (args, plus interval ranks in
-        all-valid-time mode), the same columns :meth:`rekey` was given for stored rows.
+        all-valid-time mode), the same columns :meth:`rekey` was given for stored rows; ``bits``
+        their width (one for all, or one per column: interval ranks need far fewer bits than ids,
+        which keeps a triple with its interval in one int64 key).
         """
         n = len(key_cols[0])
-        if len(key_cols) * bits <= 63:
-            if self._dedup is None or self._dedup_bits != bits:
+        widths = _widths(bits, len(key_cols))
+        if sum(widths) <= 63:
+            if self._dedup is None or self._dedup_bits != widths:
                 raise ValueError("key width changed: call rekey() first")
-            return self._dedup.add_new(pack(key_cols, bits))
+            return self._dedup.add_new(pack_widths(key_cols, widths))
         if self._dedup_set is None:
             self._dedup_set = set()
         stored = self._dedup_set
@@ -315,16 +331,17 @@ class Relation:
                 stored.add(t)
         return mask
 
-    def claim_rows(self, keys: list[tuple[int, ...]], bits: int) -> list[bool]:
+    def claim_rows(self, keys: list[tuple[int, ...]], bits: "int | tuple[int, ...]") -> list[bool]:
         """:meth:`claim_new` for candidates given as Python tuples of their identity columns."""
-        if keys and len(keys[0]) * bits <= 63:
-            if self._dedup is None or self._dedup_bits != bits:
+        widths = _widths(bits, len(keys[0])) if keys else ()
+        if keys and sum(widths) <= 63:
+            if self._dedup is None or self._dedup_bits != widths:
                 raise ValueError("key width changed: call rekey() first")
             packed = []
             for t in keys:
                 k = 0
-                for c in t:
-                    k = (k << bits) | c
+                for c, w in zip(t, widths):
+                    k = (k << w) | c
                 packed.append(k)
             return self._dedup.add_list(packed)
         if self._dedup_set is None:
@@ -335,23 +352,25 @@ class Relation:
             stored.add(t)
         return out
 
-    def release(self, key_cols: list[np.ndarray], bits: int) -> None:
+    def release(self, key_cols: list[np.ndarray], bits: "int | tuple[int, ...]") -> None:
         """Forget keys claimed by :meth:`claim_new` whose rows were not appended (a budget cut)."""
-        if len(key_cols) * bits <= 63:
-            self._dedup.discard(pack(key_cols, bits))
+        widths = _widths(bits, len(key_cols))
+        if sum(widths) <= 63:
+            self._dedup.discard(pack_widths(key_cols, widths))
         else:
             self._dedup_set.difference_update(zip(*[c.tolist() for c in key_cols]))
 
-    def rekey(self, key_cols: list[np.ndarray], bits: int) -> None:
+    def rekey(self, key_cols: list[np.ndarray], bits: "int | tuple[int, ...]") -> None:
         """(Re)build the dedup keys of all stored rows at key width ``bits``."""
-        self._dedup, self._dedup_set, self._dedup_bits = None, None, bits
-        if len(key_cols) * bits <= 63:
+        widths = _widths(bits, len(key_cols))
+        self._dedup, self._dedup_set, self._dedup_bits = None, None, widths
+        if sum(widths) <= 63:
             self._dedup = KeySet()
-        self.claim_new(key_cols, bits)
+        self.claim_new(key_cols, widths)
 
     @property
-    def key_bits(self) -> int | None:
-        """The key width the dedup keys were built with (None before :meth:`rekey`)."""
+    def key_bits(self) -> tuple[int, ...] | int | None:
+        """The key widths the dedup keys were built with (None before :meth:`rekey`, -1 for Python tuples)."""
         if self._dedup is not None:
             return self._dedup_bits
         return -1 if self._dedup_set is not None else None

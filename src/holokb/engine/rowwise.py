@@ -547,7 +547,8 @@ class RowIteration:
             return
         ep = self._endpoints
         keys = [c[2] + (bisect_left(ep, c[3].vf), bisect_left(ep, c[3].vt)) for c in cands]
-        mask = rel.claim_rows(keys, ev.bits)
+        widths = ev.key_widths(rel.arity)
+        mask = rel.claim_rows(keys, widths)
         if rel.size:
             self._drop_covered(rel, cands, mask)
         if ev.limits.max_derived is not None:
@@ -556,7 +557,7 @@ class RowIteration:
             if len(new) > room:
                 cut = new[max(room, 0):]
                 rel.release([np.array([keys[i][c] for i in cut], dtype=np.int64) for c in range(len(keys[0]))],
-                            ev.bits)
+                            widths)
                 for i in cut:
                     mask[i] = False
                 ev._hit(LimitHit.MAX_DERIVED)
