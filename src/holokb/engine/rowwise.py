@@ -16,6 +16,7 @@ then runs on the vector path.  Terms it minted on the way stay interned, which n
 """
 from __future__ import annotations
 
+import operator
 from bisect import bisect_left
 
 import numpy as np
@@ -346,17 +347,13 @@ class RowIteration:
         """``not atom``: of each binding's interval, the pieces where no matching row holds."""
         if rel is None or rel.size == 0:
             return rows
-        cols, names = [], []
-        for p, t in enumerate(atom.args):
-            if isinstance(t, Const):
-                i = const_id(t.term, self.terms)
-                if i < 0:
-                    return rows
-                cols.append(p)
-                names.append(i)
-            elif t.name in rows[0].vars:
-                cols.append(p)
-                names.append(t.name)
+        bound = tuple(rows[0].vars)
+        shape = self._shapes.get((id(atom), bound))
+        if shape is None or shape[0] is not atom:
+            shape = self._atom_shape(atom, bound)
+            if shape is None:  # a constant no fact mentions: nothing to subtract
+                return rows
+        cols, names = shape[1], shape[2]
         mirror = self._mirror(rel)
         vfs, vts = (mirror.vf, mirror.vt) if mirror is not None else (rel.meta("valid_from"), rel.meta("valid_to"))
         if not cols:
@@ -640,18 +637,12 @@ def _distinct(rows: list[_Row]) -> list[_Row]:
     return out
 
 
+_OPS = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+        ">=": operator.ge}
+
+
 def _cmp(op: str, x, y) -> bool:
-    if op == "=":
-        return x == y
-    if op == "!=":
-        return x != y
-    if op == "<":
-        return x < y
-    if op == "<=":
-        return x <= y
-    if op == ">":
-        return x > y
-    return x >= y
+    return _OPS[op](x, y)
 
 
 def _intern(terms, v) -> int:
