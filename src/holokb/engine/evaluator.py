@@ -255,11 +255,9 @@ class Evaluation(BodySolver):
         pairs = reachability(edge.col(0), edge.col(1))
         if pairs is None:
             return False
-        a, b = pairs
+        a, b, base = pairs  # base: the pair is an edge (the base rule derives it)
         path = self.relation(pk, 2)
         n = len(a)
-        e_idx = edge.index((0, 1), self.bits)
-        base = e_idx.contains((a << self.bits) | b) if 2 * self.bits <= 63 else np.zeros(n, bool)
         rule = np.where(base, bi, si).astype(np.int64)
         path.append([a, b], valid_from=np.full(n, vf[0]), valid_to=np.full(n, vt[0]),
                     depth=np.full(n, -1, np.int64), rule=rule)

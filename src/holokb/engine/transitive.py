@@ -52,8 +52,14 @@ def match(rules: list[tuple[int, Rule]]) -> tuple[int, int, tuple[str, bool], tu
     return None
 
 
-def reachability(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """All pairs (a, b) with a path of length ≥ 1 from a to b, or None when too many components."""
+#: Node counts up to which "is this pair an edge" is answered from a dense n*n boolean table
+#: (64 MB at most) instead of a binary search per pair.
+DENSE_EDGES = 8_000
+
+
+def reachability(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """All pairs (a, b) with a path of length ≥ 1 from a to b, and whether each is an edge itself, or
+    None when too many components."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -105,4 +111,13 @@ def reachability(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
     sd = size[pd][pair]
     a = members[first[pc][pair] + within // sd]
     b = members[first[pd][pair] + within % sd]
-    return nodes[a], nodes[b]
+    if k <= DENSE_EDGES:
+        dense = np.zeros(k * k, dtype=bool)
+        dense[s.astype(np.int64) * k + d] = True
+        edge = dense[a.astype(np.int64) * k + b]
+    else:
+        keys = np.unique(s.astype(np.int64) * k + d)
+        probe = a.astype(np.int64) * k + b
+        at = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
+        edge = keys[at] == probe
+    return nodes[a], nodes[b], edge
