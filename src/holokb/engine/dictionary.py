@@ -177,5 +177,9 @@ class TermDictionary:
 
     def intern_int(self, v: int) -> int:
         """The id of the integer literal ``v`` (interned if new), without building the literal when known."""
-        i = self._ids.get(("L", "int", v, ""))  # identity_key of Literal.of(v)
-        return i if i is not None else self.intern(Literal.of(v))
+        key = ("L", "int", v, "")  # identity_key of Literal.of(v), known without parsing it back
+        i = self._ids.get(key)
+        if i is None:
+            i = self._bound
+            self._add(key, Literal.of(v), i)
+        return i

@@ -217,7 +217,9 @@ class Evaluation(BodySolver):
                         ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
                     head = rw.head_rows(ri, rule, rw.solve(rule.body, ranges, k, keep))
                     if head:
-                        self._ensure_bits()
+                        if self.terms.id_bound != rw._bound:  # head constants may have been minted
+                            rw._bound = self.terms.id_bound
+                            self._ensure_bits()
                         out.setdefault((rule.head.predicate, rule.head.negated), []).append((ri, head))
                     if self.deadline.expired():
                         self._hit(LimitHit.TIMEOUT)

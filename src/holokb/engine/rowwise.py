@@ -117,7 +117,8 @@ class RowIteration:
         self._endpoints = ev.endpoints.tolist()
         self._shapes: dict[tuple, tuple] = {}
         self._dead: dict[int, tuple] = {}  # per plan: the names each step's projection drops
-        self._ints: dict[int, int] = {}  # id -> value of ids known to be exact integers (isint)
+        self._ints: dict[int, int] = {}
+        self._bound = -1  # the dictionary's id bound when key widths were last checked  # id -> value of ids known to be exact integers (isint)
 
     # -- reading relations -----------------------------------------------------------------
     def _mirror(self, rel: Relation) -> _Mirror | None:
@@ -232,7 +233,8 @@ class RowIteration:
                 raise Fallback
             if len(rows) > MAX_BINDINGS:
                 raise Fallback
-            if kind != "atom" and kind != "neg":  # only expressions mint terms (key widths may grow)
+            if kind != "atom" and kind != "neg" and self.terms.id_bound != self._bound:
+                self._bound = self.terms.id_bound  # terms were minted: key widths may have to grow
                 ev.on_step()
             if live is not None and rows:
                 dead = dead_at.get(i)
