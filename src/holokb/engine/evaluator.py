@@ -65,6 +65,10 @@ class Evaluation(BodySolver):
             for a in [r.head] + [b for b in r.body if isinstance(b, Atom)]:
                 arity.setdefault((a.predicate, a.negated), a.arity)
         super().__init__(relations, db.terms, endpoints, cap, arity)
+        # Only the axis' ends: a row's interval can only be [MIN, MAX) (joins intersect, `not` cuts at
+        # endpoints), so dedup keys leave the interval out.
+        self.timeless = len(endpoints) == 2 and all(
+            bool((r.meta("valid_from") < r.meta("valid_to")).all()) for r in relations.values())
         self.relations: dict[RelKey, Relation] = relations
         self.proof_tables: dict[int, list[dict]] = {}
         self.proof_sizes: dict[int, int] = {}
@@ -91,10 +95,16 @@ class Evaluation(BodySolver):
     def key_widths(self, arity: int) -> tuple[int, ...]:
         """Bits per dedup-key column: :attr:`bits` per id column, then the two interval ranks in
         as many bits as the endpoint count needs (1 each when every row is valid always)."""
-        rank = max(1, (len(self.endpoints) - 1).bit_length())
+        if self.timeless and arity:
+            return (self.bits,) * arity
+        rank = max(1, (len(self.endpoints) - 1).bit_length())  # ranks lie in [0, len - 1]: MAX is the last
         return (self.bits,) * arity + (rank, rank)
 
     def _key_cols(self, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray) -> list[np.ndarray]:
+        """A row's identity columns: its args, then the ranks of its interval's ends — left out when
+        no input row has an interval (every row then holds always: the ranks would be constant)."""
+        if self.timeless and cols:
+            return cols
         return cols + [np.searchsorted(self.endpoints, vf), np.searchsorted(self.endpoints, vt)]
 
     def on_step(self) -> None:

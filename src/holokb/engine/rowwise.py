@@ -545,7 +545,10 @@ class RowIteration:
         if not cands:
             return
         ep = self._endpoints
-        keys = [c[2] + (bisect_left(ep, c[3].vf), bisect_left(ep, c[3].vt)) for c in cands]
+        if ev.timeless and rel.arity:  # the interval is always the whole axis: not part of the key
+            keys = [c[2] for c in cands]
+        else:
+            keys = [c[2] + (bisect_left(ep, c[3].vf), bisect_left(ep, c[3].vt)) for c in cands]
         widths = ev.key_widths(rel.arity)
         mask = rel.claim_rows(keys, widths)
         if rel.size:
