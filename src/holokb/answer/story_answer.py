@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+from ..analysis.program import Var
 from ..core import IRI, MAX_TIME, RDF_TYPE, Interval
 from ..engine.model import Model
 from .contract import Answer, Conflict, ConflictReason, Missing, MissingKind, Verdict
@@ -50,6 +51,8 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
     if plan.answer_form is AnswerForm.PATH:
         return _path(story, plan, labels or {}, t)
     pred = g.predicate.term.value
+    if plan.conditions:
+        return _event_value(story, plan, t)
     if plan.answer_form is AnswerForm.VALUE and not hasattr(g.subject, "term"):
         obj = g.object.term  # "What is north of the kitchen?": the subject is asked for
         values = sorted({args[0] for args, v in m.rows(pred) if args[1] == obj and v.contains(t)}, key=str)
@@ -118,6 +121,46 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
             chain = explain_at(story, pred, other[0], False, t)
             return Answer("No" if not negated else "Yes", Verdict.SUPPORTED, fact_chain=chain, plan=plan)
     return _unsupported(plan, MissingKind.NOT_PROVED, "neither the statement nor its negation follows from the story")
+
+
+def _event_value(story: StoryModel, plan: QueryPlan, t: int) -> Answer:
+    """The goal's role of the latest event at or before ``t`` whose other roles match the conditions
+    ("Who received the football?" after two givings: the later one).  Several matching events at
+    that instant, or several values of the asked role, are no answer."""
+    m, g = story.model, plan.goal
+    if plan.answer_form is not AnswerForm.VALUE or not _event_shaped(plan):
+        return _unsupported(plan, MissingKind.NOT_PROVED, "conditions are joined only on one event variable")
+    starts: dict = {}  # event -> the instant its roles hold (events are instantaneous)
+    matched: dict = {}
+    for c in plan.conditions:
+        cp, co = c.predicate.term.value, c.object.term
+        hits = {args[0]: v.start for args, v in m.rows(cp) if args[1] == co and v.start <= t}
+        for e, start in hits.items():
+            starts[e] = start
+            matched[e] = matched.get(e, 0) + 1
+    events = [e for e, n in matched.items() if n == len(plan.conditions)]
+    if not events:
+        return _unsupported(plan, MissingKind.NO_FACTS, "nothing in the story says")
+    latest = max(starts[e] for e in events)
+    events = [e for e in events if starts[e] == latest]
+    pred = g.predicate.term.value
+    values = sorted({args[1] for args, v in m.rows(pred) if args[0] in events and v.start <= t}, key=str)
+    if len(events) != 1 or len(values) != 1:
+        return _unsupported(plan, MissingKind.NO_FACTS, "nothing in the story says" if not values
+                            else "the story gives several values")
+    e = events[0]
+    chain = tuple(x for c in plan.conditions for x in explain_at(story, c.predicate.term.value, (e, c.object.term),
+                                                                  False, latest)[:-1])
+    chain += explain_at(story, pred, (e, values[0]), False, latest)
+    return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+
+
+def _event_shaped(plan: QueryPlan) -> bool:
+    """Goal and conditions share one subject variable, each condition's object is a constant."""
+    e = plan.goal.subject
+    return hasattr(e, "name") and isinstance(plan.goal.object, Var) and all(
+        c.subject == e and hasattr(c.object, "term") and hasattr(c.predicate, "term") and c.polarity == "affirm"
+        for c in plan.conditions)
 
 
 def _path(story: StoryModel, plan: QueryPlan, labels: dict[str, str], t: int) -> Answer:

@@ -127,7 +127,8 @@ def _resolve(plan, story):
     time = plan.time
     if time is not None and time.anchor is not None:
         time = replace(time, anchor=pat(time.anchor))
-    return replace(plan, goal=pat(plan.goal), subjects=tuple(fix(s) for s in plan.subjects), time=time)
+    return replace(plan, goal=pat(plan.goal), subjects=tuple(fix(s) for s in plan.subjects), time=time,
+                   conditions=tuple(pat(c) for c in plan.conditions))
 
 
 def score(q: Question) -> ItemResult:
