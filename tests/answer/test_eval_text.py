@@ -11,7 +11,7 @@ from holokb.answer.evaluation.proofwriter import eval_proofwriter
 from holokb.core import HolokbError
 
 #: bAbI tasks the reader answers (>= 99% on the training file); the others are still open.
-BABI_DONE = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20)
+BABI_DONE = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)
 
 
 def _babi(corpora: Path, task: int) -> Path:
@@ -84,6 +84,25 @@ GIVE_FORMAT = """1 Olga took the lantern.
 15 Olga travelled to the attic.
 16 Where is the compass?\tattic\t11 15
 """
+
+
+def test_induction_default_is_explicit_and_cited(tmp_path):
+    """bAbI 16's induction: kind-mates of different colours give the colour of the mate whose kind
+    the story states last (lexicon [defaults], rules/babi.hkr induced_colour, both cited); a colour
+    stated of the thing itself wins; mates introduced in one sentence are a tie: no answer."""
+    f = tmp_path / "qa_train.txt"
+    f.write_text("1 Nell is a toad.\n2 Nell is blue.\n3 Otto is a toad.\n4 Otto is pink.\n5 Pia is a toad.\n"
+                 "6 What color is Pia?\tpink\t3 4 5\n7 Nell is a toad.\n8 What color is Pia?\tblue\t2 5 7\n"
+                 "9 Pia is brown.\n10 What color is Pia?\tbrown\t9\n"
+                 "1 Ray and Sue are owls.\n2 Ray is white.\n3 Sue is black.\n4 Tom is an owl.\n"
+                 "5 What color is Tom?\twhite\t1 2 4\n")
+    latest, restated, own, tie = eval_babi([f])[0].results
+    for r in (latest, restated, own):
+        assert r.correct and r.cited and r.spans_ok, r
+    facts = [e["fact"] for e in latest.chain]
+    assert latest.chain[-1]["rule"] == "induced_colour" and "kindMate(Pia, Otto)" in facts, latest.chain
+    assert any(s["text"] == "Otto is pink." for e in latest.chain for s in e.get("sources", ())), latest.chain
+    assert tie.predicted is None and tie.verdict == "unsupported", tie
 
 
 def test_give_questions_ambiguous_or_untold_are_refused(tmp_path):

@@ -14,6 +14,7 @@ from ..engine.model import Model
 from .contract import Answer, Conflict, ConflictReason, Missing, MissingKind, Verdict
 from .over_reading import StoryModel, explain_at
 from .plan import AnswerForm, QueryPlan, TimeKind
+from .story_defaults import default_value
 
 
 def rows_at(model: Model, predicate: str, subject, t: int, *, negated: bool = False) -> list[tuple]:
@@ -40,7 +41,7 @@ def instant(story: StoryModel, plan: QueryPlan) -> int | None:
 
 def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str],
               inertia: dict[str, tuple[str, str]] | None = None, words: dict[str, str] | None = None,
-              labels: dict[str, str] | None = None) -> Answer:
+              labels: dict[str, str] | None = None, defaults: dict[str, dict] | None = None) -> Answer:
     """Answer a VALUE or YES_NO plan (constant subject; for YES_NO a constant object) at its time."""
     g = plan.goal
     words = words or {}
@@ -84,14 +85,13 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
                 since_pred, args, at = kept
                 chain = explain_at(story, since_pred, args, False, at)
                 return Answer(_word(args[1]), Verdict.SUPPORTED, fact_chain=chain, values=(args[1],), plan=plan)
+        if len(values) > 1 and defaults and pred in defaults:  # a default with a stated policy (bAbI 16)
+            return default_value(story, plan, subj, t, defaults[pred], _class_word(m))
         if len(values) != 1:
             why = "nothing in the story says" if not values else "the story gives several values"
             return _unsupported(plan, MissingKind.NO_FACTS, why)
         chain = explain_at(story, pred, (subj, values[0]), False, t)
-        word = _word(values[0])
-        if any(args[1] == values[0] for args, _ in m.rows(RDF_TYPE)):
-            word = word[:1].lower() + word[1:]  # a class names an adjective or noun: "tired", not "Tired"
-        return Answer(word, Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+        return Answer(_class_word(m)(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
     obj = g.object.term
     negated = g.polarity == "negate"
     pos = (subj, obj) in rows_at(m, pred, subj, t)
@@ -209,6 +209,16 @@ def _inertia(m: Model, subj, t: int, since: str, until: str) -> tuple[str, tuple
     if any(a[1] == subj and start < v.start <= t for a, v in m.rows(until)):
         return None
     return since, args, start
+
+
+def _class_word(m: Model):
+    """The answer word of a value: a class names an adjective or noun ("tired", not "Tired")."""
+    classes = {args[1] for args, _ in m.rows(RDF_TYPE)}
+
+    def word(v) -> str:
+        w = _word(v)
+        return w[:1].lower() + w[1:] if v in classes else w
+    return word
 
 
 def _unsupported(plan: QueryPlan, kind: MissingKind, message: str) -> Answer:

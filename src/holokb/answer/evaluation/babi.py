@@ -156,7 +156,9 @@ def score(q: Question) -> ItemResult:
                        inertia={lex.expand(k): (lex.expand(v["since"]), lex.expand(v["until"]))
                                 for k, v in lex.table("inertia").items()},
                        words={str(k): str(v) for k, v in lex.table("answer_words").items()},
-                       labels={lex.expand(k): str(v) for k, v in lex.table("directions").items()})
+                       labels={lex.expand(k): str(v) for k, v in lex.table("directions").items()},
+                       defaults={lex.expand(k): {**v, "own": lex.expand(v["own"]), "mate": lex.expand(v["mate"])}
+                                 for k, v in lex.table("defaults").items()})
     if answer.verdict is Verdict.SUPPORTED:
         predicted = answer.text.lower() if answer.text in ("Yes", "No") else answer.text
         if answer.text == "" or answer.text is None:
