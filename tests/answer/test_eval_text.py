@@ -148,6 +148,43 @@ def test_story_that_says_both_is_conflicting(tmp_path):
     assert r.predicted is None and r.verdict == "conflicting", r
 
 
+#: Made-up records in ProofWriter's JSON format, phrased as the issue lists ("Every X is a Y.",
+#: "Each X is not Y.", plurals, "All red things are big."), with negated facts and conditionals.
+MADE_UP_PROOFWRITER = [
+    {"id": "m1", "context": "Every cat is an animal. Tom is a cat. Each animal is not green.",
+     "question": "Tom is green.", "answer": "B"},
+    {"id": "m2", "context": "All red things are big. The ball is red. Big things are heavy.",
+     "question": "The ball is heavy.", "answer": "A"},
+    {"id": "m3", "context": "Mice are small. If something is small and not red then it is shy. Jerry is a mouse.",
+     "question": "Jerry is shy.", "answer": "C"},
+    {"id": "m3b", "context": "Mice are small. If something is small and not red then it is shy. Jerry is a mouse. "
+                            "Jerry is not red.", "question": "Jerry is shy.", "answer": "A"},
+    {"id": "m4", "context": "The bear does not chase the dog. If something chases the dog then it is quick.",
+     "question": "The bear chases the dog.", "answer": "B"},
+]
+
+
+def _sample(corpora: Path) -> list[tuple[int, dict]]:
+    from holokb.answer.evaluation.proofwriter import load
+
+    records = load(corpora / "proofwriter" / "dev.json")
+    return [(i, records[i]) for i in range(0, len(records), 40)] + list(enumerate(MADE_UP_PROOFWRITER, 10_000))
+
+
+def test_kb_answer_and_over_reading_agree(corpora):
+    """The eval goes through kb.ingest + kb.answer; answering over the reading alone must give the same
+    verdict and answer on every item of a sample (dev every 40th + made-up records), each with a chain
+    that cites the context's own sentences (the two may find different proofs of one conclusion)."""
+    from holokb.answer.evaluation.proofwriter import score, score_over_reading
+
+    for item in _sample(corpora):
+        kb, over = score(item), score_over_reading(item)
+        assert (kb.predicted, kb.verdict) == (over.predicted, over.verdict), (item[1]["id"], kb, over)
+        assert kb.correct, kb
+        if kb.verdict == "supported":
+            assert kb.cited and kb.spans_ok and over.cited and over.spans_ok, (kb, over)
+
+
 def test_jobs_keep_the_order(corpora):
     one = eval_proofwriter(corpora / "proofwriter" / "dev.json", limit=8, jobs=1)
     two = eval_proofwriter(corpora / "proofwriter" / "dev.json", limit=8, jobs=2)

@@ -1,5 +1,9 @@
 """ProofWriter (open world): context → facts and rules, the question's statement → a yes/no plan.
 
+Each record is ingested into a fresh, isolated in-memory KB (``kb.ingest``) and its claim asked
+through ``kb.answer``; :func:`score_over_reading` answers the same record over the reading alone
+(no ledger), kept as the differential check the tests hold the two paths to.
+
 Labels: A (True) = supported "Yes", B (False) = supported "No" (the negation is proved),
 C (Unknown) = unsupported (``../shared/corpora/README.md``).  ``conflicting`` matches no label.
 """
@@ -45,35 +49,71 @@ def _bad(rec: dict, idx: int, reason: str) -> ItemResult:
     return ItemResult(rid, LABELS.get(gold, str(gold)), None, "unsupported", False, reason=reason, bad_input=True)
 
 
-def score(item: tuple[int, dict]) -> ItemResult:
-    """Answer one record from its own context."""
-    from ...core import HolokbError as _E
-    from ..contract import Verdict
-    from ..over_reading import answer_plan, close_reading
-    from ..plan import Unplannable
-
-    _init()
+def _checked(item: tuple[int, dict]) -> "tuple[dict, str, str] | ItemResult":
+    """(record, gold label, claim) of a well-formed record, else its bad-input result."""
     idx, rec = item
     missing = [f for f in _FIELDS if not isinstance(rec.get(f), str)]
     if missing:
         return _bad(rec, idx, f"bad_input: missing or non-text field(s) {', '.join(missing)}")
     if any(_has_surrogates(rec[f]) for f in _FIELDS):
         return _bad(rec, idx, "bad_input: text that is not UTF-8")
-    gold = LABELS.get(rec["answer"], rec["answer"])
-    context = rec["context"]
-    reading = _reader.read(context)
-    skips = tuple({"code": s.code.value, "start": s.span.start, "end": s.span.end, "text": s.text, "detail": s.detail}
-                  for s in reading.skips)
     claim = rec["question"].rsplit("?", 1)[-1].strip() or rec["question"]
+    return rec, LABELS.get(rec["answer"], rec["answer"]), claim
+
+
+def score(item: tuple[int, dict]) -> ItemResult:
+    """Answer one record through a fresh in-memory KB: ``kb.ingest`` its context, ``kb.answer`` its claim."""
+    from dataclasses import replace
+
+    from ... import KnowledgeBase
+    from ...core import AsOf, HolokbError
+    from ...ingest.chunking import chunk_paragraphs
+    from ...ingest.english.reader import sentences
+    from ..plan import Unplannable
+
+    _init()
+    checked = _checked(item)
+    if isinstance(checked, ItemResult):
+        return checked
+    rec, gold, claim = checked
+    context = rec["context"]
     plan = _planner.plan_claim(claim)
-    if isinstance(plan, Unplannable):
-        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
-                          skips=skips, bad_input=True)
-    try:
-        story = close_reading(reading, context, document=rec["id"])
-    except _E as e:
-        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"rules rejected: {e}", skips=skips)
-    answer = answer_plan(story, plan)
+    with KnowledgeBase.open(":memory:") as kb:
+        try:
+            report = kb.ingest(context, doc_id=rec["id"], at=1)
+        except HolokbError as e:  # a rejected batch: the item is unsupported, the run goes on
+            return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"ingest rejected: {e}")
+        skips = tuple(_skip(s) for s in report.skipped)
+        if isinstance(plan, Unplannable):
+            return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
+                              skips=skips, bad_input=True)
+        answer = kb.answer(plan, as_of=AsOf.latest())
+    # Evidence spans are chunk-relative: move them to the context's offsets for the JSON and the check.
+    starts = {c.chunk_id: c.start for c in chunk_paragraphs(context)}
+
+    def shift(span):
+        at = starts.get(span.chunk or "", 0)
+        return span if span.char_start is None else replace(span, char_start=span.char_start + at,
+                                                            char_end=span.char_end + at)
+
+    answer = replace(answer, fact_chain=tuple(
+        replace(e, evidence=tuple(map(shift, e.evidence)), rule_evidence=tuple(map(shift, e.rule_evidence)))
+        for e in answer.fact_chain))
+    return _result(rec, gold, answer, context, set(sentences(context)), skips)
+
+
+def _skip(s) -> dict:
+    """A skipped sentence of the ingestion report in the JSON shape of the reader's own skips (the
+    extractor's detail is "code: detail")."""
+    code, sep, detail = s.detail.partition(": ")
+    if not sep:
+        code, detail = s.reason.value, s.detail
+    return {"code": code, "start": s.start, "end": s.end, "text": s.text, "detail": detail}
+
+
+def _result(rec: dict, gold: str, answer, context: str, sentences: set, skips: tuple) -> ItemResult:
+    from ..contract import Verdict
+
     predicted = {"Yes": "True", "No": "False"}.get(answer.text or "", "Unknown")
     if answer.verdict is Verdict.CONFLICTING:
         predicted = "Conflicting"
@@ -83,11 +123,35 @@ def score(item: tuple[int, dict]) -> ItemResult:
         if skips:
             reason += f" ({len(skips)} sentence(s) not read)"
     correct = predicted == gold
-    cited, spans_ok = check_citations(answer, context, {(s.start, s.end) for s in reading.sentences})
-    if not correct:
-        cited = spans_ok = None if cited is None else cited
+    cited, spans_ok = check_citations(answer, context, sentences)
     return ItemResult(rec["id"], gold, predicted, answer.verdict.value, correct, "", chain_json(answer), reason,
                       skips, cited=cited if correct else None, spans_ok=spans_ok if correct else None)
+
+
+def score_over_reading(item: tuple[int, dict]) -> ItemResult:
+    """Answer one record over its reading alone (the path the KB one is checked against)."""
+    from ...core import HolokbError as _E
+    from ..over_reading import answer_plan, close_reading
+    from ..plan import Unplannable
+
+    _init()
+    checked = _checked(item)
+    if isinstance(checked, ItemResult):
+        return checked
+    rec, gold, claim = checked
+    context = rec["context"]
+    reading = _reader.read(context)
+    skips = tuple({"code": s.code.value, "start": s.span.start, "end": s.span.end, "text": s.text, "detail": s.detail}
+                  for s in reading.skips)
+    plan = _planner.plan_claim(claim)
+    if isinstance(plan, Unplannable):
+        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
+                          skips=skips, bad_input=True)
+    try:
+        story = close_reading(reading, context, document=rec["id"])
+    except _E as e:
+        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"rules rejected: {e}", skips=skips)
+    return _result(rec, gold, answer_plan(story, plan), context, {(s.start, s.end) for s in reading.sentences}, skips)
 
 
 def _has_surrogates(s: str) -> bool:
