@@ -49,8 +49,8 @@ def _bad(rec: dict, idx: int, reason: str) -> ItemResult:
     return ItemResult(rid, LABELS.get(gold, str(gold)), None, "unsupported", False, reason=reason, bad_input=True)
 
 
-def _checked(item: tuple[int, dict]) -> "tuple[dict, str, str] | ItemResult":
-    """(record, gold label, claim) of a well-formed record, else its bad-input result."""
+def _checked(item: tuple[int, dict]) -> "tuple[dict, str, object] | ItemResult":
+    """(record, gold label, the claim's plan or Unplannable) of a well-formed record, else its bad-input result."""
     idx, rec = item
     missing = [f for f in _FIELDS if not isinstance(rec.get(f), str)]
     if missing:
@@ -58,11 +58,28 @@ def _checked(item: tuple[int, dict]) -> "tuple[dict, str, str] | ItemResult":
     if any(_has_surrogates(rec[f]) for f in _FIELDS):
         return _bad(rec, idx, "bad_input: text that is not UTF-8")
     claim = rec["question"].rsplit("?", 1)[-1].strip() or rec["question"]
-    return rec, LABELS.get(rec["answer"], rec["answer"]), claim
+    _init()
+    return rec, LABELS.get(rec["answer"], rec["answer"]), _planner.plan_claim(claim)
+
+
+def _unplannable(rec: dict, gold: str, plan, skips: tuple) -> ItemResult:
+    return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
+                      skips=skips, bad_input=True)
 
 
 def score(item: tuple[int, dict]) -> ItemResult:
     """Answer one record through a fresh in-memory KB: ``kb.ingest`` its context, ``kb.answer`` its claim."""
+    checked = _checked(item)
+    return checked if isinstance(checked, ItemResult) else _via_kb(*checked)
+
+
+def score_over_reading(item: tuple[int, dict]) -> ItemResult:
+    """Answer one record over its reading alone (the path the KB one is checked against)."""
+    checked = _checked(item)
+    return checked if isinstance(checked, ItemResult) else _via_reading(*checked)
+
+
+def _via_kb(rec: dict, gold: str, plan) -> ItemResult:
     from dataclasses import replace
 
     from ... import KnowledgeBase
@@ -71,13 +88,7 @@ def score(item: tuple[int, dict]) -> ItemResult:
     from ...ingest.english.reader import sentences
     from ..plan import Unplannable
 
-    _init()
-    checked = _checked(item)
-    if isinstance(checked, ItemResult):
-        return checked
-    rec, gold, claim = checked
     context = rec["context"]
-    plan = _planner.plan_claim(claim)
     with KnowledgeBase.open(":memory:") as kb:
         try:
             report = kb.ingest(context, doc_id=rec["id"], at=1)
@@ -85,8 +96,7 @@ def score(item: tuple[int, dict]) -> ItemResult:
             return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"ingest rejected: {e}")
         skips = tuple(_skip(s) for s in report.skipped)
         if isinstance(plan, Unplannable):
-            return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
-                              skips=skips, bad_input=True)
+            return _unplannable(rec, gold, plan, skips)
         answer = kb.answer(plan, as_of=AsOf.latest())
     # Evidence spans are chunk-relative: move them to the context's offsets for the JSON and the check.
     starts = {c.chunk_id: c.start for c in chunk_paragraphs(context)}
@@ -128,25 +138,17 @@ def _result(rec: dict, gold: str, answer, context: str, sentences: set, skips: t
                       skips, cited=cited if correct else None, spans_ok=spans_ok if correct else None)
 
 
-def score_over_reading(item: tuple[int, dict]) -> ItemResult:
-    """Answer one record over its reading alone (the path the KB one is checked against)."""
+def _via_reading(rec: dict, gold: str, plan) -> ItemResult:
     from ...core import HolokbError as _E
     from ..over_reading import answer_plan, close_reading
     from ..plan import Unplannable
 
-    _init()
-    checked = _checked(item)
-    if isinstance(checked, ItemResult):
-        return checked
-    rec, gold, claim = checked
     context = rec["context"]
     reading = _reader.read(context)
     skips = tuple({"code": s.code.value, "start": s.span.start, "end": s.span.end, "text": s.text, "detail": s.detail}
                   for s in reading.skips)
-    plan = _planner.plan_claim(claim)
     if isinstance(plan, Unplannable):
-        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
-                          skips=skips, bad_input=True)
+        return _unplannable(rec, gold, plan, skips)
     try:
         story = close_reading(reading, context, document=rec["id"])
     except _E as e:
