@@ -164,8 +164,9 @@ def _event_shaped(plan: QueryPlan) -> bool:
 
 
 def _path(story: StoryModel, plan: QueryPlan, labels: dict[str, str], t: int) -> Answer:
-    """The labels of the shortest chain of steps from the goal's subject to its object (a step from u
-    to v follows ``p(v, u)``: v is north of u); several different shortest chains are no answer."""
+    """The labels of the shortest chain of steps from the goal's subject to its object (the plan
+    contract: an edge ``p(u, v)`` reads "from u, going p leads to v"); several different shortest
+    chains are no answer."""
     m = story.model
     start, goal = plan.goal.subject.term, plan.goal.object.term
     edges: dict = {}
@@ -173,7 +174,7 @@ def _path(story: StoryModel, plan: QueryPlan, labels: dict[str, str], t: int) ->
         pred = p.term.value
         for args, v in m.rows(pred):
             if v.contains(t):
-                edges.setdefault(args[1], []).append((args[0], pred, args))
+                edges.setdefault(args[0], []).append((args[1], pred, args))
     frontier = {start: [()]}
     seen = {start}
     for _ in range(len(edges) + 1):
