@@ -169,5 +169,10 @@ def eval_proofwriter(path: Path, *, limit: int | None = None, jobs: int = 1) -> 
     records = load(path)
     if limit is not None:
         records = records[:limit]
+    if jobs > 1:  # parse each distinct sentence shape once, split over the pool, before it forks
+        from ...ingest.english.reader import warm_shapes
+
+        _init()
+        warm_shapes(_reader, [r["context"] for r in records if isinstance(r.get("context"), str)], jobs)
     results = run_items(list(enumerate(records)), score, jobs=jobs, init=_init)
     return EvalRun(str(path), tuple(results))
