@@ -10,6 +10,7 @@ table says otherwise.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
@@ -403,14 +404,16 @@ class Interpreter:
     def _event_roles(self, roles: dict, agent, objects: list, pps: list, scope: "Scope", frame: Frame) -> None:
         """One event entity at the sentence's story instant with a fact per role the clause fills."""
         t = frame.time_rank * STORY_RANK + scope.ctx.story_time
-        n, scope.n_events = scope.n_events, scope.n_events + 1
-        e = self.iri(f"event/{t}" + (f"-{n}" if n else ""))
         fillers: list[tuple[str, Term]] = [("subject", agent)] + [("object", o) for o in objects]
         for pp in pps:
             if pp.data == "pp":
                 obj = [c for c in pp.children if isinstance(c, Tree)][0]
                 if obj.data not in ("measure", "date", "number", "time"):
                     fillers.append((_tokens(pp)[0].value.lower(), self.np(obj, scope).term))
+        # The event's name: its instant and a digest of what fills its roles, so two stories in one KB
+        # never share an event unless they tell the same one (two givings at one instant stay apart).
+        digest = hashlib.sha256(repr(sorted((k, str(v)) for k, v in fillers)).encode()).hexdigest()[:12]
+        e = self.iri(f"event/{t}/{digest}")
         for slot, term in fillers:
             if slot in roles and not isinstance(term, Var):
                 scope.events.append(Prop(e, self.lex.expand(roles[slot]), term, False, "event:" + str(t)))
@@ -732,7 +735,6 @@ class Scope:
         self.extra: list[Prop] = []
         self.events: list[Prop] = []
         self.objects: list[Ref] = []  # direct objects read in this sentence (antecedents of a later "it")
-        self.n_events = 0   # event entities minted in this sentence (two gives in one sentence are two events)
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
 
     def variable(self) -> Var:
