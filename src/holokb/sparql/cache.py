@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ class Snapshot:
     limit_hit: LimitHit | None = None
     location: str | None = None  # the disk directory, when cached on disk
     system_high: int | None = None  # the ledger's latest write time it reflects, when known
+    in_memory: bool = True  # False: ``store`` reads the RocksDB copy on disk
 
 
 def _ox() -> Any:
@@ -59,15 +60,32 @@ def _fill(store: Any, data: BuiltData) -> None:
     store.bulk_extend(quads)
 
 
+def _in_memory(snap: Snapshot) -> Snapshot:
+    """A copy of a disk-backed snapshot whose store lives in memory (same quads, labels kept)."""
+    ox = _ox()
+    store = ox.Store()
+    # dump + load of N-Quads is the fastest copy pyoxigraph offers (about 1.8 s for LUBM(1,0)'s
+    # 187k quads, against 2.1 s for quads_for_pattern + bulk_extend); blank-node labels are kept
+    # as they are, as in _fill.
+    data = snap.store.dump(format=ox.RdfFormat.N_QUADS)
+    store.bulk_extend(ox.parse(data, format=ox.RdfFormat.N_QUADS, rename_blank_nodes=False))
+    return replace(snap, store=store, in_memory=True)
+
+
 class SnapshotCache:
     """Stores for SPARQL: disk-cached latest snapshot and ledger view, LRU of ``size`` in memory.
 
     One instance per process is the normal use (:data:`DEFAULT_CACHE`); tests make their own.
+    A store opened from disk is read through RocksDB (cheap to open: what a one-shot command
+    wants); when the same process asks for it again (``promote``), it is copied into memory
+    once, where pyoxigraph answers joins 2-6x faster (LUBM q02/q09: 175 ms on disk, 30 ms in
+    memory), so a long-running process pays the copy once and every later query gains.
     """
 
-    def __init__(self, size: int = 4, *, disk: bool = True):
+    def __init__(self, size: int = 4, *, disk: bool = True, promote: bool = True):
         self.size = size
         self.disk = disk
+        self.promote = promote
         self._lru: OrderedDict[tuple[str, str], Snapshot] = OrderedDict()
         self._count = 0
 
@@ -86,6 +104,8 @@ class SnapshotCache:
             hit = None
         if hit is not None:
             self._lru.move_to_end(lru_key)
+            if not hit.in_memory and self.promote:
+                hit = self._lru[lru_key] = _in_memory(hit)
             return Snapshot(hit.key, hit.store, hit.quads, False, hit.truncated, hit.limit_hit, hit.location)
         folder = self._folder(ledger_path, key)
         snap = self._open_disk(folder, key) if folder is not None else None
@@ -122,7 +142,7 @@ class SnapshotCache:
             except OSError:
                 continue
             return Snapshot(key, store, int(meta.get("quads", 0)), False, bool(meta.get("truncated")),
-                            LimitHit.from_stored(meta.get("limit_hit")), str(cand))
+                            LimitHit.from_stored(meta.get("limit_hit")), str(cand), in_memory=False)
         return None
 
     def _build(self, folder: Path | None, key: SnapshotKey, data: BuiltData) -> Snapshot:
@@ -144,7 +164,8 @@ class SnapshotCache:
                 tmp.write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
                 os.replace(tmp, target / "meta.json")  # written last: the directory is complete
                 self._prune(target, folder.name.rsplit("-", 1)[0])
-                return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, str(target))
+                return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, str(target),
+                                in_memory=False)
             except OSError:
                 pass  # another process holds it, or the disk refused: serve from memory
         store = ox.Store()
