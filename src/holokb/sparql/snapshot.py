@@ -95,7 +95,10 @@ def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Li
     """Plain visible quads plus derived triples at ``as_of`` (and the closure's truncation)."""
     quads: list[tuple[Term, Term, Term, Term | None]] = list(ledger.visible_quads(as_of))
     truncated, hit = False, None
-    if derive is not None and program is not None and program.rules:
+    stored = stored_closure(ledger, program, as_of, limits)
+    if stored is not None:
+        quads.extend((s, p, o, None) for s, p, o in ledger.derived_triples(stored, as_of.valid, IRI(TRIPLE)))
+    elif derive is not None and program is not None and program.rules:
         limits = limits.started() if limits is not None else None
         model = derive(program, as_of=as_of, limits=limits)
         truncated, hit = bool(model.truncated), model.limit_hit
@@ -104,6 +107,21 @@ def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Li
             truncated, hit = True, hit or LimitHit.TIMEOUT
         quads.extend(_derived_triples(derived, as_of))
     return quads, truncated, hit
+
+
+def stored_closure(ledger: Any, program: Program | None, as_of: AsOf, limits: Limits | None) -> Any:
+    """The ledger's stored closure that equals closing ``program`` at ``as_of`` now, or None: stored
+    for the same rule set and AsOf, fresh (no write its AsOf can see came after it), complete, and
+    asked for with no count budget that could have cut a new closure short (time budgets cut only
+    the computing, which a stored closure does not need)."""
+    if program is None or not program.rules or not program.rule_set_hash or not hasattr(ledger, "closure_info"):
+        return None
+    if limits is not None and replace(limits, timeout_s=None, ends_at=None, max_results=None) != Limits.unbounded():
+        return None
+    info = ledger.closure_info(program.rule_set_hash, as_of)
+    if info is None or info.stale or info.truncated:
+        return None
+    return info
 
 
 def _derived_triples(derived: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, None]]:
