@@ -23,12 +23,14 @@ import shutil
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..analysis import Program
 from ..core.limits import LimitHit, Limits
 from ..core.time import AsOf
 from .snapshot import BuiltData, SnapshotKey, ViewKind, build_data, key_for
+
+if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
+    from ..analysis import Program
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,19 @@ class SnapshotCache:
         """The store for (ledger state, kind, AsOf, rules): from memory, from disk, or built now."""
         key = key_for(ledger, kind, as_of, program, limits)
         ledger_path = str(getattr(ledger, "path", ":memory:"))
+        snap = self._warm(ledger_path, key)
+        if snap is None:
+            folder = self._folder(ledger_path, key)
+            snap = self._remember(ledger_path, key, self._build(folder, key, build_data(ledger, key, program, limits, derive)))
+        return snap
+
+    def get_warm(self, ledger: Any, as_of: AsOf, rules_hash: str, limits: Limits | None = None) -> Snapshot | None:
+        """The snapshot closed under the program whose ``program_hash`` is ``rules_hash``, when it is
+        in memory or on disk and current; None otherwise (never builds: building needs the program)."""
+        key = key_for(ledger, "snapshot", as_of, None, limits, rules_hash=rules_hash)
+        return self._warm(str(getattr(ledger, "path", ":memory:")), key)
+
+    def _warm(self, ledger_path: str, key: SnapshotKey) -> Snapshot | None:
         lru_key = (ledger_path, key.fingerprint)
         hit = self._lru.get(lru_key)
         if hit is not None and hit.limit_hit is LimitHit.TIMEOUT:  # cut by time: build it again
@@ -109,12 +124,12 @@ class SnapshotCache:
             return Snapshot(hit.key, hit.store, hit.quads, False, hit.truncated, hit.limit_hit, hit.location)
         folder = self._folder(ledger_path, key)
         snap = self._open_disk(folder, key) if folder is not None else None
-        if snap is not None and snap.limit_hit is LimitHit.TIMEOUT:
-            snap = None
-        if snap is None:
-            data = build_data(ledger, key, program, limits, derive)
-            snap = self._build(folder, key, data)
-        self._lru[lru_key] = snap
+        if snap is None or snap.limit_hit is LimitHit.TIMEOUT:
+            return None
+        return self._remember(ledger_path, key, snap)
+
+    def _remember(self, ledger_path: str, key: SnapshotKey, snap: Snapshot) -> Snapshot:
+        self._lru[(ledger_path, key.fingerprint)] = snap
         while len(self._lru) > self.size:
             self._lru.popitem(last=False)
         return snap

@@ -6,14 +6,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ..analysis import Program
 from ..core.errors import Diagnostic, DiagnosticError, HolokbError, Location
 from ..core.limits import LimitHit, Limits
 from ..core.time import AsOf
 from .cache import DEFAULT_CACHE, Snapshot, SnapshotCache
 from .results import QueryResult, RDFTerm, canonical_rows, canonical_triples
+
+if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
+    from ..analysis import Program
 
 
 class SparqlSyntaxError(DiagnosticError, SyntaxError):

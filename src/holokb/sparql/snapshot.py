@@ -16,16 +16,17 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Literal as _Lit
+from typing import TYPE_CHECKING, Any, Iterator, Literal as _Lit
 
-from ..analysis import Program
 from ..core.limits import LimitHit, Limits
 from ..core.terms import HK, IRI, Term
 
 TRIPLE = HK + "triple"
 from ..core.time import AsOf
-from ..rdf.mapping import reified_quads
 from .nquads import NQuadsWriter
+
+if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
+    from ..analysis import Program
 
 ViewKind = _Lit["snapshot", "ledger"]
 FORMAT_VERSION = 1  # bump when the layout of a built store changes (invalidates disk caches)
@@ -69,12 +70,14 @@ def ledger_marker(ledger: Any) -> tuple:
     return (ledger.change_marker(), *ledger.content_marker())
 
 
-def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, limits: Limits | None) -> SnapshotKey:
-    """The key of the store a query at ``as_of`` needs (the ledger view ignores AsOf and rules)."""
+def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, limits: Limits | None,
+            *, rules_hash: str | None = None) -> SnapshotKey:
+    """The key of the store a query at ``as_of`` needs (the ledger view ignores AsOf and rules);
+    ``rules_hash`` stands for ``program_hash(program)`` when the program itself is not at hand."""
     marker = ledger_marker(ledger)
     if kind == "ledger":
         return SnapshotKey("ledger", AsOf.latest(), marker, "")
-    rules = program_hash(program)
+    rules = program_hash(program) if rules_hash is None else rules_hash
     # Time budgets are not part of the key: a closure they did not cut is the same closure.
     lim = "" if not rules or limits is None else repr(replace(limits, timeout_s=None, ends_at=None, max_results=None))
     return SnapshotKey("snapshot", as_of, marker, rules, lim)
@@ -150,6 +153,8 @@ def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: L
                derive: Any = None) -> BuiltData:
     """The N-Quads bytes of the store named by ``key``."""
     if key.kind == "ledger":
+        from ..rdf.mapping import reified_quads  # rdflib-side code: only the ledger view needs it
+
         quads = [(s, p, o, g) for s, p, o, g in reified_quads(ledger.spans())]
         data = NQuadsWriter(deskolemise=False).encode(quads)
         return BuiltData(data, len(quads))
