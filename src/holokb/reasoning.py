@@ -143,9 +143,9 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
         return db
     if deadline is not None and deadline.expired():
         return db
-    used = distinct(np.concatenate([enc.s, enc.p, enc.o]))
-    for tid in used.tolist():
-        terms.seed(ledger.term(tid), tid)
+    used = distinct(np.concatenate([enc.s, enc.p, enc.o])).tolist()
+    for tid, t in zip(used, ledger.terms(used)):
+        terms.seed(t, tid)
     keys = np.empty(len(enc.fact_ids), dtype=object)
     keys[:] = [AssertedRef(h) for h in enc.fact_ids]
     if deadline is not None and deadline.expired():
