@@ -121,3 +121,25 @@ def test_a_changed_parser_changes_the_digest(tmp_path, monkeypatch):
     assert any(name == "holokb.lark" for name, _, _ in stamp) and any(name == "parser.py" for name, _, _ in stamp)
     monkeypatch.setattr(rules_index, "_code_stamp", lambda: [*stamp[:-1], [stamp[-1][0], stamp[-1][1] + 1, stamp[-1][2]]])
     assert rule_digest([tmp_path / "r.hkr"]) != before
+
+
+def test_after_derive_the_first_query_builds_from_the_stored_closure_and_never_from_a_stale_one(tmp_path):
+    (tmp_path / "data.ttl").write_text(DATA)
+    (tmp_path / "r.hkr").write_text(RULE)
+    holokb("load", "data.ttl", "--db", "kb.db", "--at", "2026-01-01", cwd=tmp_path)
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=tmp_path)
+    with _cwd(tmp_path):
+        digest = rule_digest(["r.hkr"])
+    assert lookup(str(tmp_path / "kb.db"), digest) is not None  # derive recorded what the digest names
+    rows, built = query(tmp_path)
+    assert built and rows == [f"<{EX}alice>\t<{EX}search>"]
+    # a write after derive: the stored closure is stale, so it is closed again, with the new fact
+    (tmp_path / "more.ttl").write_text(f"@prefix ex: <{EX}> .\nex:bob ex:uses ex:editor .\n")
+    holokb("load", "more.ttl", "--db", "kb.db", "--at", "2026-01-02", cwd=tmp_path)
+    rows, built = query(tmp_path)
+    assert built and rows == [f"<{EX}alice>\t<{EX}search>", f"<{EX}bob>\t<{EX}search>"]
+    # derive again and edit the rule file: the new digest is unknown, the rules are parsed
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=tmp_path)
+    (tmp_path / "r.hkr").write_text(RULE.replace("ex:hasCapability(?x, ?z)", "ex:hasCapability(?x, ?y)"))
+    rows, built = query(tmp_path)
+    assert built and rows == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]

@@ -12,7 +12,7 @@ from ..core import AsOf, Limits
 from .app import app
 from .common import (
     AS_OF, DB, QUERY_TIMEOUT_S, RULES, TIMEOUT_HELP, VALID, Usage, as_of_point, check_ledger_path, load_rules, open_kb,
-    prefixes, seconds, working,
+    prefixes, rule_paths, seconds, working,
 )
 
 
@@ -49,7 +49,7 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
     point = as_of_point(as_of, valid)
     closure_limits = replace(Limits.unbounded(), timeout_s=budget.timeout_s, ends_at=budget.ends_at)
     name = str(file) if file else "<query>"
-    paths = None if ledger or no_rules else rules if rules is not None else ["rules"] if Path("rules").is_dir() else None
+    paths = None if ledger or no_rules else rule_paths(rules)
     digest = None
     if paths is not None and point == AsOf.latest():
         from ..sparql.rules_index import rule_digest
@@ -66,11 +66,10 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
                 with working("querying (builds the snapshot when it is missing or stale)", format):
                     result = kb.query(q, as_of=point, rules=program, ledger_view=ledger, limits=budget, name=name,
                                       prefixes=prefixes(), closure_limits=closure_limits)
-                if digest is not None and program is not None:
-                    from ..sparql.rules_index import RulesEntry, remember
-                    from ..sparql.snapshot import program_hash
+                if program is not None:
+                    from ..sparql.rules_index import remember_program
 
-                    remember(db, digest, RulesEntry(program_hash(program), program.rule_set_hash, len(program.rules)))
+                    remember_program(db, digest, program)
     except SparqlSyntaxError as e:  # the query is the command's input: a usage error (exit 2)
         typer.echo(e.render(), err=True)
         raise typer.Exit(2)
@@ -84,8 +83,9 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
 def _from_warm_snapshot(db: str, digest: Optional[str], q: str, point: AsOf, rules: Optional[list[Path]], budget: Limits,
                         closure_limits: Limits, name: str, format: str):
     """The result from the snapshot already on disk for these rule files (found by their digest, see
-    ``sparql.rules_index``) without parsing the rules or opening the KB; None when there is none
-    (the full path then parses, builds, and records the digest)."""
+    ``sparql.rules_index``), or built from the closure `holokb derive` stored for them, without parsing
+    the rules or opening the KB; None when neither exists (the full path then parses, builds, and
+    records the digest)."""
     if digest is None:
         return None
     from ..sparql.rules_index import lookup
@@ -101,7 +101,7 @@ def _from_warm_snapshot(db: str, digest: Optional[str], q: str, point: AsOf, rul
     form = check_syntax(q, name=name, prefixes=prefixes())
     led = Ledger.open(db)
     try:
-        snap = DEFAULT_CACHE.get_warm(led, point, entry.program, closure_limits)
+        snap = DEFAULT_CACHE.get_stored(led, point, entry.program, entry.rule_set_hash, closure_limits)
         if snap is None:
             return None
         typer.echo(_closed_under(_where(rules), entry.rules, entry.rule_set_hash), err=True)

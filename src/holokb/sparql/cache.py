@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.limits import LimitHit, Limits
 from ..core.time import AsOf
-from .snapshot import BuiltData, SnapshotKey, ViewKind, build_data, key_for
+from .snapshot import BuiltData, SnapshotKey, ViewKind, build_data, fresh_closure, key_for
 
 if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
     from ..analysis import Program
@@ -111,6 +111,21 @@ class SnapshotCache:
         in memory or on disk and current; None otherwise (never builds: building needs the program)."""
         key = key_for(ledger, "snapshot", as_of, None, limits, rules_hash=rules_hash)
         return self._warm(str(getattr(ledger, "path", ":memory:")), key)
+
+    def get_stored(self, ledger: Any, as_of: AsOf, rules_hash: str, rule_set_hash: str,
+                   limits: Limits | None = None) -> Snapshot | None:
+        """:meth:`get_warm`, else built from the ledger's fresh stored closure of the rule set
+        ``rule_set_hash`` (the program itself is not needed then); None when neither exists."""
+        snap = self.get_warm(ledger, as_of, rules_hash, limits)
+        if snap is not None:
+            return snap
+        info = fresh_closure(ledger, rule_set_hash, as_of, limits)
+        if info is None:
+            return None
+        key = key_for(ledger, "snapshot", as_of, None, limits, rules_hash=rules_hash)
+        ledger_path = str(getattr(ledger, "path", ":memory:"))
+        data = build_data(ledger, key, None, limits, None, info)
+        return self._remember(ledger_path, key, self._build(self._folder(ledger_path, key), key, data))
 
     def _warm(self, ledger_path: str, key: SnapshotKey) -> Snapshot | None:
         lru_key = (ledger_path, key.fingerprint)

@@ -102,3 +102,13 @@ def remember(ledger_path: str, digest: str, entry: RulesEntry) -> None:
         os.replace(tmp, target)
     except OSError:
         pass
+
+
+def remember_program(ledger_path: str, digest: str | None, program: object) -> None:
+    """Record what ``digest`` names for a parsed, checked ``program`` (nothing when there is no digest)."""
+    if digest is None:
+        return
+    from .snapshot import program_hash
+
+    remember(ledger_path, digest, RulesEntry(program_hash(program), program.rule_set_hash,  # type: ignore[attr-defined]
+                                             len(program.rules)))  # type: ignore[attr-defined]

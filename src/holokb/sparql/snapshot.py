@@ -94,11 +94,12 @@ class BuiltData:
 
 
 def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Limits | None,
-                   derive: Any = None) -> tuple[list[tuple[Term, Term, Term, Term | None]], bool, str | None]:
-    """Plain visible quads plus derived triples at ``as_of`` (and the closure's truncation)."""
+                   derive: Any = None, stored: Any = None) -> tuple[list[tuple[Term, Term, Term, Term | None]], bool, str | None]:
+    """Plain visible quads plus derived triples at ``as_of`` (and the closure's truncation); the
+    derived triples come from ``stored`` (a :func:`fresh_closure`) when given or found."""
     quads: list[tuple[Term, Term, Term, Term | None]] = list(ledger.visible_quads(as_of))
     truncated, hit = False, None
-    stored = stored_closure(ledger, program, as_of, limits)
+    stored = stored or stored_closure(ledger, program, as_of, limits)
     if stored is not None:
         quads.extend((s, p, o, None) for s, p, o in ledger.derived_triples(stored, as_of.valid, IRI(TRIPLE)))
     elif derive is not None and program is not None and program.rules:
@@ -117,11 +118,18 @@ def stored_closure(ledger: Any, program: Program | None, as_of: AsOf, limits: Li
     for the same rule set and AsOf, fresh (no write its AsOf can see came after it), complete, and
     asked for with no count budget that could have cut a new closure short (time budgets cut only
     the computing, which a stored closure does not need)."""
-    if program is None or not program.rules or not program.rule_set_hash or not hasattr(ledger, "closure_info"):
+    if program is None or not program.rules:
+        return None
+    return fresh_closure(ledger, program.rule_set_hash, as_of, limits)
+
+
+def fresh_closure(ledger: Any, rule_set_hash: str, as_of: AsOf, limits: Limits | None) -> Any:
+    """:func:`stored_closure` by the rule set's hash (what a query knows from the rule-file digest)."""
+    if not rule_set_hash or not hasattr(ledger, "closure_info"):
         return None
     if limits is not None and replace(limits, timeout_s=None, ends_at=None, max_results=None) != Limits.unbounded():
         return None
-    info = ledger.closure_info(program.rule_set_hash, as_of)
+    info = ledger.closure_info(rule_set_hash, as_of)
     if info is None or info.stale or info.truncated:
         return None
     return info
@@ -150,14 +158,14 @@ def _derived_triples(derived: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Te
 
 
 def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: Limits | None,
-               derive: Any = None) -> BuiltData:
-    """The N-Quads bytes of the store named by ``key``."""
+               derive: Any = None, stored: Any = None) -> BuiltData:
+    """The N-Quads bytes of the store named by ``key`` (``stored``: see :func:`snapshot_quads`)."""
     if key.kind == "ledger":
         from ..rdf.mapping import reified_quads  # rdflib-side code: only the ledger view needs it
 
         quads = [(s, p, o, g) for s, p, o, g in reified_quads(ledger.spans())]
         data = NQuadsWriter(deskolemise=False).encode(quads)
         return BuiltData(data, len(quads))
-    quads, truncated, hit = snapshot_quads(ledger, key.as_of, program, limits, derive)
+    quads, truncated, hit = snapshot_quads(ledger, key.as_of, program, limits, derive, stored)
     data = NQuadsWriter(deskolemise=True).encode(quads)
     return BuiltData(data, len(quads), truncated, hit)
