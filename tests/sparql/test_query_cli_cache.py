@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
+from _cli import holokb
 
 from holokb.sparql.rules_index import RulesEntry, lookup, remember, rule_digest
 
-ROOT = Path(__file__).resolve().parents[2]
 EX = "http://example.org/"
 DATA = f"""@prefix ex: <{EX}> .
 ex:alice ex:uses ex:editor .
@@ -33,12 +33,24 @@ def _cwd(path: Path):
         os.chdir(old)
 
 
-def holokb(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    p = subprocess.run([sys.executable, "-m", "holokb", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                       timeout=120)
-    assert p.returncode == 0, p.stderr
-    return p
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    """A ledger with DATA loaded and the rule file r.hkr beside it."""
+    (tmp_path / "data.ttl").write_text(DATA)
+    (tmp_path / "r.hkr").write_text(RULE)
+    holokb("load", "data.ttl", "--db", "kb.db", "--at", "2026-01-01", cwd=tmp_path)
+    return tmp_path
+
+
+def add_bob(cwd: Path) -> None:
+    """A write after the snapshot was built: ex:bob uses the editor too."""
+    (cwd / "more.ttl").write_text(f"@prefix ex: <{EX}> .\nex:bob ex:uses ex:editor .\n")
+    holokb("load", "more.ttl", "--db", "kb.db", "--at", "2026-01-02", cwd=cwd)
+
+
+def edit_rule(cwd: Path) -> None:
+    """The rule now concludes the tool, not the capability."""
+    (cwd / "r.hkr").write_text(RULE.replace("ex:hasCapability(?x, ?z)", "ex:hasCapability(?x, ?y)"))
 
 
 def query(cwd: Path) -> tuple[list[str], bool]:
@@ -46,45 +58,38 @@ def query(cwd: Path) -> tuple[list[str], bool]:
     return p.stdout.splitlines()[1:], "snapshot rebuilt" in p.stderr
 
 
-def test_the_digest_finds_the_warm_snapshot_and_changes_are_never_served_stale(tmp_path):
-    (tmp_path / "data.ttl").write_text(DATA)
-    (tmp_path / "r.hkr").write_text(RULE)
-    holokb("load", "data.ttl", "--db", "kb.db", "--at", "2026-01-01", cwd=tmp_path)
-    rows, built = query(tmp_path)
+def test_the_digest_finds_the_warm_snapshot_and_changes_are_never_served_stale(project):
+    rows, built = query(project)
     assert built and rows == [f"<{EX}alice>\t<{EX}search>"]
-    db = str(tmp_path / "kb.db")
-    with _cwd(tmp_path):
+    db = str(project / "kb.db")
+    with _cwd(project):
         assert lookup(db, rule_digest(["r.hkr"])) is not None
-    assert lookup(db, rule_digest([tmp_path / "r.hkr"])) is None  # spelled otherwise: its own digest
+    assert lookup(db, rule_digest([project / "r.hkr"])) is None  # spelled otherwise: its own digest
     # the same files: found by digest, not rebuilt, same bytes
-    assert query(tmp_path) == (rows, False)
+    assert query(project) == (rows, False)
     # an edited rule file: a new digest, parsed, rebuilt, the new answer
-    (tmp_path / "r.hkr").write_text(RULE.replace("ex:hasCapability(?x, ?z)", "ex:hasCapability(?x, ?y)"))
-    rows2, built = query(tmp_path)
+    edit_rule(project)
+    rows2, built = query(project)
     assert built and rows2 == [f"<{EX}alice>\t<{EX}editor>"]
     # a write to the ledger: the digest still names the program, but the snapshot key holds the ledger
     # marker, so it is rebuilt and shows the new fact
-    (tmp_path / "more.ttl").write_text(f"@prefix ex: <{EX}> .\nex:bob ex:uses ex:editor .\n")
-    holokb("load", "more.ttl", "--db", "kb.db", "--at", "2026-01-02", cwd=tmp_path)
-    rows3, built = query(tmp_path)
+    add_bob(project)
+    rows3, built = query(project)
     assert built and rows3 == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
-    assert query(tmp_path) == (rows3, False)
+    assert query(project) == (rows3, False)
 
 
-def test_an_entry_that_names_another_program_finds_no_snapshot(tmp_path):
+def test_an_entry_that_names_another_program_finds_no_snapshot(project):
     """A wrong or tampered entry can only cost a parse: it names a program hash, and the snapshot key
     (that hash + the ledger marker) must still match a snapshot built for it."""
-    (tmp_path / "data.ttl").write_text(DATA)
-    (tmp_path / "r.hkr").write_text(RULE)
-    holokb("load", "data.ttl", "--db", "kb.db", "--at", "2026-01-01", cwd=tmp_path)
-    rows, _ = query(tmp_path)
-    with _cwd(tmp_path):
+    rows, _ = query(project)
+    with _cwd(project):
         digest = rule_digest(["r.hkr"])
-    db = str(tmp_path / "kb.db")
+    db = str(project / "kb.db")
     entry = lookup(db, digest)
     assert entry is not None and entry.rules == 1
     remember(db, digest, RulesEntry("0" * 64, entry.rule_set_hash, 1))
-    assert query(tmp_path) == (rows, False)  # parsed; the real program's snapshot is on disk
+    assert query(project) == (rows, False)  # parsed; the real program's snapshot is on disk
     assert lookup(db, digest).program == entry.program  # and the entry is right again
 
 
@@ -123,23 +128,19 @@ def test_a_changed_parser_changes_the_digest(tmp_path, monkeypatch):
     assert rule_digest([tmp_path / "r.hkr"]) != before
 
 
-def test_after_derive_the_first_query_builds_from_the_stored_closure_and_never_from_a_stale_one(tmp_path):
-    (tmp_path / "data.ttl").write_text(DATA)
-    (tmp_path / "r.hkr").write_text(RULE)
-    holokb("load", "data.ttl", "--db", "kb.db", "--at", "2026-01-01", cwd=tmp_path)
-    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=tmp_path)
-    with _cwd(tmp_path):
+def test_after_derive_the_first_query_builds_from_the_stored_closure_and_never_from_a_stale_one(project):
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    with _cwd(project):
         digest = rule_digest(["r.hkr"])
-    assert lookup(str(tmp_path / "kb.db"), digest) is not None  # derive recorded what the digest names
-    rows, built = query(tmp_path)
+    assert lookup(str(project / "kb.db"), digest) is not None  # derive recorded what the digest names
+    rows, built = query(project)
     assert built and rows == [f"<{EX}alice>\t<{EX}search>"]
     # a write after derive: the stored closure is stale, so it is closed again, with the new fact
-    (tmp_path / "more.ttl").write_text(f"@prefix ex: <{EX}> .\nex:bob ex:uses ex:editor .\n")
-    holokb("load", "more.ttl", "--db", "kb.db", "--at", "2026-01-02", cwd=tmp_path)
-    rows, built = query(tmp_path)
+    add_bob(project)
+    rows, built = query(project)
     assert built and rows == [f"<{EX}alice>\t<{EX}search>", f"<{EX}bob>\t<{EX}search>"]
     # derive again and edit the rule file: the new digest is unknown, the rules are parsed
-    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=tmp_path)
-    (tmp_path / "r.hkr").write_text(RULE.replace("ex:hasCapability(?x, ?z)", "ex:hasCapability(?x, ?y)"))
-    rows, built = query(tmp_path)
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    edit_rule(project)
+    rows, built = query(project)
     assert built and rows == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]

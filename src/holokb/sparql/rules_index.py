@@ -9,7 +9,7 @@ disk, the query needs only the program's hash to find it.  So a build records::
                                              "rules": number of rules}
 
 and a later query with the same rule files looks the digest up instead of parsing.  The digest
-covers every rule file's path and bytes (folders expanded as ``reasoning.rule_files`` does) and a
+covers every rule file's path and bytes (folders expanded by ``core.inputs.rule_files``) and a
 stamp of the code that turns text into a program (the grammar and the syntax, analysis and
 bridge modules: size and mtime), so an edited rule file or an updated parser gives a new digest,
 and a new digest is a miss: the rules are parsed and the snapshot's own key (program hash +
@@ -53,15 +53,12 @@ def _code_stamp() -> list:
 def rule_digest(paths: Iterable[str | Path]) -> str | None:
     """The digest of the rule files named (folders: their ``.hkr`` files, sorted), or None when
     it cannot stand for the program: a path is missing, nothing is named, or a file includes others."""
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            files.extend(sorted(p.rglob("*.hkr")))
-        elif p.is_file():
-            files.append(p)
-        else:
-            return None  # the parser reports it
+    from ..core.inputs import InputError, rule_files
+
+    try:
+        files = rule_files(paths)
+    except InputError:
+        return None  # the parser reports it
     if not files:
         return None
     h = hashlib.sha256(json.dumps([FORMAT, _code_stamp()]).encode())
