@@ -2,8 +2,10 @@
 
 A snapshot is the plain triples visible at an AsOf plus the rule closure at the same AsOf, in a
 pyoxigraph store; the latest one is kept warm on disk beside the ledger (``kb.db.sparql/``),
-rebuilt whenever the ledger or the rules change; a long-running process keeps its stores current by
-each write's delta instead (:class:`LiveCache`).  Results serialise to the W3C formats.
+rebuilt whenever the ledger or the rules change (from the ledger's stored closure when `holokb derive`
+left a fresh one; :mod:`.rules_index` finds it by the rule files' digest without parsing them); a
+long-running process keeps its stores current by each write's delta instead (:class:`LiveCache`), and
+copies a disk store it uses again into memory.  Results serialise to the W3C formats.
 
 >>> from holokb.sparql import run_query, QueryResult
 """

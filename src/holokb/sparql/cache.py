@@ -8,6 +8,7 @@ Disk layout (only for the *latest* snapshot and the ledger view, the ones asked 
       snapshot-<rules>-<fp>/meta.json   full fingerprint, quad count, truncation — written last
       snapshot-<rules>-<fp>-<pid>-<n>/  a rebuild while the plain name was taken by a stale copy
       ledger-plain-<fp>/…               the reified ledger view, the same way
+      rules-<digest16>.json             rule-file digest → program hash (see :mod:`.rules_index`)
 
 A directory counts only when its ``meta.json`` exists and holds the full fingerprint of the
 current ledger state and rules; anything else is rebuilt (design.md §4: never trusted blindly,
