@@ -614,8 +614,17 @@ class _Sentence:
                         here.append((p, False))
         fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
-            if any(isinstance(p, str) and p not in exclude for p, _ in here):
-                return []  # "[Kirk] and her sister …": the pronoun does not fit the people of its sentence
+            named = [t.text for t in self.toks[:pos] if t.kind is Kind.NAME and t.text not in exclude]
+            if any(isinstance(p, str) and p not in exclude for p, _ in here) and not named:
+                return []  # only pronouns before it, none of its gender: it does not fit its sentence
+            if named:
+                if any(self.fits(p, gender) for p in self.ctx.subject + self.ctx.mentions if p not in exclude):
+                    return []  # "[Kirk] and her sister …" after a woman was mentioned: not sure
+                # "[Kirk] and her sister …" with Kirk male in the record and no woman before: the text
+                # and the record disagree about the genders (names swapped in the story); each person
+                # the sentence names before the pronoun is a reading, the subject first
+                order = [p for p in self.subject if p in named] + named[::-1]
+                return list(dict.fromkeys(order))
             prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
                                       if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
             subj = self.ctx.subject
