@@ -21,6 +21,14 @@ CASES = [
     ("[Michelle] went shopping with her son. His name is [Tom].", {"Michelle": "female"}, ["child(Michelle, Tom)"]),
     ("One day [Matthew] the uncle of [Donna] came.", {}, ["uncleOrAunt(Donna, Matthew)"]),
     ("[Bob] went to the park.", {}, []),
+    # the record's genders win over the text's (names swapped in the story): the relation stands
+    ("[Scott] was having an argument with her sister, [Sheila].", {"Scott": "male", "Sheila": "female"},
+     ["sibling(Scott, Sheila)"]),
+    ("[Gabrielle] took her grandson [Donna] to the zoo.", {"Gabrielle": "female", "Donna": "female"},
+     ["grandchild(Gabrielle, Donna)"]),
+    # ... but not when a woman was mentioned before: "her" may be hers
+    ("[Ann] left. [Scott] was having an argument with her sister, [Sheila].",
+     {"Ann": "female", "Scott": "male", "Sheila": "female"}, []),
 ]
 
 

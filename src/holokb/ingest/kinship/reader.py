@@ -20,8 +20,10 @@ Coreference: a possessive pronoun refers to a person of its gender mentioned bef
 sentence — else in the previous sentence — other than the phrase's own holder.  With one such person
 the statement is certain; with several it is a :class:`ReadChoice` (the sentence's subject first, or
 the antecedent of the same pronoun earlier in the sentence), and an answer must hold in every
-reading.  A statement whose word's gender contradicts the record's gender of its holder is skipped
-(``gender_mismatch``): the story and the record disagree, so the reader states nothing from it.
+reading.  A statement whose word's gender contradicts the record's gender of its holder ("[Ann]
+took her grandson [Donna]") keeps its relation when the sentence names the possessor itself (the
+record decides the gender, as it does for the answer word); through a pronoun resolved outside the
+sentence it is skipped (``gender_mismatch``): the mismatch may mean the pronoun was misread.
 """
 from __future__ import annotations
 
@@ -143,7 +145,7 @@ class KinshipReader:
                     if opt not in options:
                         options.append(opt)
                 mismatch = self._gender_mismatch(word, holder, genders)
-                if mismatch:
+                if mismatch and not s.names_all(possessors):
                     problems.append(mismatch)
                     continue
                 if len(options) == 1:
@@ -209,6 +211,11 @@ class _Sentence:
         self.out: list[tuple[str, tuple[Person, ...], str, str, str]] = []
 
     # -- small token helpers ---------------------------------------------------------------------
+    def names_all(self, people) -> bool:
+        """Whether the sentence itself names every one of ``people`` (in brackets)."""
+        here = {t.text for t in self.toks if t.kind is Kind.NAME}
+        return all(isinstance(p, str) and p in here for p in people)
+
     def t(self, i: int) -> Tok | None:
         return self.toks[i] if 0 <= i < len(self.toks) else None
 
