@@ -26,6 +26,11 @@ CASES = [
      ["sibling(Scott, Sheila)"]),
     ("[Gabrielle] took her grandson [Donna] to the zoo.", {"Gabrielle": "female", "Donna": "female"},
      ["grandchild(Gabrielle, Donna)"]),
+    # a capitalised name the record does not bracket links the people it names
+    ("[Gabrielle] adores her son Micheal. Micheal's father [Jason] is a great dad.", {"Gabrielle": "female"},
+     ["child(Gabrielle, _Micheal)", "parent(_Micheal, Jason)"]),
+    ("[Angela] apologized to her father in law Rod. Rod's son [Jeffrey] had backed into his car.",
+     {"Angela": "female", "Jeffrey": "male"}, ["parentInLaw(Angela, _Rod)", "child(_Rod, Jeffrey)"]),
     # ... but not when a woman was mentioned before: "her" may be hers
     ("[Ann] left. [Scott] was having an argument with her sister, [Sheila].",
      {"Ann": "female", "Scott": "male", "Sheila": "female"}, []),

@@ -168,10 +168,6 @@ class KinshipReader:
 
     def _facts(self, rel: str, possessor: Person, holder: str, span: SourceSpan) -> tuple[ReadFact, ...]:
         iri = self.lexicon.iri(rel)
-        if isinstance(possessor, str) and possessor.startswith("?") or holder.startswith("?"):
-            return ()  # someone the record does not name: states nothing about the story's people
-        if isinstance(possessor, Unnamed) and possessor.anchor.startswith("?"):
-            return ()
         if isinstance(possessor, str):
             if possessor == holder:
                 return ()
@@ -247,6 +243,25 @@ class _Sentence:
         if subject_like or nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and finite_verb(nxt.low)):
             return "?" + t.text
         return None
+
+    def plain_person(self, k: int) -> str | None:
+        """"?Micheal" for a capitalised word in a name's place that the record does not bracket: right
+        after a kinship word inside the sentence ("her son Micheal", "her father in law Rod, …") or
+        owning a kinship word ("Micheal's father [Jason]").  Capitals inside a sentence mark names in
+        English, so a dictionary word counts too ("Rod"); the person links the story's people."""
+        t = self.t(k)
+        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.text.isupper() and len(t.text) > 1:
+            return None
+        low = t.low
+        if low in _CLOSED or self.lex.kin(t.text) or low in self.lex.pronouns or low in self.lex.subject_pronouns \
+                or low in self.lex.person_nouns:
+            return None
+        after_kin = k >= 1 and (self.kin_at(k - 1) is not None or self.w(k - 1, *_NAMING) or
+                                k >= 2 and self.t(k - 1).text == "," and self.kin_at(k - 2) is not None)
+        nxt = self.t(k + 1)
+        owns_kin = nxt is not None and nxt.kind is Kind.POSS and any(
+            self.kin_at(m) is not None for m in range(k + 2, min(k + 5, len(self.toks))))
+        return "?" + t.text if after_kin or owns_kin else None
 
     def kin_at(self, i: int) -> KinWord | None:
         t = self.t(i)
@@ -331,6 +346,8 @@ class _Sentence:
             ph.start = j - 1
             if owner.kind is Kind.NAME:
                 ph.possessors = [owner.text]
+            elif self.plain_person(j - 1) is not None:
+                ph.possessors = [self.plain_person(j - 1)]  # "Micheal's father [Jason]"
             elif self.kin_at(j - 1):
                 prev = next((p for p in self.phrases if p.pos == j - 1), None)
                 if prev is not None:  # "his sister's son": through an unnamed person, for each reading of "his"
@@ -412,6 +429,10 @@ class _Sentence:
         if any(t.is_word("he", "she", "has", "had", "by", "the", "of") for t in words) and not any(
                 t.is_word(*_NAMING) for t in words):
             return []  # "… her son, she has …": not a naming run
+        if j < len(toks) and toks[j].kind is Kind.WORD:
+            plain = self.plain_person(j)
+            if plain is not None:
+                return [plain]  # "her son Micheal"
         if j >= len(toks) or toks[j].kind is not Kind.NAME:
             return []
         if toks[j - 1].text == "," and self.toks[0].low in _SUBORDINATORS and self.t(j + 1) is not None \
