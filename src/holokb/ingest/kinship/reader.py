@@ -646,12 +646,12 @@ class _Sentence:
             if any(isinstance(p, str) and p not in exclude for p, _ in here) and not named:
                 return []  # only pronouns before it, none of its gender: it does not fit its sentence
             if named:
-                if any(self.fits(p, gender) for p in self.ctx.subject + self.ctx.mentions if p not in exclude):
-                    return []  # "[Kirk] and her sister …" after a woman was mentioned: not sure
-                # "[Kirk] and her sister …" with Kirk male in the record and no woman before: the text
-                # and the record disagree about the genders (names swapped in the story); each person
-                # the sentence names before the pronoun is a reading, the subject first
-                order = [p for p in self.subject if p in named] + named[::-1]
+                # "[Kirk] and her sister …" with Kirk male in the record: the text and the record
+                # disagree about the genders (names swapped in the story) or "her" is someone of the
+                # previous sentence; each is a reading, the sentence's subject first
+                before = [p for p in self.ctx.subject + self.ctx.mentions
+                          if isinstance(p, str) and self.fits(p, gender) and p not in exclude]
+                order = [p for p in self.subject if p in named] + named[::-1] + before
                 return list(dict.fromkeys(order))
             prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
                                       if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
