@@ -26,6 +26,18 @@ CASES = [
      ["sibling(Scott, Sheila)"]),
     ("[Gabrielle] took her grandson [Donna] to the zoo.", {"Gabrielle": "female", "Donna": "female"},
      ["grandchild(Gabrielle, Donna)"]),
+    # couples: the subject's own clause before a kinship word; "the two" / "they" of two named people
+    ("[David] and [Deborah] were celebrating their third wedding anniversary, so [Deborah]'s mother [Lisa] came.",
+     {"Deborah": "female", "Lisa": "female"}, ["spouse(David, Deborah)", "parent(Deborah, Lisa)"]),
+    ("[Donald] became friends with [Annette] in high school, and later the two were married.", {},
+     ["spouse(Donald, Annette)"]),
+    ("[Dan] is married to a special woman. Her name is [Marci].", {"Marci": "female"}, ["spouse(Dan, Marci)"]),
+    # a pronoun is not bound by its own clause's subject; a fronted clause's pronoun is the main subject
+    ("[Gabrielle] is so proud of [Annette] who is the sister of her grandson.",
+     {"Gabrielle": "female", "Annette": "female"}, ["grandchild(Gabrielle, Annette)"]),
+    ("After leaving his mom [Gabrielle]'s house [Christopher] called his sister [Dorothy].",
+     {"Gabrielle": "female", "Christopher": "male", "Dorothy": "female"},
+     ["parent(Christopher, Gabrielle)", "sibling(Christopher, Dorothy)"]),
     # a capitalised name the record does not bracket links the people it names
     ("[Gabrielle] adores her son Micheal. Micheal's father [Jason] is a great dad.", {"Gabrielle": "female"},
      ["child(Gabrielle, _Micheal)", "parent(_Micheal, Jason)"]),

@@ -205,6 +205,7 @@ class _Sentence:
         self.subject: list[Person] = []
         self.resolved: dict[int, list[Person]] = {}   # pronoun position → readings
         self.out: list[tuple[str, tuple[Person, ...], str, str, str]] = []
+        self.pending_before = ctx.pending   # a holder to come from an earlier sentence
 
     # -- small token helpers ---------------------------------------------------------------------
     def names_all(self, people) -> bool:
@@ -384,7 +385,9 @@ class _Sentence:
             if outer is not None and outer.holders:
                 ph.possessors = [outer.holders[0]]  # "[B] is the mother of a son named [X]"
         if not ph.possessors:
-            owners, group = self._of_owner(i)
+            # a pronoun inside "<word> of her <word2>" is not the phrase's own holder ("[A] is the
+            # sister of her grandson": not A's grandson — the clause's subject would be "herself")
+            owners, group = self._of_owner(i, tuple(holders) or tuple(h for h in [self._holder_left(ph)] if h))
             if owners:
                 ph.possessors, ph.group = owners, group
                 if len(owners) > 1 and not group:
@@ -491,7 +494,7 @@ class _Sentence:
             return self._named_at(b)
         return None
 
-    def _of_owner(self, i: int) -> tuple[list[Person], bool]:
+    def _of_owner(self, i: int, exclude: tuple = ()) -> tuple[list[Person], bool]:
         """"<word> of [A]" / "<word> to [A]" (articles, adjectives and "a son named" may come between),
         "<word> of [A] and [B]" (both), "<word> of [A]'s <word2>" / "<word> of her <word2>" (an unnamed
         person: "the sister of her grandson")."""
@@ -515,7 +518,7 @@ class _Sentence:
             inner = self.kin_at(k)
             if inner is None or self._holder_right(k):
                 return [], False
-            owners = self._antecedents(m, self.lex.pronouns[t.low], exclude=())
+            owners = self._antecedents(m, self.lex.pronouns[t.low], exclude=exclude)
             return [_through(p, inner) for p in owners], False
         if t.kind is not Kind.NAME:
             return [], False
@@ -661,6 +664,10 @@ class _Sentence:
                 # "[Myrna] is going to visit her mother, [Gabrielle]. Her daughter, [Anna], …": the
                 # previous subject, not someone introduced as the subject's own kin
                 return [subj[0]]
+            if not prev and not here and not self.ctx.mentions and self.toks and self.toks[0].low in _SUBORDINATORS:
+                main = self._main_subject(pos)
+                if main is not None and self.fits(main, gender) and main not in exclude:
+                    return [main]  # "After leaving his mom's house [C] called …": the main clause's subject
             return prev
         people = list(dict.fromkeys(p for p, _ in fits))
         if len(people) > 1:
@@ -673,6 +680,16 @@ class _Sentence:
         order = [p for p in same if p in people] + [p for p in self.subject if p in people] + people[::-1]
         people = list(dict.fromkeys(order))
         return people
+
+    def _main_subject(self, pos: int) -> str | None:
+        """The subject of the main clause after a fronted subordinate clause: the first name after
+        ``pos`` that a finite verb (or a modal) follows."""
+        for k in range(pos + 1, len(self.toks)):
+            t, nxt = self.toks[k], self.t(k + 1)
+            if t.kind is Kind.NAME and nxt is not None and nxt.kind is Kind.WORD and (
+                    finite_verb(nxt.low) or nxt.low in _MODALS):
+                return t.text
+        return None
 
     def _parallel(self, pos: int, people: list[Person]) -> Person | None:
         """"[J] invited her grandmother [G] and her sister [A]": a pronoun coordinated right after
@@ -712,8 +729,12 @@ class _Sentence:
         subject = [p for p in self.subject if isinstance(p, str)]
         # "[A] and [B] are married": no kinship word anywhere ("… wish their parents [C] and [D] a happy
         # anniversary" is about another couple)
-        couple_here = len(subject) == 2 and self.w(1, "and") and not self.kin_words
-        if couple_here and any(w in self.lex.couple_words for w in lows):
+        first_kin = min(self.kin_words, default=len(toks))
+        couple_here = len(subject) == 2 and self.w(1, "and") and not any(
+            self.kin_at(k) for k in range(first_kin) if k < 4)
+        # the couple words of the subject's own clause: before any kinship word ("[A] and [B], a married
+        # couple, took [B]'s mother …"; not "… wish their parents [C] and [D] a happy anniversary")
+        if couple_here and any(w in self.lex.couple_words for w in lows[:first_kin]):
             self.out.append(("ex:spouse", (subject[0],), subject[1], "", ""))
             self.ctx.couple = subject
         for k, t in enumerate(toks):
@@ -725,6 +746,10 @@ class _Sentence:
                 if a is not None and _is_name(self.t(b)) and a != self.t(b).text:
                     self.out.append(("ex:spouse", (a,), self.t(b).text, "", ""))
                     self.ctx.couple = [a, self.t(b).text]
+                elif a is None and not couple_here and self._two_named_marry(k):
+                    pair = [x.text for x in toks[:k] if x.kind is Kind.NAME]
+                    self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
+                    self.ctx.couple = pair
                 elif a is not None and not couple_here:
                     self.ctx.couple = [a]
                     noun = self._person_noun(b)
@@ -741,6 +766,19 @@ class _Sentence:
                     for p in parents:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
+
+    def _two_named_marry(self, k: int) -> bool:
+        """"[D] became friends with [A] …, and later the two were married", "… and soon after they
+        wed": "they" / "the two" before the marry word, exactly two people named before it, no
+        kinship word and nothing named after it."""
+        b = k - 1
+        while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE | _HAVE | _ADVERBS:
+            b -= 1
+        if not (self.w(b, "they") or self.w(b, "two") and self.w(b - 1, "the")):
+            return False
+        names = {x.text for x in self.toks[:k] if x.kind is Kind.NAME}
+        return len(names) == 2 and len([x for x in self.toks[:k] if x.kind is Kind.NAME]) == 2 \
+            and not self.kin_words and not any(x.kind is Kind.NAME for x in self.toks[k:])
 
     def _person_noun(self, b: int) -> str | None:
         """The gender of "a (special) woman" starting at ``b`` (rules/kinship.toml ``[person_nouns]``)."""
@@ -864,7 +902,7 @@ class _Sentence:
             for ph in self.phrases:
                 if len(ph.possessors) == 1 and not ph.group:
                     ctx.owned.setdefault(ph.possessors[0], set()).update(ph.holders)
-        if ctx.pending is not None and ctx.pending not in self.phrases and not self._keeps_pending():
+        if ctx.pending is not None and ctx.pending is self.pending_before and not self._keeps_pending():
             ctx.pending = None
 
     def _keeps_pending(self) -> bool:
