@@ -82,12 +82,14 @@ def score(row: dict) -> ItemResult:
     answers = _reader.lex["answers"]
     first = None
     seen: list[str] = []
+    clashes: list[str] = []
+    by_entity = {_reader.entity(n): g for n, g in genders.items()}
     for reading in story.readings():
         closed = close_reading(reading, story_text, document=rid, extra=_extra)
-        clash = stated_clash(closed.model)
+        clash = stated_clash(closed.model) or gender_clash(closed.model, by_entity)
         if clash is not None:
-            return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
-                              reason=f"the story contradicts itself: {clash}")
+            clashes.append(clash)  # this reading of the pronouns contradicts itself: not the story's
+            continue
         rels = sorted({rel for rel in answers if closed.model.contains(rel.replace("ex:", _reader.ns), (ea, eb))})
         if len(rels) != 1:
             why = "no kinship relation derived between them" if not rels else f"several relations derived: {rels}"
@@ -101,7 +103,9 @@ def score(row: dict) -> ItemResult:
             return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
                               reason=f"the readings disagree ({first[1]} vs {rels[0]}): "
                                      + "; ".join(c.reason for c in story.choices))
-    assert first is not None
+    if first is None:
+        return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
+                          reason=f"the story contradicts itself: {clashes[0]}")
     closed, relname, reading = first
     rel = relname.replace("ex:", _reader.ns)
     word = answers[relname].get(genders.get(b, ""), None)
@@ -128,6 +132,26 @@ def stated_clash(model) -> str | None:
         if all(_stated(model, getattr(b.get(k), "value", ""), args) for k in ("r", "s")):
             show = lambda t: getattr(t, "value", str(t)).rsplit("/", 1)[-1]  # noqa: E731
             return f"{show(args[0])} and {show(args[1])} are read as both {show(b['r'])} and {show(b['s'])}"
+    return None
+
+
+def gender_clash(model, genders: dict) -> str | None:
+    """Someone with two stated holders of one gender of a relation the vocabulary allows once per
+    gender (rules/kinship.toml ``[one_per_gender]``: two mothers, two wives), e.g. "[A] was changing
+    her daughter [J]'s diaper when her mother [G] called" read with "her" = J."""
+    lex = _reader.lexicon
+    for rel in lex.data.get("one_per_gender", {}).get("relations", ()):
+        iri = lex.iri(rel)
+        holders: dict = {}
+        for args in model.relation(iri):
+            g = genders.get(args[1])
+            if g and _stated(model, iri, args):
+                holders.setdefault((args[0], g), set()).add(args[1])
+        for (who, g), hs in sorted(holders.items(), key=str):
+            if len(hs) > 1:
+                show = lambda t: getattr(t, "value", str(t)).rsplit("/", 1)[-1]  # noqa: E731
+                word = lex.answers.get(rel, {}).get(g, rel)
+                return f"{show(who)} would have two {word}s: " + " and ".join(sorted(show(h) for h in hs))
     return None
 
 

@@ -1,0 +1,42 @@
+"""CLUTRR scoring over made-up stories: readings of the pronouns that contradict the family are set
+aside, an answer must hold in every reading left, and a story with none left is refused."""
+from __future__ import annotations
+
+import pytest
+
+from holokb.answer.evaluation.clutrr import score
+
+
+def _row(story: str, query: tuple[str, str], gold: str, genders: dict[str, str]) -> dict:
+    return {"id": "t", "story": story, "query": repr(query), "target_text": gold,
+            "genders": ",".join(f"{k}:{v}" for k, v in genders.items()), "task_name": "task_1.2"}
+
+
+@pytest.mark.parametrize("story,query,gold,genders", [
+    # "her mother": Alma's (Jennifer's mother is Alma already)
+    ("[Alma] was changing her daughter [Jennifer]'s diaper when her mother [Gabrielle] called.",
+     ("Gabrielle", "Jennifer"), "granddaughter", {"Alma": "female", "Jennifer": "female", "Gabrielle": "female"}),
+    # "his wife": not Christopher's, whose wife the story names
+    ("[Christopher] and his wife [Lisa] were proud. [Christopher]'s son [Alfred] was visiting and was "
+     "bringing his wife [Lucille].", ("Lucille", "Christopher"), "father-in-law",
+     {"Christopher": "male", "Lisa": "female", "Alfred": "male", "Lucille": "female"}),
+])
+def test_a_reading_that_breaks_the_family_is_set_aside(story, query, gold, genders):
+    got = score(_row(story, query, gold, genders))
+    assert got.predicted == gold and got.correct, got.reason
+    assert got.cited and got.spans_ok
+
+
+def test_a_story_with_no_consistent_reading_is_refused():
+    got = score(_row("[Ann] is [Bob]'s mother. [Cat] is [Bob]'s mother.", ("Bob", "Ann"), "mother",
+                     {"Ann": "female", "Bob": "male", "Cat": "female"}))
+    assert got.predicted is None and got.verdict == "unsupported"
+    assert "two mothers" in got.reason
+
+
+def test_readings_that_disagree_are_refused():
+    # "his" is Chad's or Michael's: nothing in the story decides, so no answer
+    got = score(_row("[Chad] did n't want to take a trip with his father [Michael], so instead he went on a "
+                     "trip with his loving wife [Asia].", ("Asia", "Michael"), "father-in-law",
+                     {"Chad": "male", "Michael": "male", "Asia": "female"}))
+    assert got.predicted is None and "disagree" in got.reason
