@@ -40,3 +40,17 @@ def test_readings_that_disagree_are_refused():
                      "trip with his loving wife [Asia].", ("Asia", "Michael"), "father-in-law",
                      {"Chad": "male", "Michael": "male", "Asia": "female"}))
     assert got.predicted is None and "disagree" in got.reason
+
+
+def test_a_grandparent_of_a_child_with_two_named_parents_is_not_guessed():
+    # the rule store reads child∘grandparent as parent; with both parents named, Stanley may be either
+    # parent's father, so both parent and parent-in-law are derived and the answer is refused
+    got = score(_row("[Marian] and [Elliott] took their son [Mark] to the park. [Mark] was very excited, because "
+                     "he knew his grandfather, [Stanley], would be meeting them there.", ("Elliott", "Stanley"),
+                     "father-in-law", {"Marian": "female", "Elliott": "male", "Mark": "male", "Stanley": "male"}))
+    assert got.predicted is None and "several relations" in got.reason
+    # with one parent named, the rule store's composition stands
+    got = score(_row("[Elliott] took his son [Mark] to the park. [Mark] was very excited, because he knew his "
+                     "grandfather, [Stanley], would be meeting them there.", ("Elliott", "Stanley"), "father",
+                     {"Elliott": "male", "Mark": "male", "Stanley": "male"}))
+    assert got.predicted == "father"
