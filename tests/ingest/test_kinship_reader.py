@@ -38,6 +38,8 @@ CASES = [
     ("After leaving his mom [Gabrielle]'s house [Christopher] called his sister [Dorothy].",
      {"Gabrielle": "female", "Christopher": "male", "Dorothy": "female"},
      ["parent(Christopher, Gabrielle)", "sibling(Christopher, Dorothy)"]),
+    # coordinated adjectives before the kinship word
+    ("[James] is the drunken, deadbeat uncle of [Paul], who is rich.", {}, ["uncleOrAunt(Paul, James)"]),
     # a capitalised name the record does not bracket links the people it names
     ("[Gabrielle] adores her son Micheal. Micheal's father [Jason] is a great dad.", {"Gabrielle": "female"},
      ["child(Gabrielle, _Micheal)", "parent(_Micheal, Jason)"]),

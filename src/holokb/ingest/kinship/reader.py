@@ -337,8 +337,13 @@ class _Sentence:
         j = i - 1
         while j >= 0 and self.toks[j].kind is Kind.WORD and self.toks[j].low not in _STOP \
                 and self.toks[j].low not in self.lex.pronouns and self.toks[j].low not in self.lex.plural_pronouns \
-                and (not self.kin_at(j) or j == i - 1 and j not in self.kin_words) and i - j <= 4:
+                and (not self.kin_at(j) or j == i - 1 and j not in self.kin_words) and i - j <= 5:
             j -= 1
+            if self.t(j) is not None and self.t(j).text == "," and j < i - 1 and self.t(j - 1) is not None \
+                    and self.t(j - 1).kind is Kind.WORD and not self.kin_at(j - 1) and self.t(j - 1).low not in _STOP \
+                    and self.t(j - 1).low not in _ARTICLES and self.t(j - 2) is not None \
+                    and self.t(j - 2).low in _ARTICLES | self.lex.pronouns.keys():
+                j -= 1  # coordinated adjectives: "the drunken, deadbeat uncle of [P]"
         det = self.t(j)
         ph.start = j + 1  # the determiner is not part of the phrase unless it names the possessor
         holders = self._holder_right(i)
