@@ -38,6 +38,14 @@ CASES = [
     ("After leaving his mom [Gabrielle]'s house [Christopher] called his sister [Dorothy].",
      {"Gabrielle": "female", "Christopher": "male", "Dorothy": "female"},
      ["parent(Christopher, Gabrielle)", "sibling(Christopher, Dorothy)"]),
+    # "<object pronoun> and <its possessive> <kin>": the object's kin, and the object is not its clause's subject
+    ("[Melissa] ca n't wait to see her daughter, [Geraldine]. She will be having lunch with her and her "
+     "husband, [Edward].", {"Melissa": "female", "Geraldine": "female", "Edward": "male"},
+     ["child(Melissa, Geraldine)", "spouse(Geraldine, Edward)"]),
+    # ... but an infinitive's object may be the main subject: "her" here is Molly
+    ("[Molly] invited her grandson [Sidney] to go camping with her and her husband [Stanley].",
+     {"Molly": "female", "Sidney": "male", "Stanley": "male"},
+     ["grandchild(Molly, Sidney)", "spouse(Molly, Stanley)"]),
     # coordinated adjectives before the kinship word
     ("[James] is the drunken, deadbeat uncle of [Paul], who is rich.", {}, ["uncleOrAunt(Paul, James)"]),
     # a capitalised name the record does not bracket links the people it names

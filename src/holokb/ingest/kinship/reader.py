@@ -370,6 +370,13 @@ class _Sentence:
             holder = holders[0] if holders else self._holder_left(ph)
             ex = tuple(holders) + ((holder,) if holder else ())
             ph.possessors = self._antecedents(j, self.lex.pronouns[det.low], exclude=ex)
+            obj = self.t(j - 2)
+            if self.w(j - 1, "and") and obj is not None and obj.kind is Kind.WORD \
+                    and self.lex.object_pronouns.get(obj.low) == self.lex.pronouns[det.low] \
+                    and self.w(j - 3, "with", "for", "at", "to", "from", "by") and self._one_clause(j - 2):
+                # "She … lunch with her and her husband": the object's own kin; the object is not the
+                # subject of its own clause (that would be "herself")
+                ph.possessors = self._antecedents(j, self.lex.pronouns[det.low], exclude=ex + tuple(self.subject))
             self.resolved[j] = list(ph.possessors)
             ph.reason = f"'{det.text}' may refer to " + " or ".join(_show(p) for p in ph.possessors)
         elif det is not None and det.low in self.lex.plural_pronouns:
@@ -418,6 +425,15 @@ class _Sentence:
             return
         for h in holders:
             self.emit(ph, h, ph.possessors, ph.group, ph.reason)
+
+    def _one_clause(self, k: int) -> bool:
+        """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
+        kinship word, no infinitive or subordinate clause ("… invited her mother to spend a day with
+        her": "her" is in the mother's clause)."""
+        return not any(t.kind is Kind.NAME and t.text not in self.subject or t.kind is Kind.PUNCT
+                       or t.kind is Kind.WORD and (t.low in ("to", "who", "that", "because", "so", "and")
+                                               or t.low in _SUBORDINATORS or self.kin_at(x) is not None)
+                       for x, t in enumerate(self.toks[1:k], 1))
 
     def _named_after(self, i: int) -> bool:
         return any(self.w(k, *_NAMING) and _is_name(self.t(k + 1)) for k in range(i + 1, min(i + 7, len(self.toks))))
