@@ -46,6 +46,11 @@ CASES = [
     ("[Molly] invited her grandson [Sidney] to go camping with her and her husband [Stanley].",
      {"Molly": "female", "Sidney": "male", "Stanley": "male"},
      ["grandchild(Molly, Sidney)", "spouse(Molly, Stanley)"]),
+    # a pronoun after pronouns of the other gender only: someone of the sentence before
+    ("[Ashley] was very proud of her son, [George]. She did n't feel the same way about his brother, [Wayne].",
+     {"Ashley": "female", "George": "male", "Wayne": "male"}, ["child(Ashley, George)", "sibling(George, Wayne)"]),
+    # "their … anniversary" of the two people a sentence names
+    ("[Jeff] surprised [Heidi] with roses on their 10 year marriage anniversary.", {}, ["spouse(Jeff, Heidi)"]),
     # coordinated adjectives before the kinship word
     ("[James] is the drunken, deadbeat uncle of [Paul], who is rich.", {}, ["uncleOrAunt(Paul, James)"]),
     # a capitalised name the record does not bracket links the people it names

@@ -667,8 +667,6 @@ class _Sentence:
         fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
             named = [t.text for t in self.toks[:pos] if t.kind is Kind.NAME and t.text not in exclude]
-            if any(isinstance(p, str) and p not in exclude for p, _ in here) and not named:
-                return []  # only pronouns before it, none of its gender: it does not fit its sentence
             if named:
                 # "[Kirk] and her sister …" with Kirk male in the record: the text and the record
                 # disagree about the genders (names swapped in the story) or "her" is someone of the
@@ -758,6 +756,11 @@ class _Sentence:
         if couple_here and any(w in self.lex.couple_words for w in lows[:first_kin]):
             self.out.append(("ex:spouse", (subject[0],), subject[1], "", ""))
             self.ctx.couple = subject
+        elif not couple_here and not self.kin_words and self._their_couple_word():
+            # "[Jeff] surprised [Heidi] … on their 10 year marriage anniversary": the two people named
+            pair = [x.text for x in toks if x.kind is Kind.NAME]
+            self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
+            self.ctx.couple = pair
         for k, t in enumerate(toks):
             if t.low in self.lex.marry_words:
                 a = self._name_before(k)
@@ -787,6 +790,20 @@ class _Sentence:
                     for p in parents:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
+
+    def _their_couple_word(self) -> bool:
+        """"their (…) anniversary / marriage" in a sentence naming exactly two people, both before "their"."""
+        names = [x for x in self.toks if x.kind is Kind.NAME]
+        if len(names) != 2 or names[0].text == names[1].text:
+            return False
+        for k, t in enumerate(self.toks):
+            if t.is_word("their") and t.start > names[1].start:
+                m = k + 1
+                while m < len(self.toks) and m - k <= 4 and self.toks[m].kind is Kind.WORD:
+                    if self.toks[m].low in self.lex.couple_words:
+                        return True
+                    m += 1
+        return False
 
     def _two_named_marry(self, k: int) -> bool:
         """"[D] became friends with [A] …, and later the two were married", "… and soon after they
