@@ -51,6 +51,11 @@ CASES = [
      {"Ashley": "female", "George": "male", "Wayne": "male"}, ["child(Ashley, George)", "sibling(George, Wayne)"]),
     # "their … anniversary" of the two people a sentence names
     ("[Jeff] surprised [Heidi] with roses on their 10 year marriage anniversary.", {}, ["spouse(Jeff, Heidi)"]),
+    # an object and its complement: two names in a row, one sentence
+    ("[Michael] babysits her, which makes [Michael] [Marci]'s uncle.", {"Michael": "male"},
+     ["uncleOrAunt(Marci, Michael)"]),
+    ("[Ann] hugged her mother [Myrna] [Myrna] has a son named [Bob].", {"Ann": "female"},
+     ["parent(Ann, Myrna)", "child(Myrna, Bob)"]),
     # coordinated adjectives before the kinship word
     ("[James] is the drunken, deadbeat uncle of [Paul], who is rich.", {}, ["uncleOrAunt(Paul, James)"]),
     # a capitalised name the record does not bracket links the people it names

@@ -38,7 +38,7 @@ from ..english.reading import ReadFact, Reading, ReadSkip, SkipCode, SourceSpan
 from .compose import compose
 from .lexicon import KinshipLexicon, KinWord, kinship_lexicon
 from .story import Person, ReadChoice, StoryReading, Unnamed
-from .text import Kind, Tok, finite_verb, sentences, tokens
+from .text import Kind, Tok, complement_verb, finite_verb, sentences, tokens
 
 _ARTICLES = frozenset({"the", "a", "an", "one", "own", "only", "other", "two", "three", "both"})
 _BE = frozenset({"is", "was", "are", "were", "be", "been", "being", "'s"})
@@ -485,6 +485,9 @@ class _Sentence:
         s = ph.start
         if s >= 2 and self.t(s - 1).text == "," and _is_name(self.t(s - 2)):
             return self.t(s - 2).text  # apposition
+        if s >= 2 and _is_name(self.t(s - 1)) and self.t(s).kind is Kind.NAME and self.t(s - 2).kind is Kind.WORD \
+                and complement_verb(self.t(s - 2).low):
+            return self.t(s - 1).text  # "… which makes [Michael] [Marci]'s uncle": the object
         if s >= 1 and _is_name(self.t(s - 1)) and self.w(s, "the") and self.w(ph.pos + 1, "of"):
             return self.t(s - 1).text  # "[Matthew] the uncle of [Donna]"
         k = s - 1
