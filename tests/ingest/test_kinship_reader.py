@@ -56,6 +56,13 @@ CASES = [
      ["uncleOrAunt(Marci, Michael)"]),
     ("[Ann] hugged her mother [Myrna] [Myrna] has a son named [Bob].", {"Ann": "female"},
      ["parent(Ann, Myrna)", "child(Myrna, Bob)"]),
+    # "has been a <kin> of/to", "the name of his <kin>", adjectives before the name, plural then appositions
+    ("[Rudolph] has been a good husband to [Sandra] for many years.", {}, ["spouse(Sandra, Rudolph)"]),
+    ("[Adam] went out. [Tammy] is the name of his granddaughter.", {"Adam": "male"}, ["grandchild(Adam, Tammy)"]),
+    ("[Dana] is a son of the proud [Otto].", {}, ["child(Otto, Dana)"]),
+    ("[Ann] is the sister of the man who met [Otto].", {}, []),
+    ("[Paul] has two young children, a son named [Fletcher] and a daughter named [Claire].", {},
+     ["child(Paul, Fletcher)", "child(Paul, Claire)"]),
     # coordinated adjectives before the kinship word
     ("[James] is the drunken, deadbeat uncle of [Paul], who is rich.", {}, ["uncleOrAunt(Paul, James)"]),
     # a capitalised name the record does not bracket links the people it names

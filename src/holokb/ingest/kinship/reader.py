@@ -406,6 +406,11 @@ class _Sentence:
                     ph.reason = "the owner may be " + " or ".join(_show(p) for p in owners)
                 if holders and holders[0] in owners:
                     holders = []
+        if not ph.possessors and det is not None and det.text == "," and self.phrases[:-1] \
+                and self.phrases[-2].kin.plural and not self.phrases[-2].holders and self.phrases[-2].possessors \
+                and all(x.kind is Kind.WORD for x in self.toks[self.phrases[-2].pos + 1:j]):
+            before = self.phrases[-2]  # "[P] has two young children, a son named [F] and a daughter …"
+            ph.possessors, ph.group, ph.reason = list(before.possessors), before.group, before.reason
         if not ph.possessors and det is not None and (det.low == "and" or det.text == ",") and self.phrases[:-1]:
             before = self.phrases[-2]
             b = j - 1
@@ -511,11 +516,17 @@ class _Sentence:
                     b -= 1
                 if b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE:
                     b -= 1
+            if self.toks[k].low == "been":  # "[J] has been a lovely father of [S]"
+                while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _HAVE | _MODALS | _ADVERBS:
+                    b -= 1
             while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that"}:
                 b -= 1
             if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
             return self._named_at(b)
+        if k >= 3 and self.w(k, "name") and self.w(k - 1, "the") and self.toks[k - 2].low in _BE \
+                and self.w(s - 1, "of") and self.toks[s].low in self.lex.pronouns:
+            return self._named_at(k - 3)  # "[T] is the name of his granddaughter"
         return None
 
     def _of_owner(self, i: int, exclude: tuple = ()) -> tuple[list[Person], bool]:
@@ -532,9 +543,8 @@ class _Sentence:
         if t is None:
             return [], False
         between = [x.low for x in self.toks[i + 2:m]]
-        if between and between[-1] not in _NAMING and any(x not in _ARTICLES | {"cute", "lovely", "beautiful", "little"}
-                                                           for x in between):
-            return [], False
+        if between and between[-1] not in _NAMING and any(x not in _ARTICLES and not _adjective(x) for x in between):
+            return [], False  # "the proud [O]", "the amazing [S]"; not "the man who met [O]"
         if t.kind is Kind.WORD and t.low in self.lex.pronouns:
             k = m + 1
             while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k <= m + 3:
@@ -968,6 +978,16 @@ def _known_word(low: str) -> bool:
     from lemminflect import getAllLemmas
 
     return bool(getAllLemmas(low))
+
+
+@lru_cache(maxsize=65536)
+def _adjective(low: str) -> bool:
+    """A word morphology knows as an adjective and not as a noun ("proud", "amazing"), or one of the
+    adjectives that are also nouns seen before names ("lovely", "little")."""
+    from lemminflect import getAllLemmas
+
+    pos = getAllLemmas(low)
+    return "ADJ" in pos and "NOUN" not in pos or low in ("lovely", "little")
 
 
 def _merge_compounds(toks: list[Tok], lex: KinshipLexicon) -> list[Tok]:
