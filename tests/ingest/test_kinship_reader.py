@@ -63,6 +63,12 @@ CASES = [
     ("[Ann] is the sister of the man who met [Otto].", {}, []),
     ("[Paul] has two young children, a son named [Fletcher] and a daughter named [Claire].", {},
      ["child(Paul, Fletcher)", "child(Paul, Claire)"]),
+    # "great" before aunt/uncle/niece/nephew/grand-words is another generation (not read); before others an adjective
+    ("[Wayne] is the great aunt of the marvelous [Tracy].", {}, []),
+    ("[Jason] is a great dad to [Mike].", {}, ["parent(Mike, Jason)"]),
+    # "[A] and [B], both brothers, …"; "straight C's" is no one
+    ("[Dale] and [George], both brothers, like to go to the game.", {}, ["sibling(Dale, George)", "sibling(George, Dale)"]),
+    ("[Wayne] brought home straight A's to his father [Clarence].", {"Wayne": "male"}, ["parent(Wayne, Clarence)"]),
     # coordinated adjectives before the kinship word
     ("[James] is the drunken, deadbeat uncle of [Paul], who is rich.", {}, ["uncleOrAunt(Paul, James)"]),
     # a capitalised name the record does not bracket links the people it names

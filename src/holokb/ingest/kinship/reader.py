@@ -231,8 +231,8 @@ class _Sentence:
         """"?Brandon" for a capitalised word no dictionary knows ("dearly.Brandon shared …", "his
         daughter Alice gave birth"): a person the record does not name, who may be a pronoun's antecedent."""
         t = self.t(k)
-        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.low in _CLOSED:
-            return None
+        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.low in _CLOSED or t.text.isupper():
+            return None  # "straight C's", "TV": not names
         if self.lex.kin(t.text) or t.low in self.lex.pronouns or t.low in self.lex.subject_pronouns:
             return None
         if _known_word(t.low):
@@ -251,8 +251,8 @@ class _Sentence:
         owning a kinship word ("Micheal's father [Jason]").  Capitals inside a sentence mark names in
         English, so a dictionary word counts too ("Rod"); the person links the story's people."""
         t = self.t(k)
-        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.text.isupper() and len(t.text) > 1:
-            return None
+        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.text.isupper():
+            return None  # "A", "TV": not names
         low = t.low
         if low in _CLOSED or self.lex.kin(t.text) or low in self.lex.pronouns or low in self.lex.subject_pronouns \
                 or low in self.lex.person_nouns:
@@ -260,8 +260,13 @@ class _Sentence:
         after_kin = k >= 1 and (self.kin_at(k - 1) is not None or self.w(k - 1, *_NAMING) or
                                 k >= 2 and self.t(k - 1).text == "," and self.kin_at(k - 2) is not None)
         nxt = self.t(k + 1)
-        owns_kin = nxt is not None and nxt.kind is Kind.POSS and any(
-            self.kin_at(m) is not None for m in range(k + 2, min(k + 5, len(self.toks))))
+        owns_kin = False
+        if nxt is not None and nxt.kind is Kind.POSS:  # "Jesse's older brother", not "straight C's to his father"
+            m = k + 2
+            while m < min(k + 5, len(self.toks)) and self.kin_at(m) is None and self.toks[m].kind is Kind.WORD \
+                    and self.toks[m].low not in _CLOSED:
+                m += 1
+            owns_kin = self.kin_at(m) is not None
         return "?" + t.text if after_kin or owns_kin else None
 
     def kin_at(self, i: int) -> KinWord | None:
@@ -647,7 +652,8 @@ class _Sentence:
         while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in _ARTICLES | _ADVERBS or
                                                             self.kin_at(k) and k not in self.kin_words):
             k -= 1
-        if not (k >= 0 and self.toks[k].low in _BE):
+        apposed = k >= 1 and self.toks[k].text == "," and _is_name(self.t(k - 1)) and self.t(k - 1).text in self.subject
+        if not (k >= 0 and self.toks[k].low in _BE) and not apposed:  # "[D] and [G], both brothers, …"
             return
         rel = ph.kin.relation
         if rel not in ("ex:sibling", "ex:spouse"):
@@ -1000,6 +1006,13 @@ def _merge_compounds(toks: list[Tok], lex: KinshipLexicon) -> list[Tok]:
                 and lex.kin("grand" + toks[i + 1].low) and t.low == "grand":
             n = toks[i + 1]
             out.append(Tok(Kind.WORD, "grand" + n.low, t.start, n.end))
+            i += 2
+            continue
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        prefix = lex.data.get("generation_prefix", {}).get(t.low) if t.kind is Kind.WORD else None
+        if prefix and nxt is not None and nxt.kind is Kind.WORD and lex.kin(nxt.text) is not None \
+                and lex.kin(nxt.text).relation in prefix:
+            out.append(Tok(Kind.WORD, t.low + "-" + nxt.low, t.start, nxt.end))  # "great aunt": not an aunt
             i += 2
             continue
         if t.kind is Kind.WORD and i + 2 < len(toks) and toks[i + 1].is_word("in") and toks[i + 2].is_word("law", "laws") \
