@@ -17,6 +17,8 @@ from .codebook import Codebook, Symbol, TermTable, bipolar
 from .config import Representation
 
 _CHUNK = 16384
+#: Terms per block of the HRR per-byte table lookups (term_dots).
+_LOOKUP_BLOCK = 2048
 
 
 class FactEncoder:
@@ -168,16 +170,27 @@ class FactEncoder:
                    self.role_spectra[1] * self.negate_spectrum):
             y = hrr.from_spectrum(spec * np.conj(rs), self.config.dim).astype(np.float64).reshape(-1, 8)
             tables.append((y.sum(axis=1)[:, None] - 2.0 * (y @ bits.T)) * float(scale))
-        cols = np.arange(self.config.dim // 8)
+        flat = [np.ascontiguousarray(t).ravel() for t in tables]
+        offsets = np.arange(self.config.dim // 8, dtype=np.intp) * 256
+
+        def lookup(table: np.ndarray, term_ids: np.ndarray) -> np.ndarray:
+            # Flat gathers in blocks whose index and value buffers stay in cache (two to three times
+            # faster than a two-array fancy index over all terms at once).
+            out = np.empty(len(term_ids), dtype=np.float64)
+            for lo in range(0, len(term_ids), _LOOKUP_BLOCK):
+                idx = words[term_ids[lo:lo + _LOOKUP_BLOCK]].view(np.uint8).astype(np.intp)
+                idx += offsets
+                out[lo:lo + _LOOKUP_BLOCK] = table.take(idx).sum(axis=1)
+            return out
 
         def dots(role: int, ids: np.ndarray) -> np.ndarray:
             if role != 1:
-                return tables[role][cols, words[ids].view(np.uint8)].sum(axis=1)
+                return lookup(flat[role], ids)
             out = np.empty(len(ids), dtype=np.float64)
             neg = (ids & 1) == 1
-            for table, sel in ((tables[1], ~neg), (tables[3], neg)):
+            for table, sel in ((flat[1], ~neg), (flat[3], neg)):
                 if sel.any():
-                    out[sel] = table[cols, words[ids[sel] >> 1].view(np.uint8)].sum(axis=1)
+                    out[sel] = lookup(table, ids[sel] >> 1)
             return out
         return dots
 

@@ -197,7 +197,7 @@ class VectorIndex:
             rows = self._candidates(query, n, k + len(skip))
             if skip.size:
                 rows = np.setdiff1d(rows, skip, assume_unique=True)
-            scores = self._scores(rows, query)
+            scores = self._scores(rows, query, components)
         if rows.size == 0:
             return ()
         if rows.size > k:
@@ -228,18 +228,23 @@ class VectorIndex:
 
         hdc_rep = self.config.representation is Representation.HDC
         chance = 0.5 if hdc_rep else 0.0
-        if components.term_dots is not None and not hdc_rep:
-            def score(rows: np.ndarray) -> np.ndarray:
-                return decomposed_scores(components, self._comp[rows], self._norm[rows].astype(np.float64))
-        else:
-            def score(rows: np.ndarray) -> np.ndarray:
-                return self._scores(rows, query)
+
+        def score(rows: np.ndarray) -> np.ndarray:
+            return self._scores(rows, query, components)
         return certified_candidates(
             self._postings, components, k=k, live=live, norms=None if hdc_rep else self._norm, chance=chance,
             margin=self.encoder.noise_floor() - chance, above=above, n_live=len(self._row) - skip.size,
             score=score, budget=self.config.structural_budget)
 
-    def _scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
+    def _scores(self, rows: np.ndarray | slice, query: np.ndarray, components: Components | None = None) -> np.ndarray:
+        """Similarity of ``rows`` to ``query`` (HRR: single precision, for ranking).  HRR facts with the
+        query's ``components`` are scored from their term ids (a few table lookups per distinct term,
+        no 4 KB row read per fact: gathering scattered rows of a large matrix is what costs)."""
+        if (components is not None and components.term_dots is not None and not isinstance(rows, slice)
+                and self.config.representation is Representation.HRR):
+            comp = self._comp[rows]
+            if rows.size and comp.min() >= 0:
+                return decomposed_scores(components, comp, self._norm[rows].astype(np.float64))
         if self.config.representation is Representation.HDC:
             if isinstance(rows, slice):
                 d = hdc.hamming(self._vec[rows], query).astype(np.float64)
