@@ -251,14 +251,18 @@ def test_configuration_errors_are_holokb_errors():
         Representation.parse("dense")
 
 
-def test_over_its_budget_the_structural_search_gives_way_to_the_sketch_kernel():
-    cfg = VSAConfig(Representation.HDC, 2048, 0, sketch_bits=64, candidates=50, exact_below=100, structural_budget=0)
+@pytest.mark.parametrize("rep", [Representation.HDC, Representation.HRR])
+def test_over_its_budget_the_structural_search_gives_way_to_the_sketch_kernel(rep):
+    cfg = VSAConfig(rep, 2048, 0, sketch_bits=64, candidates=50, exact_below=100, structural_budget=0)
     space = VectorSpace(cfg)
     recs = _records(600, 8)
     space.add(recs)
     q = space.term_query([recs[0].subject, recs[0].predicate])
-    assert space.similar_facts(q, 10) == space.similar_facts(q.vector, 10)  # the sketch kernel's answer
-    roomy = VectorSpace(VSAConfig(Representation.HDC, 2048, 0, 64, 50, 100, structural_budget=10_000))
+    # the sketch kernel's answer (HRR candidates scored from term ids with components, from vectors without)
+    assert space.similar_facts(q, 10) == space.similar_facts(q.vector, 10)
+    e = space.entity_facts_query(recs[3].subject)
+    assert space.similar_facts(e, 10) == space.similar_facts(e.vector, 10)
+    roomy = VectorSpace(VSAConfig(rep, 2048, 0, 64, 50, 100, structural_budget=10_000))
     roomy.add(recs)
     floor = space.encoder.noise_floor()
     exact = [w for w in _brute(roomy, q, 10) if w[1] > floor]
