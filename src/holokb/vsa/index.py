@@ -85,6 +85,7 @@ class VectorIndex:
             at = np.asarray([i for i, r in enumerate(old) if r is not None], dtype=np.int64)
             rows = np.asarray([r for r in old if r is not None], dtype=np.int64)
             self._put(rows, at, vectors, sketch, components, norms)
+            self._postings = None  # replaced rows may hold other components: sorted afresh on next use
         if fresh:
             start = len(self._keys)
             self._reserve(start + len(fresh))
@@ -95,7 +96,8 @@ class VectorIndex:
             new_keys = [keys[i] for i in fresh] if len(fresh) < len(keys) else keys
             self._keys.extend(new_keys)
             have.update(zip(new_keys, range(start, start + len(fresh))))
-        self._postings = None
+            if self._postings is not None:
+                self._postings.extend(start, self._comp[start:start + len(fresh)])
 
     def append(self, keys: Sequence[str], components: np.ndarray,
                fill: Callable[[np.ndarray, np.ndarray], None]) -> None:
@@ -112,7 +114,8 @@ class VectorIndex:
         self._alive[start:start + n] = True
         self._keys.extend(keys)
         self._row.update(zip(keys, range(start, start + n)))
-        self._postings = None
+        if self._postings is not None:
+            self._postings.extend(start, self._comp[start:start + n])
 
     def _put(self, rows: np.ndarray, at: np.ndarray, vectors: np.ndarray, sketch: np.ndarray,
              components: np.ndarray | None, norms: np.ndarray | None) -> None:
@@ -131,7 +134,8 @@ class VectorIndex:
                 self._keys[r] = None
                 self._alive[r] = False
                 n += 1
-        self._postings = None
+        # The postings keep removed rows: every reader filters by ``_alive`` (compaction renumbers rows
+        # and drops them).
         if len(self._keys) > 1024 and len(self._row) < len(self._keys) // 2:
             self._compact()
         return n

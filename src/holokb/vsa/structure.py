@@ -70,6 +70,21 @@ class Postings:
             self._order.append(order)
             self._sorted.append(comp[order, r])
 
+    def extend(self, start: int, comp: np.ndarray) -> None:
+        """Take in rows ``start, start + 1, ...`` with components ``comp`` (all after every row held):
+        each role's new ids are merged into its sorted column, a copy instead of a re-sort (at 1M
+        facts ~0.7 s re-sorted).  New rows come last among equal ids, so the arrays are exactly the
+        ones a fresh stable sort would give."""
+        if len(comp) == 0:
+            return
+        new_rows = np.arange(start, start + len(comp), dtype=self._order[0].dtype)
+        for r in range(3):
+            order = np.argsort(comp[:, r], kind="stable")
+            ids = comp[order, r]
+            at = np.searchsorted(self._sorted[r], ids, "right")
+            self._sorted[r] = np.insert(self._sorted[r], at, ids)
+            self._order[r] = np.insert(self._order[r], at, new_rows[order])
+
     def rows(self, role: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows holding any of ``ids`` in ``role``, which id each row came from)."""
         col = self._sorted[role]
