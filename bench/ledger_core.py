@@ -1,7 +1,8 @@
 """Ledger core benchmark: bulk_assert rate and point-query latency, against pyoxigraph's on-disk store.
 
 Run:  cd /work/main && PYTHONPATH=src python3 bench/ledger_core.py [sizes...] [--runs N]
-      (default sizes 100000 1000000, 3 runs; every figure is the median over the runs)
+      (default sizes 100000 1000000, 3 runs; every figure is the median over the runs, ledger and
+      peer runs interleaved)
 
 Synthetic data: subjects s0..s(n/10) with 10 facts each over 20 predicates; objects are a mix
 of IRIs (40%), integers, strings and doubles.  The peer (pyoxigraph ``Store(path).bulk_load``
@@ -121,21 +122,31 @@ def main(argv: list[str]) -> int:
             sizes.append(int(a))
     sizes = sizes or [100_000, 1_000_000]
     rows = []
+    loads: list[float] = []
     with tempfile.TemporaryDirectory() as workdir:
         for n in sizes:
             records = make_records(n)
             nt = to_ntriples(records)
             rng = random.Random(7)
             probes = [IRI(f"{EX}s{rng.randrange(max(1, n // 10))}") for _ in range(1000)]
-            led_runs = [bench_ledger(records, probes, workdir) for _ in range(runs)]
-            ox_runs = [r for r in (bench_oxigraph(nt, probes, workdir) for _ in range(runs)) if r]
+            # Interleaved (ledger, peer, ledger, peer, ...) so that load from other processes on a
+            # shared machine falls on both alike; the 1-minute load average is kept per round.
+            led_runs, ox_runs = [], []
+            for _ in range(runs):
+                led_runs.append(bench_ledger(records, probes, workdir))
+                got = bench_oxigraph(nt, probes, workdir)
+                if got:
+                    ox_runs.append(got)
+                loads.append(os.getloadavg()[0])
             led = [statistics.median(x[i] for x in led_runs) for i in range(4)]
             ox = [statistics.median(x[i] for x in ox_runs) for i in range(3)] if ox_runs else None
             rows.append((n, led, ox))
             del records, nt
     load = os.getloadavg()
-    print(f"ledger core benchmark (median of {runs} runs; point query = facts about one subject, 1000 probes)")
-    print(f"machine: {os.cpu_count()} cores, load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+    print(f"ledger core benchmark (median of {runs} interleaved runs; point query = facts about one subject, "
+          "1000 probes)")
+    print(f"machine: {os.cpu_count()} cores, load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}, "
+          f"1-min load after each round {', '.join(f'{x:.1f}' for x in loads)} "
           "(other processes share these cores; wall times include their contention)")
     hdr = (f"{'facts':>9} | {'ledger load s':>13} {'cpu s':>6} {'facts/s':>9} | {'oxigraph load s':>15} {'ratio':>6} | "
            f"{'ledger q med/p95 ms':>19} | {'oxigraph q med/p95 ms':>21}")

@@ -166,3 +166,22 @@ def test_columnar_gate_decides_as_the_record_path(tmp_path, values):
     assert outcome[1] == outcome[0]
     if values.startswith('"2"'):
         assert outcome == ["refused", "refused"]
+
+
+@pytest.mark.parametrize("typed", [False, True])
+def test_ledger_context_types_during_equals_the_per_node_reads(tmp_path, typed):
+    """types_during answers at once when the ledger holds no rdf:type term; the answer equals the
+    per-node span reads it skips (and, with type facts stored, those reads give the types)."""
+    from holokb.core.terms import RDF_TYPE
+    from holokb.shapes.ledger_context import LedgerContext
+
+    f = tmp_path / "a.ttl"
+    f.write_text(TTL if typed else "@prefix ex: <http://example.org/> .\nex:alice ex:locatedIn ex:lab .\n")
+    with KnowledgeBase.open(tmp_path / "kb.db") as kb:
+        kb.load([f], at=AT)
+        ctx = LedgerContext(kb.ledger, AsOf.latest())
+        nodes = [to_rdflib(IRI(EX + n)) for n in ("alice", "lab", "nobody")]
+        got = ctx.types_during(nodes)
+        per_node = {n: ctx._spans(IRI(str(n)), IRI(RDF_TYPE)) for n in nodes}
+        assert got == {n: v for n, v in per_node.items() if v}
+        assert set(got) == ({nodes[0], nodes[1]} if typed else set())

@@ -219,7 +219,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                         if t is None:
                             t = by_canon[c] = next_id
                             next_id += 1
-                            term_rows.extend((t, *term_row(terms[i]), bytearray(c)))
+                            term_rows.extend((t, *term_row(terms[i]), c))
                         got.append(t)
                     tid[order] = got
                     ids = tid[a]
@@ -246,7 +246,8 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 if len(kept):
                     # 1-D columns to lists (a 2-D tolist builds a list per row).
                     si, pi, oi = (a[c::3][kept].tolist() for c in range(3))
-                    hashes = [bytearray(sha(b"".join((FACT_MAGIC, canon[s], canon[p], canon[o], fact_tail))).digest())
+                    # bytes bind as BLOBs; one join and one sha256 call per fact is the floor here.
+                    hashes = [sha(b"".join((FACT_MAGIC, canon[s], canon[p], canon[o], fact_tail))).digest()
                               for s, p, o in zip(si, pi, oi)]
                     fact_rows = list(chain.from_iterable(zip(
                         range(fid, fid + len(kept)), hashes, *(rows[kept, c].tolist() for c in range(3)))))

@@ -27,9 +27,13 @@ class LedgerContext:
         self._ledger = ledger
         self._as_of = as_of
 
+    def _no_types(self) -> bool:
+        """No rdf:type term, so no type facts: the per-node reads of a large batch can be skipped."""
+        return self._ledger.term_ids([_RDF_TYPE])[0] is None
+
     def types_of(self, nodes: Collection[Node]) -> Mapping[Node, frozenset[URIRef]]:
-        if self._ledger.term_ids([_RDF_TYPE])[0] is None:
-            return {}  # no rdf:type term, so no type facts: skip converting every node of a large batch
+        if self._no_types():
+            return {}
         iris = {from_rdflib(n): n for n in nodes if isinstance(n, URIRef)}
         found = self._ledger.types_of([i for i in iris if isinstance(i, IRI)], self._as_of)
         return {iris[i]: frozenset(URIRef(c.value) for c in cs) for i, cs in found.items() if cs}
@@ -53,7 +57,9 @@ class LedgerContext:
                 if v.system.contains(sys_t) and v.fact.polarity == "affirm" and not v.fact.qualifiers]
 
     def types_during(self, nodes: Collection[Node]) -> Mapping[Node, Sequence[tuple[Node, Interval]]]:
-        out = {}
+        out: dict = {}
+        if self._no_types():
+            return out
         for n in nodes:
             s = from_rdflib(n) if isinstance(n, URIRef) else None
             if isinstance(s, IRI):
