@@ -140,15 +140,18 @@ def explain_at(story: StoryModel, pred: str, args: tuple, negated: bool, t: int 
     rule_spans = {r.rule.name: r.span for r in story.reading.rules}
     entries: dict[str, ChainEntry] = {}
 
+    def polarity(n: ProofNode) -> str:  # an absent premise (negation as failure) reads "not p(a, b)"
+        return "negate" if n.negated != n.absent else "affirm"
+
     def fid(n: ProofNode) -> str:
-        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm").id
+        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), polarity(n)).id
 
     def visit(n: ProofNode) -> str:
         i = fid(n)
         if n.id in entries:
             return i
         premises = tuple(visit(p) for p in n.premises)
-        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm", n.valid)
+        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), polarity(n), n.valid)
         if n.rule is None:
             f = story.reading.facts[n.key] if isinstance(n.key, int) else None
             ev = (_span(story, f.span.start, f.span.end),) if f is not None else ()
