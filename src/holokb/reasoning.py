@@ -12,7 +12,7 @@ import numpy as np
 
 from .analysis import Atom, Program, Query, analyze
 from .core import HK, AsOf, AssertedRef, Deadline, HolokbError, IRI, RuleFileRef, Term
-from .core.inputs import not_found
+from .core.inputs import rule_files  # noqa: F401  (re-exported: callers name it here)
 from .engine import Database, TermDictionary
 from .ledger import Ledger
 from .ledger.columns import distinct
@@ -24,20 +24,6 @@ if TYPE_CHECKING:
 
 #: The ternary relation holding every visible triple, for rules that quantify over properties.
 TRIPLE = HK + "triple"
-
-
-def rule_files(paths: Iterable[str | Path]) -> list[Path]:
-    """``.hkr`` files named, and those under folders named, in sorted order."""
-    out: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            out.extend(sorted(p.rglob("*.hkr")))
-        elif p.exists():
-            out.append(p)
-        else:
-            raise not_found(p, what="rule file or folder")
-    return out
 
 
 def load_program(paths: Iterable[str | Path]) -> Program:
@@ -143,9 +129,9 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
         return db
     if deadline is not None and deadline.expired():
         return db
-    used = distinct(np.concatenate([enc.s, enc.p, enc.o]))
-    for tid in used.tolist():
-        terms.seed(ledger.term(tid), tid)
+    used = distinct(np.concatenate([enc.s, enc.p, enc.o])).tolist()
+    for tid, t in zip(used, ledger.terms(used)):
+        terms.seed(t, tid)
     keys = np.empty(len(enc.fact_ids), dtype=object)
     keys[:] = [AssertedRef(h) for h in enc.fact_ids]
     if deadline is not None and deadline.expired():

@@ -234,3 +234,12 @@ def test_valid_time_references_before_after_and_end(tmp_path):
     assert (before.text, after.text, end.text, at.text) == ("kitchen", "hall", "hall", "garden")
     assert quotes(before) == ["John went to the kitchen."] and before.as_of.valid == 19
     assert never.verdict is Verdict.UNSUPPORTED and never.missing.kind in (MissingKind.NO_FACTS, MissingKind.UNKNOWN_NAME)
+
+
+def test_a_plan_with_conditions_is_refused_not_answered_without_them(kb):
+    """kb.answer does not join conditions yet: dropping them could bind the goal to the wrong event."""
+    plan = {"goal": {"subject": "?e", "predicate": "ex:is", "object": "?what"},
+            "conditions": [{"subject": "?e", "predicate": "ex:is", "object": "ex:red"}], "form": "value"}
+    a = ask(kb, plan)
+    assert a.verdict is Verdict.UNSUPPORTED and a.text is None
+    assert a.missing is not None and "conditions" in a.missing.message

@@ -174,3 +174,19 @@ def test_any_json_gives_a_plan_or_coded_diagnostics(value):
         assert e.diagnostics and all(d.code.startswith("HK80") for d in e.diagnostics)
         return
     assert QueryPlan.from_json(p.to_json()) == p
+
+
+def test_conditions_round_trip_and_are_schema_valid():
+    """An event question's plan: the asked role plus conditions on the same event variable."""
+    data = {"goal": {"subject": "?e", "predicate": "ex:giver", "object": "?who"},
+            "conditions": [{"subject": "?e", "predicate": "ex:given", "object": "apple"},
+                           {"subject": "?e", "predicate": "ex:recipient", "object": "Fred"}],
+            "form": "value"}
+    p = QueryPlan.from_json(data)
+    assert p.conditions == (Pattern(Name("ex:given"), Var("e"), Name("apple")),
+                            Pattern(Name("ex:recipient"), Var("e"), Name("Fred")))
+    assert QueryPlan.from_json(p.to_json()) == p
+    schema().validate(p.to_json())
+    with pytest.raises(PlanError) as e:
+        QueryPlan.from_json({**data, "conditions": [{"subject": "?e"}]})
+    assert codes(e.value)

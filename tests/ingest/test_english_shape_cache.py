@@ -42,3 +42,21 @@ def test_readers_of_one_grammar_share_their_parses():
     a, b = english.EnglishReader(), english.EnglishReader()
     a.read("The bear is red.")
     assert b._shapes is a._shapes and len(b._shapes) >= 1
+
+
+def test_warm_shapes_parses_each_shape_once_across_processes():
+    """warm_shapes fills the shape cache from a pool (each distinct shape once); readings after it are
+    the readings a cold reader gives, and a second warm-up finds nothing left to parse."""
+    from holokb.ingest.english import EnglishReader
+    from holokb.ingest.english.reader import sentences, warm_shapes
+
+    texts = ["The cat is big. Bob chases the cat. If something is big then it is not red.",
+             "The dog is big. Anne chases the dog. Every dog is an animal. Blorp the zibble!"]
+    reader = EnglishReader()
+    reader._shapes.clear()
+    cold = [reader.read(t) for t in texts]
+    reader._shapes.clear()
+    shapes = {tuple(w.type for w in reader.tokens(t[a:b], a)) for t in texts for a, b in sentences(t)}
+    assert warm_shapes(reader, texts, 2) == len(shapes)
+    assert warm_shapes(reader, texts, 2) == 1  # only "Blorp the zibble!", which does not parse, is tried again
+    assert [reader.read(t) for t in texts] == cold

@@ -1,23 +1,13 @@
 """The issue's LUBM sequence through the command line: load, derive under OWL 2 RL, 14 queries."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli import holokb
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
-
-
-def holokb(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    p = subprocess.run([sys.executable, "-m", "holokb", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                       timeout=600)
-    assert p.returncode == 0, p.stderr
-    return p
 
 
 def test_load_derive_query_gives_the_published_counts(corpora, tmp_path):

@@ -118,3 +118,23 @@ def test_another_process_reads_the_warm_copy_and_prints_the_same_bytes(kb, cache
     assert out.returncode == 0, out.stderr
     built, _, body = out.stdout.partition("\n")
     assert built == "False" and body == mine.serialize("json")
+
+
+def test_a_disk_copy_asked_for_again_is_promoted_to_memory_with_the_same_answers(kb, cache, tmp_path):
+    built = run_query(kb, Q, as_of=AsOf.latest(), cache=cache)  # builds the disk copy
+    fresh = SnapshotCache()  # another process: opens the disk copy (RocksDB), no copy in memory yet
+    first = run_query(kb, Q, as_of=AsOf.latest(), cache=fresh)
+    (snap,) = fresh._lru.values()
+    assert not snap.in_memory and snap.location is not None
+    second = run_query(kb, Q, as_of=AsOf.latest(), cache=fresh)
+    (snap,) = fresh._lru.values()
+    assert snap.in_memory and not second.snapshot_built
+    assert built.rows == first.rows == second.rows
+    assert len(second.rows) == 2
+    kb.assert_fact(Fact(ex("dave"), ex("uses"), ex("shell")), at=T2 + 5)  # the promoted copy is keyed too
+    r = run_query(kb, Q, as_of=AsOf.latest(), cache=fresh)
+    assert r.snapshot_built and EX + "dave" in names(r)
+    stay = SnapshotCache(promote=False)
+    run_query(kb, Q, as_of=AsOf.latest(), cache=stay)
+    run_query(kb, Q, as_of=AsOf.latest(), cache=stay)
+    assert not next(iter(stay._lru.values())).in_memory

@@ -90,3 +90,42 @@ def test_unbinding_recovers_the_filler_among_the_codebook():
     trace = hrr.bind(role, v[3]) + hrr.bind(bipolar(cb.words([IRI("http://ex.org/r2")]), 1024)[0], v[9])
     guess = hrr.unbind(trace, role)
     assert int(np.argmax(v @ guess)) == 3
+
+
+def _facts(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    ents = [IRI(f"http://ex.org/e{i}") for i in range(40)]
+    preds = [IRI(f"http://ex.org/p{i}") for i in range(3)]
+    s = [ents[i] for i in rng.integers(0, 40, n)]
+    p = [preds[i] for i in rng.integers(0, 3, n)]
+    o = [ents[i] if i < 40 else Literal.of(int(i)) for i in rng.integers(0, 50, n)]
+    return s, p, o, rng.random(n) < 0.3
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**32 - 1))
+def test_hrr_encoding_is_the_same_whether_term_spectra_are_kept_for_the_call_or_made_per_chunk(n, seed):
+    from holokb.vsa import encode
+    from holokb.vsa.encode import FactEncoder
+    enc = FactEncoder(Codebook(VSAConfig.default("hrr", dim=256)))
+    s, p, o, neg = _facts(n, seed)
+    saved = encode._CHUNK, encode._SPECTRA_BYTES
+    try:
+        encode._CHUNK = 7  # several chunks, each with its own terms
+        whole = enc.encode(s, p, o, neg)
+        encode._SPECTRA_BYTES = 0
+        per_chunk = enc.encode(s, p, o, neg)
+    finally:
+        encode._CHUNK, encode._SPECTRA_BYTES = saved
+    assert whole.tobytes() == per_chunk.tobytes()
+    # and both are the definition: normalised S ⊛ s + P ⊛ p (⊛ NEG) + O ⊛ o
+    cb = enc.codebook
+    role = [bipolar(r[None, :], 256)[0] for r in enc.roles]
+    negate = bipolar(enc.negate[None, :], 256)[0]
+    for i in range(n):
+        t = bipolar(cb.words([s[i], p[i], o[i]]), 256)
+        pv = hrr.bind(role[1], t[1])
+        if neg[i]:
+            pv = hrr.bind(pv, negate)
+        want = hrr.normalize(hrr.bind(role[0], t[0]) + pv + hrr.bind(role[2], t[2]))
+        assert np.allclose(whole[i], want, atol=1e-5)

@@ -159,6 +159,8 @@ class Answerer:
         except Unresolved as u:
             raise _Refuse(MissingKind.UNKNOWN_NAME, u.message, u.name) from None
         run.as_of = self._valid_time(plan, run.as_of, resolver)
+        if plan.conditions:  # a join over an event's roles is answered over a story, not here: never drop them
+            raise _Refuse(MissingKind.UNPLANNABLE, "plans with conditions are not answered by kb.answer yet")
         if goal is None:
             if plan.check is None:
                 raise _Refuse(MissingKind.UNPLANNABLE, "a plan without a goal needs exactly one predicate or a check")

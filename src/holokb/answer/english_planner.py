@@ -54,6 +54,13 @@ class EnglishPlanner:
         from ..core import IRI
 
         kind, subject = meaning.ask[0], meaning.ask[1]
+        if kind == "event":  # the asked role of an event whose other roles the question names
+            e, role = Var("event"), Const(IRI(subject))
+            conditions = tuple(Pattern(Const(IRI(r)), e, Const(t)) for r, t in meaning.ask[2])
+            return QueryPlan(subjects=tuple(c.object for c in conditions),
+                             predicates=(role, *(c.predicate for c in conditions)),
+                             goal=Pattern(role, e, Var("who")), form=AnswerForm.VALUE, question=text,
+                             conditions=conditions)
         if kind == "path":
             lex = self.reader.lexicon
             preds = tuple(Const(IRI(lex.expand(k))) for k in sorted(lex.table("directions")))

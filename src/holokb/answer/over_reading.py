@@ -38,24 +38,31 @@ class StoryModel:
 
 
 def close_reading(reading: Reading, text: str, *, document: str = "doc", extra: tuple[Module, ...] = (),
-                  limits: Limits | None = None) -> StoryModel:
-    """The closure of the reading's facts under its rules (plus ``extra`` rule modules)."""
+                  limits: Limits | None = None, program=None, record_proofs: bool = True) -> StoryModel:
+    """The closure of the reading's facts under its rules (plus ``extra`` rule modules); ``program``
+    is ``analyze_reading(reading, extra)`` computed once by a caller whose readings state no rules."""
     db = Database()
     for i, f in enumerate(reading.facts):
         db.add(f.fact.predicate.value, (f.fact.subject, f.fact.object), valid=f.valid, key=i,
                negated=f.fact.polarity == "negate")
-    rules = tuple(r.rule for r in reading.rules) + tuple(r for m in extra for r in m.rules)
-    decls = tuple(d for m in extra for d in m.declarations)
-    prefixes = tuple(p for m in extra for p in m.prefixes)
-    program = analyze(Module(file=None, prefixes=prefixes, declarations=decls, rules=rules,
-                             facts=tuple(a for m in extra for a in m.facts)),
-                      known_predicates=_predicates(reading))
+    if program is None:
+        program = analyze_reading(reading, extra)
     for a in program.facts:  # ground facts written in the rule files are input facts too
         db.add(a.predicate, tuple(x.term for x in a.args), key=RuleFileRef(a.origin), negated=a.negated)
     # valid_at=None (the whole valid-time axis): a fact that holds over two separate intervals (Mary back
     # in the hallway) keeps both.
-    model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=True)
+    model = closure(program, db, limits=limits or DEFAULT_LIMITS, record_proofs=record_proofs)
     return StoryModel(reading, text, document, model)
+
+
+def analyze_reading(reading: Reading, extra: tuple[Module, ...] = ()):
+    """The analysed program of a reading's rules plus ``extra`` rule modules."""
+    rules = tuple(r.rule for r in reading.rules) + tuple(r for m in extra for r in m.rules)
+    decls = tuple(d for m in extra for d in m.declarations)
+    prefixes = tuple(p for m in extra for p in m.prefixes)
+    return analyze(Module(file=None, prefixes=prefixes, declarations=decls, rules=rules,
+                          facts=tuple(a for m in extra for a in m.facts)),
+                   known_predicates=_predicates(reading))
 
 
 def _predicates(reading: Reading) -> set[str]:
@@ -133,15 +140,18 @@ def explain_at(story: StoryModel, pred: str, args: tuple, negated: bool, t: int 
     rule_spans = {r.rule.name: r.span for r in story.reading.rules}
     entries: dict[str, ChainEntry] = {}
 
+    def polarity(n: ProofNode) -> str:  # an absent premise (negation as failure) reads "not p(a, b)"
+        return "negate" if n.negated != n.absent else "affirm"
+
     def fid(n: ProofNode) -> str:
-        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm").id
+        return Fact(n.args[0], IRI(n.predicate), n.args[1], (), polarity(n)).id
 
     def visit(n: ProofNode) -> str:
         i = fid(n)
         if n.id in entries:
             return i
         premises = tuple(visit(p) for p in n.premises)
-        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), "negate" if n.negated else "affirm", n.valid)
+        cf = ChainFact(n.args[0], IRI(n.predicate), n.args[1], (), polarity(n), n.valid)
         if n.rule is None:
             f = story.reading.facts[n.key] if isinstance(n.key, int) else None
             ev = (_span(story, f.span.start, f.span.end),) if f is not None else ()

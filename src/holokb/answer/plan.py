@@ -241,6 +241,10 @@ class QueryPlan:
     pattern to prove or to bind.  ``params``: the question's values (``inactivityMinutes``),
     sorted by name.  ``form``: None means yes/no for a ground goal, else a value.
     ``question``: the text the plan came from (carried into the answer; never interpreted).
+    ``conditions``: further patterns the goal's variables must satisfy at the same time (a conjunctive
+    question over an event's roles: "Who gave the apple to Fred?" binds ``giver(?e, ?who)`` where
+    ``given(?e, apple)`` and ``recipient(?e, Fred)``).  An answer path that cannot join them refuses the
+    plan rather than dropping them.
     """
 
     version: str | None = None
@@ -253,8 +257,10 @@ class QueryPlan:
     time: TimeRef | None = None
     world: World | None = None
     question: str | None = field(default=None, compare=False)
+    conditions: tuple[Pattern, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "conditions", tuple(self.conditions))
         p = self.params
         if isinstance(p, dict):
             p = tuple(p.items())

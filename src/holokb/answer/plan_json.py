@@ -294,7 +294,7 @@ class _Reader:
 
 
 _TOP = ("planFormat", "version", "subjects", "predicates", "goal", "params", "form", "check", "time", "world",
-        "question")
+        "question", "conditions")
 
 
 def plan_from_json(data: "str | bytes | dict", *, source: str = "<plan>") -> QueryPlan:
@@ -341,11 +341,18 @@ def plan_from_json(data: "str | bytes | dict", *, source: str = "<plan>") -> Que
     question = obj.get("question")
     if question is not None and not r.expect("$.question", question, (str,), "a string"):
         question = None
+    conditions: list[Pattern] = []
+    if obj.get("conditions") is not None and r.expect("$.conditions", obj["conditions"], (list,), "a list of patterns"):
+        for i, c in enumerate(obj["conditions"][:MAX_ITEMS]):
+            pc = r.pattern(f"$.conditions[{i}]", c)
+            if pc is not None:
+                conditions.append(pc)
     if not r.diags and goal is None and check is None and not predicates:
         r.err("$", "HK804", "a plan needs a goal, a check or at least one predicate")
     if r.diags:
         raise PlanError(f"invalid plan ({len(r.diags)} problem{'s' if len(r.diags) != 1 else ''})", tuple(r.diags))
-    return QueryPlan(version, subjects, predicates, goal, params, form, check, time, world, question)
+    return QueryPlan(version, subjects, predicates, goal, params, form, check, time, world, question,
+                     tuple(conditions))
 
 
 # -- out ------------------------------------------------------------------------------------------
@@ -427,6 +434,8 @@ def plan_to_json(plan: QueryPlan) -> dict:
         out["world"] = plan.world.value
     if plan.question is not None:
         out["question"] = plan.question
+    if plan.conditions:
+        out["conditions"] = [pattern_to_json(c) for c in plan.conditions]
     return out
 
 

@@ -8,11 +8,13 @@
 """
 from __future__ import annotations
 
+from ..analysis.program import Var
 from ..core import IRI, MAX_TIME, RDF_TYPE, Interval
 from ..engine.model import Model
 from .contract import Answer, Conflict, ConflictReason, Missing, MissingKind, Verdict
 from .over_reading import StoryModel, explain_at
 from .plan import AnswerForm, QueryPlan, TimeKind
+from .story_defaults import default_value
 
 
 def rows_at(model: Model, predicate: str, subject, t: int, *, negated: bool = False) -> list[tuple]:
@@ -39,7 +41,7 @@ def instant(story: StoryModel, plan: QueryPlan) -> int | None:
 
 def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str], groups: dict[str, str],
               inertia: dict[str, tuple[str, str]] | None = None, words: dict[str, str] | None = None,
-              labels: dict[str, str] | None = None) -> Answer:
+              labels: dict[str, str] | None = None, defaults: dict[str, dict] | None = None) -> Answer:
     """Answer a VALUE or YES_NO plan (constant subject; for YES_NO a constant object) at its time."""
     g = plan.goal
     words = words or {}
@@ -50,6 +52,8 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
     if plan.answer_form is AnswerForm.PATH:
         return _path(story, plan, labels or {}, t)
     pred = g.predicate.term.value
+    if plan.conditions:
+        return _event_value(story, plan, t)
     if plan.answer_form is AnswerForm.VALUE and not hasattr(g.subject, "term"):
         obj = g.object.term  # "What is north of the kitchen?": the subject is asked for
         values = sorted({args[0] for args, v in m.rows(pred) if args[1] == obj and v.contains(t)}, key=str)
@@ -81,14 +85,13 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
                 since_pred, args, at = kept
                 chain = explain_at(story, since_pred, args, False, at)
                 return Answer(_word(args[1]), Verdict.SUPPORTED, fact_chain=chain, values=(args[1],), plan=plan)
+        if len(values) > 1 and defaults and pred in defaults:  # a default with a stated policy (bAbI 16)
+            return default_value(story, plan, subj, t, defaults[pred], _class_word(m))
         if len(values) != 1:
             why = "nothing in the story says" if not values else "the story gives several values"
             return _unsupported(plan, MissingKind.NO_FACTS, why)
         chain = explain_at(story, pred, (subj, values[0]), False, t)
-        word = _word(values[0])
-        if any(args[1] == values[0] for args, _ in m.rows(RDF_TYPE)):
-            word = word[:1].lower() + word[1:]  # a class names an adjective or noun: "tired", not "Tired"
-        return Answer(word, Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+        return Answer(_class_word(m)(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
     obj = g.object.term
     negated = g.polarity == "negate"
     pos = (subj, obj) in rows_at(m, pred, subj, t)
@@ -120,9 +123,50 @@ def answer_at(story: StoryModel, plan: QueryPlan, *, functional: dict[str, str],
     return _unsupported(plan, MissingKind.NOT_PROVED, "neither the statement nor its negation follows from the story")
 
 
+def _event_value(story: StoryModel, plan: QueryPlan, t: int) -> Answer:
+    """The goal's role of the latest event at or before ``t`` whose other roles match the conditions
+    ("Who received the football?" after two givings: the later one).  Several matching events at
+    that instant, or several values of the asked role, are no answer."""
+    m, g = story.model, plan.goal
+    if plan.answer_form is not AnswerForm.VALUE or not _event_shaped(plan):
+        return _unsupported(plan, MissingKind.NOT_PROVED, "conditions are joined only on one event variable")
+    starts: dict = {}  # event -> the instant its roles hold (events are instantaneous)
+    matched: dict = {}
+    for c in plan.conditions:
+        cp, co = c.predicate.term.value, c.object.term
+        hits = {args[0]: v.start for args, v in m.rows(cp) if args[1] == co and v.start <= t}
+        for e, start in hits.items():
+            starts[e] = start
+            matched[e] = matched.get(e, 0) + 1
+    events = [e for e, n in matched.items() if n == len(plan.conditions)]
+    if not events:
+        return _unsupported(plan, MissingKind.NO_FACTS, "nothing in the story says")
+    latest = max(starts[e] for e in events)
+    events = [e for e in events if starts[e] == latest]
+    pred = g.predicate.term.value
+    values = sorted({args[1] for args, v in m.rows(pred) if args[0] in events and v.start <= t}, key=str)
+    if len(events) != 1 or len(values) != 1:
+        return _unsupported(plan, MissingKind.NO_FACTS, "nothing in the story says" if not values
+                            else "the story gives several values")
+    e = events[0]
+    chain = tuple(x for c in plan.conditions for x in explain_at(story, c.predicate.term.value, (e, c.object.term),
+                                                                  False, latest)[:-1])
+    chain += explain_at(story, pred, (e, values[0]), False, latest)
+    return Answer(_word(values[0]), Verdict.SUPPORTED, fact_chain=chain, values=(values[0],), plan=plan)
+
+
+def _event_shaped(plan: QueryPlan) -> bool:
+    """Goal and conditions share one subject variable, each condition's object is a constant."""
+    e = plan.goal.subject
+    return hasattr(e, "name") and isinstance(plan.goal.object, Var) and all(
+        c.subject == e and hasattr(c.object, "term") and hasattr(c.predicate, "term") and c.polarity == "affirm"
+        for c in plan.conditions)
+
+
 def _path(story: StoryModel, plan: QueryPlan, labels: dict[str, str], t: int) -> Answer:
-    """The labels of the shortest chain of steps from the goal's subject to its object (a step from u
-    to v follows ``p(v, u)``: v is north of u); several different shortest chains are no answer."""
+    """The labels of the shortest chain of steps from the goal's subject to its object (the plan
+    contract: an edge ``p(u, v)`` reads "from u, going p leads to v"); several different shortest
+    chains are no answer."""
     m = story.model
     start, goal = plan.goal.subject.term, plan.goal.object.term
     edges: dict = {}
@@ -130,7 +174,7 @@ def _path(story: StoryModel, plan: QueryPlan, labels: dict[str, str], t: int) ->
         pred = p.term.value
         for args, v in m.rows(pred):
             if v.contains(t):
-                edges.setdefault(args[1], []).append((args[0], pred, args))
+                edges.setdefault(args[0], []).append((args[1], pred, args))
     frontier = {start: [()]}
     seen = {start}
     for _ in range(len(edges) + 1):
@@ -166,6 +210,16 @@ def _inertia(m: Model, subj, t: int, since: str, until: str) -> tuple[str, tuple
     if any(a[1] == subj and start < v.start <= t for a, v in m.rows(until)):
         return None
     return since, args, start
+
+
+def _class_word(m: Model):
+    """The answer word of a value: a class names an adjective or noun ("tired", not "Tired")."""
+    classes = {args[1] for args, _ in m.rows(RDF_TYPE)}
+
+    def word(v) -> str:
+        w = _word(v)
+        return w[:1].lower() + w[1:] if v in classes else w
+    return word
 
 
 def _unsupported(plan: QueryPlan, kind: MissingKind, message: str) -> Answer:

@@ -228,12 +228,17 @@ def interval_text(v: "FactView") -> str:
     return f"valid {v.valid}, recorded {v.system}"
 
 
+def rule_paths(rules: Optional[list] = None) -> list:
+    """The rule files or folders a command reads: --rules, else ./rules when it exists, else none."""
+    if rules is None:
+        return ["rules"] if Path("rules").is_dir() else []
+    return rules
+
+
 def load_rules(rules: Optional[list] = None):
     from ..reasoning import load_program
 
-    if rules is None:
-        rules = ["rules"] if Path("rules").is_dir() else []
-    return load_program(rules)
+    return load_program(rule_paths(rules))
 
 
 #: Default deadlines (seconds) of the commands that close rules or run queries, so that nothing a

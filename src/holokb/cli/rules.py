@@ -7,11 +7,11 @@ from typing import Optional
 
 import typer
 
-from ..core import IRI, format_ms
+from ..core import IRI, AsOf, format_ms
 from .app import app
 from .common import (
     AS_OF, ASK_TIMEOUT_S, DB, DB_IF_PRESENT, DERIVE_TIMEOUT_S, FORMAT, RULES, SHAPES, TIMEOUT_HELP, VALID, Usage,
-    as_of_point, limits_of, load_rules, now_ms, open_kb, seconds, short, working,
+    as_of_point, limits_of, load_rules, now_ms, open_kb, rule_paths, seconds, short, working,
 )
 
 
@@ -105,6 +105,10 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
             model = kb.derive(prog, as_of=point, limits=limits, all_valid=True)
         elif store:
             model, info = kb.derive_and_store(prog, as_of=point, computed_at=now_ms(), limits=limits)
+            if point == AsOf.latest():  # `holokb query` with these rule files then needs no parse
+                from ..sparql.rules_index import remember_program, rule_digest
+
+                remember_program(db, rule_digest(rule_paths(rules)), prog)
         else:
             model = kb.derive(prog, as_of=point, limits=limits)
     n = model.derived_count()  # counting decodes nothing; only the facts shown are decoded

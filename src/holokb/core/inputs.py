@@ -18,7 +18,7 @@ import errno
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from .errors import Diagnostic, DiagnosticError, Location
 
@@ -73,6 +73,20 @@ def os_error(e: OSError, file: str | os.PathLike[str] | None = None, *, what: st
 def not_found(path: str | os.PathLike[str], *, what: str = "file or folder") -> InputError:
     """The coded error for a named path that does not exist."""
     return input_error(NOT_FOUND, str(path), f"no such {what}", hint=_missing_hint(str(path)))
+
+
+def rule_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """``.hkr`` files named, and those under folders named, in sorted order (a missing one: InputError)."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend(sorted(p.rglob("*.hkr")))
+        elif p.exists():
+            out.append(p)
+        else:
+            raise not_found(p, what="rule file or folder")
+    return out
 
 
 def _missing_hint(name: str) -> str:

@@ -298,6 +298,34 @@ class LedgerDerived:
         views = {v.ref: v for v in self._derived_views([found[s] for s in wanted])}
         return tuple(views[DerivedRef(s)] for s in seqs)
 
+    def derived_triples(self, closure: ClosureInfo, valid: int, triple: IRI) -> Iterator[tuple[Term, Term, Term]]:
+        """The closure's affirmed derived facts holding at valid time ``valid`` that are RDF triples:
+        a binary fact ``p(s, o)`` with an IRI ``s`` as ``(s, p, o)``, and a ``triple(s, p, o)`` fact (the
+        relation of rules that quantify over properties) with IRIs ``s`` and ``p`` as ``(s, p, o)``.
+
+        What the SPARQL snapshot adds to the plain triples, read from the stored rows instead of
+        closing the rules again.  Order: position in the closure.
+        """
+        self._check_closure(closure)
+        tid = self._cache.lookup(self._db, triple)
+        cur = self._db.execute(
+            "SELECT d.s, d.p, d.o, d.rest FROM derived d JOIN terms ts ON ts.term_id = d.s "
+            "WHERE d.closure_id = ? AND d.negated = 0 AND ts.kind = 0 AND d.valid_from <= ? "
+            "AND (d.valid_to IS NULL OR d.valid_to > ?) AND (d.arity = 2 OR (d.arity = 3 AND d.p = ?)) "
+            "ORDER BY d.seq", (closure.id, valid, valid, -1 if tid is None else tid))
+        terms = self._cache.terms
+        while True:
+            rows = cur.fetchmany(20_000)
+            if not rows:
+                return
+            rest = {r: json.loads(r[3])[0] for r in rows if r[3] is not None}
+            self._cache.terms_of(self._db, [i for r in rows for i in r[:3]] + list(rest.values()))
+            for r in rows:
+                if r[3] is None:
+                    yield terms[r[0]], terms[r[1]], terms[r[2]]
+                elif isinstance(p := terms[r[2]], IRI):
+                    yield terms[r[0]], p, terms[rest[r]]
+
     def encoded_derived(self, closure: ClosureInfo) -> EncodedDerived:
         """Affirmed binary derived facts as term-id columns (the SPARQL snapshot's input).
 
@@ -431,16 +459,18 @@ class _ClosureWriter:
         self.max_ref = -1
         self.rule_counts: Counter[str] = Counter()
         self.rows: list[list] = []
-        self.iri_ids: dict[str, tuple[int, bytes]] = {}
-        self.lit_ids: dict[Literal, tuple[int, bytes]] = {}
+        self.iri_ids: dict[str, int] = {}
+        self.lit_ids: dict[Literal, int] = {}
         self.fact_ids: dict[str, int] = {}
         self.names: dict[str, str] = {}
 
-    def term(self, t: object) -> tuple[int, bytes]:
+    def term(self, t: object) -> int:
+        # The id only: TxnTerms.intern finds terms the closure's input decoded in the ledger's cache
+        # (no query, no canonical encoding); rest_key's encodings are computed for args[2:] alone.
         if t.__class__ is IRI:
             hit = self.iri_ids.get(t.value)  # type: ignore[attr-defined]
             if hit is None:
-                hit = self.iri_ids[t.value] = self.terms.intern_encoded(t)  # type: ignore[attr-defined,arg-type]
+                hit = self.iri_ids[t.value] = self.terms.intern(t)  # type: ignore[attr-defined,arg-type]
             return hit
         if not isinstance(t, Literal):
             raise InvalidValueError(f"a derived fact's argument must be an IRI or a Literal, got {t!r}")
@@ -448,7 +478,7 @@ class _ClosureWriter:
         if hit is None:
             if len(self.lit_ids) > 500_000:
                 self.lit_ids.clear()
-            hit = self.lit_ids[t] = self.terms.intern_encoded(t)
+            hit = self.lit_ids[t] = self.terms.intern(t)
         return hit
 
     def add(self, rec: DerivedRecord) -> None:
@@ -468,20 +498,19 @@ class _ClosureWriter:
         # IRIs are looked up by their string (cached hash) before the general path.
         if arity:
             a = args[0]
-            hit = iri_get(a.value) if a.__class__ is IRI else None
-            s = (hit or term(a))[0]
+            s = (iri_get(a.value) if a.__class__ is IRI else None) or term(a)
             if arity > 1:
                 a = args[1]
-                hit = iri_get(a.value) if a.__class__ is IRI else None
-                o = (hit or term(a))[0]
+                o = (iri_get(a.value) if a.__class__ is IRI else None) or term(a)
                 if arity > 2:
-                    enc = [term(x) for x in args[2:]]
-                    rest = json.dumps([e[0] for e in enc])
-                    rest_key = b"".join(e[1] for e in enc)
+                    more = args[2:]
+                    ids = [term(x) for x in more]
+                    rest = "[" + ", ".join(map(str, ids)) + "]"  # what json.dumps writes, without its cost
+                    encoding = self.terms.cache.encoding
+                    rest_key = b"".join(encoding(x) for x in more)
                 elif not rec.negated:
                     self.binary += 1
-        hit = iri_get(pred.value)
-        p = (hit or term(pred))[0]
+        p = iri_get(pred.value) or term(pred)
         bindings = rec.bindings
         if bindings:
             names = self.names
@@ -490,8 +519,7 @@ class _ClosureWriter:
                 nj = names.get(name)
                 if nj is None:
                     nj = names[name] = json.dumps(name)
-                hit = iri_get(value.value) if value.__class__ is IRI else None
-                parts.append(f"{nj},{(hit or term(value))[0]}")
+                parts.append(f"{nj},{(iri_get(value.value) if value.__class__ is IRI else None) or term(value)}")
             btext = "[" + ",".join(parts) + "]"
         else:
             btext = "[]"

@@ -59,6 +59,7 @@ class TermCache:
             if row is None:
                 raise LedgerError(f"no term with id {tid}")
             t = self.terms[tid] = term_from_row(*row)
+            self.ids.setdefault(t, tid)  # and back: a closure writer then interns read terms without a query
         return t
 
     def terms_of(self, db: sqlite3.Connection, ids: Iterable[int]) -> None:
@@ -68,7 +69,8 @@ class TermCache:
             part = missing[k:k + 500]
             q = f"SELECT term_id, kind, lexical, datatype, lang FROM terms WHERE term_id IN ({','.join('?' * len(part))})"
             for tid, kind, lex, dt, lang in db.execute(q, part):
-                self.terms[tid] = term_from_row(kind, lex, dt, lang)
+                t = self.terms[tid] = term_from_row(kind, lex, dt, lang)
+                self.ids.setdefault(t, tid)
 
 
 class TxnTerms:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from xml.sax.saxutils import escape, quoteattr
 
 from ..core.errors import HolokbError
 from ..core.terms import XSD_STRING
@@ -66,6 +65,19 @@ def _json(r: QueryResult) -> str:
         bindings = [{v: _json_term(t) for v, t in zip(r.variables, row) if t is not None} for row in r.rows]
         doc = {"head": {"vars": list(r.variables)}, "results": {"bindings": bindings}}
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+
+
+def escape(text: str) -> str:
+    # xml.sax pulls in urllib and http.client (~80 ms): loaded by the XML writer only, not by every query
+    from xml.sax.saxutils import escape as esc
+
+    return esc(text)
+
+
+def quoteattr(text: str) -> str:
+    from xml.sax.saxutils import quoteattr as quote
+
+    return quote(text)
 
 
 def _xml_term(t: RDFTerm) -> str:

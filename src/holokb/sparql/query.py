@@ -6,14 +6,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ..analysis import Program
 from ..core.errors import Diagnostic, DiagnosticError, HolokbError, Location
 from ..core.limits import LimitHit, Limits
 from ..core.time import AsOf
 from .cache import DEFAULT_CACHE, Snapshot, SnapshotCache
 from .results import QueryResult, RDFTerm, canonical_rows, canonical_triples
+
+if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
+    from ..analysis import Program
 
 
 class SparqlSyntaxError(DiagnosticError, SyntaxError):
@@ -124,11 +126,21 @@ def _syntax_error(text: str, e: SyntaxError, name: str) -> SparqlSyntaxError:
     return SparqlSyntaxError(f"{name}:{line}:{col}: {message}", (diag,))
 
 
+#: Result terms already made, shared by every query of the process: a term's conversion depends on
+#: its value alone, and a warm query meets the same terms again (LUBM q08: 15.6k of them per run).
+#: Cleared past _TERMS_MAX entries, so it stays bounded.
+_IRIS: dict[str, RDFTerm] = {}
+_LITERALS: dict[tuple, RDFTerm] = {}
+_TERMS_MAX = 1_000_000
+
+
 def _term_converter() -> Callable[[Any], RDFTerm]:
     import pyoxigraph as ox  # optional heavy dependency, imported only in the adapter
 
-    iris: dict[str, RDFTerm] = {}
-    literals: dict[tuple, RDFTerm] = {}
+    if len(_IRIS) + len(_LITERALS) > _TERMS_MAX:
+        _IRIS.clear()
+        _LITERALS.clear()
+    iris, literals = _IRIS, _LITERALS
     NamedNode, BlankNode, OxLiteral = ox.NamedNode, ox.BlankNode, ox.Literal
 
     def convert(t: Any) -> RDFTerm:

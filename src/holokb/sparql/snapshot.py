@@ -16,16 +16,17 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Literal as _Lit
+from typing import TYPE_CHECKING, Any, Iterator, Literal as _Lit
 
-from ..analysis import Program
 from ..core.limits import LimitHit, Limits
 from ..core.terms import HK, IRI, Term
 
 TRIPLE = HK + "triple"
 from ..core.time import AsOf
-from ..rdf.mapping import reified_quads
 from .nquads import NQuadsWriter
+
+if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
+    from ..analysis import Program
 
 ViewKind = _Lit["snapshot", "ledger"]
 FORMAT_VERSION = 1  # bump when the layout of a built store changes (invalidates disk caches)
@@ -69,12 +70,14 @@ def ledger_marker(ledger: Any) -> tuple:
     return (ledger.change_marker(), *ledger.content_marker())
 
 
-def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, limits: Limits | None) -> SnapshotKey:
-    """The key of the store a query at ``as_of`` needs (the ledger view ignores AsOf and rules)."""
+def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, limits: Limits | None,
+            *, rules_hash: str | None = None) -> SnapshotKey:
+    """The key of the store a query at ``as_of`` needs (the ledger view ignores AsOf and rules);
+    ``rules_hash`` stands for ``program_hash(program)`` when the program itself is not at hand."""
     marker = ledger_marker(ledger)
     if kind == "ledger":
         return SnapshotKey("ledger", AsOf.latest(), marker, "")
-    rules = program_hash(program)
+    rules = program_hash(program) if rules_hash is None else rules_hash
     # Time budgets are not part of the key: a closure they did not cut is the same closure.
     lim = "" if not rules or limits is None else repr(replace(limits, timeout_s=None, ends_at=None, max_results=None))
     return SnapshotKey("snapshot", as_of, marker, rules, lim)
@@ -91,11 +94,15 @@ class BuiltData:
 
 
 def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Limits | None,
-                   derive: Any = None) -> tuple[list[tuple[Term, Term, Term, Term | None]], bool, str | None]:
-    """Plain visible quads plus derived triples at ``as_of`` (and the closure's truncation)."""
+                   derive: Any = None, stored: Any = None) -> tuple[list[tuple[Term, Term, Term, Term | None]], bool, str | None]:
+    """Plain visible quads plus derived triples at ``as_of`` (and the closure's truncation); the
+    derived triples come from ``stored`` (a :func:`fresh_closure`) when given or found."""
     quads: list[tuple[Term, Term, Term, Term | None]] = list(ledger.visible_quads(as_of))
     truncated, hit = False, None
-    if derive is not None and program is not None and program.rules:
+    stored = stored or stored_closure(ledger, program, as_of, limits)
+    if stored is not None:
+        quads.extend((s, p, o, None) for s, p, o in ledger.derived_triples(stored, as_of.valid, IRI(TRIPLE)))
+    elif derive is not None and program is not None and program.rules:
         limits = limits.started() if limits is not None else None
         model = derive(program, as_of=as_of, limits=limits)
         truncated, hit = bool(model.truncated), model.limit_hit
@@ -104,6 +111,28 @@ def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Li
             truncated, hit = True, hit or LimitHit.TIMEOUT
         quads.extend(_derived_triples(derived, as_of))
     return quads, truncated, hit
+
+
+def stored_closure(ledger: Any, program: Program | None, as_of: AsOf, limits: Limits | None) -> Any:
+    """The ledger's stored closure that equals closing ``program`` at ``as_of`` now, or None: stored
+    for the same rule set and AsOf, fresh (no write its AsOf can see came after it), complete, and
+    asked for with no count budget that could have cut a new closure short (time budgets cut only
+    the computing, which a stored closure does not need)."""
+    if program is None or not program.rules:
+        return None
+    return fresh_closure(ledger, program.rule_set_hash, as_of, limits)
+
+
+def fresh_closure(ledger: Any, rule_set_hash: str, as_of: AsOf, limits: Limits | None) -> Any:
+    """:func:`stored_closure` by the rule set's hash (what a query knows from the rule-file digest)."""
+    if not rule_set_hash or not hasattr(ledger, "closure_info"):
+        return None
+    if limits is not None and replace(limits, timeout_s=None, ends_at=None, max_results=None) != Limits.unbounded():
+        return None
+    info = ledger.closure_info(rule_set_hash, as_of)
+    if info is None or info.stale or info.truncated:
+        return None
+    return info
 
 
 def _derived_triples(derived: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, None]]:
@@ -129,12 +158,14 @@ def _derived_triples(derived: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Te
 
 
 def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: Limits | None,
-               derive: Any = None) -> BuiltData:
-    """The N-Quads bytes of the store named by ``key``."""
+               derive: Any = None, stored: Any = None) -> BuiltData:
+    """The N-Quads bytes of the store named by ``key`` (``stored``: see :func:`snapshot_quads`)."""
     if key.kind == "ledger":
+        from ..rdf.mapping import reified_quads  # rdflib-side code: only the ledger view needs it
+
         quads = [(s, p, o, g) for s, p, o, g in reified_quads(ledger.spans())]
         data = NQuadsWriter(deskolemise=False).encode(quads)
         return BuiltData(data, len(quads))
-    quads, truncated, hit = snapshot_quads(ledger, key.as_of, program, limits, derive)
+    quads, truncated, hit = snapshot_quads(ledger, key.as_of, program, limits, derive, stored)
     data = NQuadsWriter(deskolemise=True).encode(quads)
     return BuiltData(data, len(quads), truncated, hit)

@@ -49,19 +49,15 @@ def hamming(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 
 def hamming_rows(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Hamming distance of ``matrix[rows]`` to ``query`` (uint32), gathered in blocks into a reused
-    buffer small enough to stay in cache (no copy of the selected rows, no full-size temporaries)."""
+    """Hamming distance of ``matrix[rows]`` to ``query`` (uint32), gathered in blocks small enough to
+    stay in cache (no copy of all selected rows, no full-size temporaries).  The gather is a fancy
+    index: ``np.take(..., axis=0, out=)`` is ~1.4x slower for these row widths."""
     out = np.empty(len(rows), dtype=np.uint32)
-    step = max(1, (1 << 18) // max(1, matrix.shape[1]))  # rows per block: ~2 MB
-    buf = np.empty((min(step, len(rows)), matrix.shape[1]), dtype=matrix.dtype)
-    counts = np.empty(buf.shape, dtype=np.uint8)
+    step = max(1, (1 << 15) // max(1, matrix.shape[1]))  # rows per block: ~256 KB
     for lo in range(0, len(rows), step):
-        part = rows[lo:lo + step]
-        b, c = buf[:len(part)], counts[:len(part)]
-        np.take(matrix, part, axis=0, out=b)
-        np.bitwise_xor(b, query, out=b)
-        np.bitwise_count(b, out=c)
-        c.sum(axis=1, dtype=np.uint32, out=out[lo:lo + step])
+        b = matrix[rows[lo:lo + step]]
+        b ^= query
+        np.bitwise_count(b).sum(axis=1, dtype=np.uint32, out=out[lo:lo + step])
     return out
 
 

@@ -85,6 +85,7 @@ class VectorIndex:
             at = np.asarray([i for i, r in enumerate(old) if r is not None], dtype=np.int64)
             rows = np.asarray([r for r in old if r is not None], dtype=np.int64)
             self._put(rows, at, vectors, sketch, components, norms)
+            self._postings = None  # replaced rows may hold other components: sorted afresh on next use
         if fresh:
             start = len(self._keys)
             self._reserve(start + len(fresh))
@@ -95,7 +96,8 @@ class VectorIndex:
             new_keys = [keys[i] for i in fresh] if len(fresh) < len(keys) else keys
             self._keys.extend(new_keys)
             have.update(zip(new_keys, range(start, start + len(fresh))))
-        self._postings = None
+            if self._postings is not None:
+                self._postings.extend(start, self._comp[start:start + len(fresh)])
 
     def append(self, keys: Sequence[str], components: np.ndarray,
                fill: Callable[[np.ndarray, np.ndarray], None]) -> None:
@@ -112,7 +114,8 @@ class VectorIndex:
         self._alive[start:start + n] = True
         self._keys.extend(keys)
         self._row.update(zip(keys, range(start, start + n)))
-        self._postings = None
+        if self._postings is not None:
+            self._postings.extend(start, self._comp[start:start + n])
 
     def _put(self, rows: np.ndarray, at: np.ndarray, vectors: np.ndarray, sketch: np.ndarray,
              components: np.ndarray | None, norms: np.ndarray | None) -> None:
@@ -131,7 +134,8 @@ class VectorIndex:
                 self._keys[r] = None
                 self._alive[r] = False
                 n += 1
-        self._postings = None
+        # The postings keep removed rows: every reader filters by ``_alive`` (compaction renumbers rows
+        # and drops them).
         if len(self._keys) > 1024 and len(self._row) < len(self._keys) // 2:
             self._compact()
         return n
@@ -197,7 +201,7 @@ class VectorIndex:
             rows = self._candidates(query, n, k + len(skip))
             if skip.size:
                 rows = np.setdiff1d(rows, skip, assume_unique=True)
-            scores = self._scores(rows, query)
+            scores = self._scores(rows, query, components)
         if rows.size == 0:
             return ()
         if rows.size > k:
@@ -228,18 +232,27 @@ class VectorIndex:
 
         hdc_rep = self.config.representation is Representation.HDC
         chance = 0.5 if hdc_rep else 0.0
-        if components.term_dots is not None and not hdc_rep:
-            def score(rows: np.ndarray) -> np.ndarray:
-                return decomposed_scores(components, self._comp[rows], self._norm[rows].astype(np.float64))
-        else:
-            def score(rows: np.ndarray) -> np.ndarray:
-                return self._scores(rows, query)
+
+        def score(rows: np.ndarray) -> np.ndarray:
+            return self._scores(rows, query, components)
         return certified_candidates(
             self._postings, components, k=k, live=live, norms=None if hdc_rep else self._norm, chance=chance,
             margin=self.encoder.noise_floor() - chance, above=above, n_live=len(self._row) - skip.size,
-            score=score, budget=self.config.structural_budget)
+            score=score, budget=self.config.structural_budget,
+            # HRR's margin (6/sqrt(dim)) is wide next to one shared component's share, so nearly every fact
+            # sharing something gets scored: past 2x the budget in matches it is over budget (measured at
+            # 1M: giving up there saves the sort, ~10 ms CPU, before the sketch kernel answers).
+            shared_cap=None if hdc_rep else 2 * self.config.structural_budget)
 
-    def _scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
+    def _scores(self, rows: np.ndarray | slice, query: np.ndarray, components: Components | None = None) -> np.ndarray:
+        """Similarity of ``rows`` to ``query`` (HRR: single precision, for ranking).  HRR facts with the
+        query's ``components`` are scored from their term ids (a few table lookups per distinct term,
+        no 4 KB row read per fact: gathering scattered rows of a large matrix is what costs)."""
+        if (components is not None and components.term_dots is not None and not isinstance(rows, slice)
+                and self.config.representation is Representation.HRR):
+            comp = self._comp[rows]
+            if rows.size and comp.min() >= 0:
+                return decomposed_scores(components, comp, self._norm[rows].astype(np.float64))
         if self.config.representation is Representation.HDC:
             if isinstance(rows, slice):
                 d = hdc.hamming(self._vec[rows], query).astype(np.float64)

@@ -70,6 +70,21 @@ class Postings:
             self._order.append(order)
             self._sorted.append(comp[order, r])
 
+    def extend(self, start: int, comp: np.ndarray) -> None:
+        """Take in rows ``start, start + 1, ...`` with components ``comp`` (all after every row held):
+        each role's new ids are merged into its sorted column, a copy instead of a re-sort (at 1M
+        facts ~0.7 s re-sorted).  New rows come last among equal ids, so the arrays are exactly the
+        ones a fresh stable sort would give."""
+        if len(comp) == 0:
+            return
+        new_rows = np.arange(start, start + len(comp), dtype=self._order[0].dtype)
+        for r in range(3):
+            order = np.argsort(comp[:, r], kind="stable")
+            ids = comp[order, r]
+            at = np.searchsorted(self._sorted[r], ids, "right")
+            self._sorted[r] = np.insert(self._sorted[r], at, ids)
+            self._order[r] = np.insert(self._order[r], at, new_rows[order])
+
     def rows(self, role: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows holding any of ``ids`` in ``role``, which id each row came from)."""
         col = self._sorted[role]
@@ -85,14 +100,15 @@ class Postings:
 def certified_candidates(postings: Postings, comps: Components, *, k: int, live: Callable[[np.ndarray], np.ndarray],
                          norms: np.ndarray | None, chance: float, margin: float, above: float | None,
                          n_live: int, score: Callable[[np.ndarray], np.ndarray],
-                         budget: int) -> tuple[np.ndarray, np.ndarray] | None:
+                         budget: int, shared_cap: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """(rows, exact scores) holding every item of the exact top ``k`` (or, with ``above``, every item of
     it scoring at least ``above``), or None when that cannot be had without the items sharing nothing
     with the query, or without scoring more than ``budget`` items.  ``live`` filters rows (alive, not
-    excluded); ``score`` scores rows exactly."""
+    excluded); ``score`` scores rows exactly.  More than ``shared_cap`` (default ``8 * budget``) (role, id)
+    matches gives up at once, before sorting them."""
     parts = [postings.rows(r, comps.ids[comps.role == r]) for r in range(3)]
     rows = np.concatenate([p[0] for p in parts])
-    if rows.size == 0 or rows.size > 8 * budget:
+    if rows.size == 0 or rows.size > (8 * budget if shared_cap is None else shared_cap):
         return None  # nothing shared, or so much that the budget is out of reach: not worth the sort
     weight = np.concatenate([comps.weight[comps.role == r][p[1]] for r, p in enumerate(parts)])
     rows, inverse = np.unique(rows, return_inverse=True)

@@ -127,11 +127,22 @@ def _resolve(plan, story):
     time = plan.time
     if time is not None and time.anchor is not None:
         time = replace(time, anchor=pat(time.anchor))
-    return replace(plan, goal=pat(plan.goal), subjects=tuple(fix(s) for s in plan.subjects), time=time)
+    return replace(plan, goal=pat(plan.goal), subjects=tuple(fix(s) for s in plan.subjects), time=time,
+                   conditions=tuple(pat(c) for c in plan.conditions))
+
+
+def predicted_word(answer) -> str | None:
+    """The answer as bAbI words: yes/no, a value, "maybe" for a story's alternatives, else None."""
+    from ..contract import MissingKind, Verdict
+
+    if answer.verdict is Verdict.SUPPORTED:
+        return answer.text.lower() if answer.text in ("Yes", "No") else (answer.text or None)
+    m = answer.missing
+    return "maybe" if m is not None and m.kind is MissingKind.NOT_PROVED and "maybe" in m.message else None
 
 
 def score(q: Question) -> ItemResult:
-    from ..contract import MissingKind, Verdict
+    from ..contract import Verdict
     from ..plan import TimeKind, TimeRef, Unplannable
     from ..story_answer import answer_at
 
@@ -155,15 +166,10 @@ def score(q: Question) -> ItemResult:
                        inertia={lex.expand(k): (lex.expand(v["since"]), lex.expand(v["until"]))
                                 for k, v in lex.table("inertia").items()},
                        words={str(k): str(v) for k, v in lex.table("answer_words").items()},
-                       labels={lex.expand(k): str(v) for k, v in lex.table("directions").items()})
-    if answer.verdict is Verdict.SUPPORTED:
-        predicted = answer.text.lower() if answer.text in ("Yes", "No") else answer.text
-        if answer.text == "" or answer.text is None:
-            predicted = None
-    elif answer.missing is not None and answer.missing.kind is MissingKind.NOT_PROVED and "maybe" in answer.missing.message:
-        predicted = "maybe"
-    else:
-        predicted = None
+                       labels={lex.expand(k): str(v) for k, v in lex.table("directions").items()},
+                       defaults={lex.expand(k): {**v, "own": lex.expand(v["own"]), "mate": lex.expand(v["mate"])}
+                                 for k, v in lex.table("defaults").items()})
+    predicted = predicted_word(answer)
     correct = predicted == q.answer
     reason = None if answer.verdict is Verdict.SUPPORTED else (answer.missing.message if answer.missing else "")
     cited, ok = check_citations(answer, story.text, {(s.start, s.end) for s in story.reading.sentences})

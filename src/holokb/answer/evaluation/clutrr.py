@@ -14,19 +14,23 @@ _COLUMNS = ("id", "story", "query", "target_text", "genders", "task_name")
 
 _reader = None
 _extra = None
+_program = None   # the kinship rules analysed once: the kinship reader states facts, never rules
 #: Readings of a story's ambiguous pronouns tried before refusing (each is one closure).
 MAX_READINGS = 32
 
 
 def _init() -> None:
-    global _reader, _extra
+    global _reader, _extra, _program
     if _reader is None:
+        from ...ingest.english.reading import Reading
         from ...ingest.kinship import KinshipReader
         from ...resources import data_dir
         from ...syntax import parse_file
+        from ..over_reading import analyze_reading
 
         _reader = KinshipReader()
         _extra = (parse_file(data_dir("rules") / "kinship.hkr"),)
+        _program = analyze_reading(Reading(), _extra)
 
 
 def load(path: Path) -> list[dict]:
@@ -82,12 +86,17 @@ def score(row: dict) -> ItemResult:
     answers = _reader.lex["answers"]
     first = None
     seen: list[str] = []
+    clashes: list[str] = []
+    by_entity = {_reader.entity(n): g for n, g in genders.items()}
     for reading in story.readings():
-        closed = close_reading(reading, story_text, document=rid, extra=_extra)
-        clash = stated_clash(closed.model)
+        stated = stated_facts(reading, _program)
+        clash = stated_clash(stated) or gender_clash(stated, by_entity)
         if clash is not None:
-            return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
-                              reason=f"the story contradicts itself: {clash}")
+            clashes.append(clash)  # this reading of the pronouns contradicts itself: not the story's
+            continue
+        # proofs for the reading the answer's chain comes from; the others only have to agree
+        closed = close_reading(reading, story_text, document=rid, extra=_extra, program=_program,
+                               record_proofs=first is None)
         rels = sorted({rel for rel in answers if closed.model.contains(rel.replace("ex:", _reader.ns), (ea, eb))})
         if len(rels) != 1:
             why = "no kinship relation derived between them" if not rels else f"several relations derived: {rels}"
@@ -101,7 +110,9 @@ def score(row: dict) -> ItemResult:
             return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
                               reason=f"the readings disagree ({first[1]} vs {rels[0]}): "
                                      + "; ".join(c.reason for c in story.choices))
-    assert first is not None
+    if first is None:
+        return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
+                          reason=f"the story contradicts itself: {clashes[0]}")
     closed, relname, reading = first
     rel = relname.replace("ex:", _reader.ns)
     word = answers[relname].get(genders.get(b, ""), None)
@@ -115,27 +126,69 @@ def score(row: dict) -> ItemResult:
                       cited=cited if correct else None, spans_ok=ok if correct else None)
 
 
-def stated_clash(model) -> str | None:
-    """Two relations for one pair where both are stated (or the inverse of a stated fact), e.g. "[A]
-    and his sister [B] got their mother [B] …": the story contradicts itself.  Clashes that need
-    compositions are left alone: the rule store's compositions are not associative, and a story
-    read right can still derive two relations for a pair it does not ask about."""
-    for v in model.violations:
-        if v.constraint != "one_relation":
+def stated_facts(reading, program) -> set[tuple[str, object, object]]:
+    """What a reading states: its facts, and what each single-premise rule of ``program`` (an inverse, a
+    symmetric relation: "[A] is [B]'s mother" also states that B is A's child) makes of one of them."""
+    from ...syntax.ast import Atom, Var
+
+    base = {(f.fact.predicate.value, f.fact.subject, f.fact.object) for f in reading.facts
+            if f.fact.polarity != "negate"}
+    out = set(base)
+    for rule in program.rules:
+        head = rule.head
+        if head is None or len(rule.body) != 1 or not isinstance(rule.body[0], Atom) or rule.body[0].negated \
+                or not all(isinstance(x, Var) for x in rule.body[0].args + head.args) or len(head.args) != 2:
             continue
-        b = dict(v.bindings)
-        args = (b.get("a"), b.get("b"))
-        if all(_stated(model, getattr(b.get(k), "value", ""), args) for k in ("r", "s")):
-            show = lambda t: getattr(t, "value", str(t)).rsplit("/", 1)[-1]  # noqa: E731
-            return f"{show(args[0])} and {show(args[1])} are read as both {show(b['r'])} and {show(b['s'])}"
+        body = rule.body[0]
+        for pred, s, o in base:
+            if pred != body.predicate or len(body.args) != 2:
+                continue
+            env: dict = {}
+            if any(env.setdefault(v.name, t) != t for v, t in zip(body.args, (s, o))):
+                continue
+            if all(v.name in env for v in head.args):
+                out.add((head.predicate, env[head.args[0].name], env[head.args[1].name]))
+    return out
+
+
+def _show(t) -> str:
+    return getattr(t, "value", str(t)).rsplit("/", 1)[-1]
+
+
+def stated_clash(stated: set) -> str | None:
+    """Two kinship relations stated for one pair, e.g. "[A] and his sister [B] got their mother [B] …":
+    the story (or this reading of its pronouns) contradicts itself.  Clashes that need compositions
+    are left alone: the rule store's compositions are not associative, and a story read right can
+    still derive two relations for a pair it does not ask about."""
+    kin = {_reader.lexicon.iri(r) for r in _reader.lexicon.answers}
+    by_pair: dict = {}
+    for pred, s, o in stated:
+        if pred in kin:
+            by_pair.setdefault((s, o), set()).add(pred)
+    for (s, o), rels in sorted(by_pair.items(), key=str):
+        if len(rels) > 1:
+            a, b = sorted(rels)[:2]
+            return f"{_show(s)} and {_show(o)} are read as both {_show(a)} and {_show(b)}"
     return None
 
 
-def _stated(model, relation: str, args: tuple) -> bool:
-    node = model.explain(relation, args)
-    if node is None:
-        return False
-    return node.rule is None or len(node.premises) == 1 and node.premises[0].rule is None
+def gender_clash(stated: set, genders: dict) -> str | None:
+    """Someone with two stated holders of one gender of a relation the vocabulary allows once per
+    gender (rules/kinship.toml ``[one_per_gender]``: two mothers, two wives), e.g. "[A] was changing
+    her daughter [J]'s diaper when her mother [G] called" read with "her" = J."""
+    lex = _reader.lexicon
+    for rel in lex.data.get("one_per_gender", {}).get("relations", ()):
+        iri = lex.iri(rel)
+        holders: dict = {}
+        for pred, who, holder in stated:
+            g = genders.get(holder)
+            if pred == iri and g:
+                holders.setdefault((who, g), set()).add(holder)
+        for (who, g), hs in sorted(holders.items(), key=str):
+            if len(hs) > 1:
+                word = lex.answers.get(rel, {}).get(g, rel)
+                return f"{_show(who)} would have two {word}s: " + " and ".join(sorted(_show(h) for h in hs))
+    return None
 
 
 def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1) -> EvalRun:

@@ -1,5 +1,9 @@
 """ProofWriter (open world): context → facts and rules, the question's statement → a yes/no plan.
 
+Each record is ingested into a fresh, isolated in-memory KB (``kb.ingest``) and its claim asked
+through ``kb.answer``; :func:`score_over_reading` answers the same record over the reading alone
+(no ledger), kept as the differential check the tests hold the two paths to.
+
 Labels: A (True) = supported "Yes", B (False) = supported "No" (the negation is proved),
 C (Unknown) = unsupported (``../shared/corpora/README.md``).  ``conflicting`` matches no label.
 """
@@ -45,35 +49,81 @@ def _bad(rec: dict, idx: int, reason: str) -> ItemResult:
     return ItemResult(rid, LABELS.get(gold, str(gold)), None, "unsupported", False, reason=reason, bad_input=True)
 
 
-def score(item: tuple[int, dict]) -> ItemResult:
-    """Answer one record from its own context."""
-    from ...core import HolokbError as _E
-    from ..contract import Verdict
-    from ..over_reading import answer_plan, close_reading
-    from ..plan import Unplannable
-
-    _init()
+def _checked(item: tuple[int, dict]) -> "tuple[dict, str, object] | ItemResult":
+    """(record, gold label, the claim's plan or Unplannable) of a well-formed record, else its bad-input result."""
     idx, rec = item
     missing = [f for f in _FIELDS if not isinstance(rec.get(f), str)]
     if missing:
         return _bad(rec, idx, f"bad_input: missing or non-text field(s) {', '.join(missing)}")
     if any(_has_surrogates(rec[f]) for f in _FIELDS):
         return _bad(rec, idx, "bad_input: text that is not UTF-8")
-    gold = LABELS.get(rec["answer"], rec["answer"])
-    context = rec["context"]
-    reading = _reader.read(context)
-    skips = tuple({"code": s.code.value, "start": s.span.start, "end": s.span.end, "text": s.text, "detail": s.detail}
-                  for s in reading.skips)
     claim = rec["question"].rsplit("?", 1)[-1].strip() or rec["question"]
-    plan = _planner.plan_claim(claim)
-    if isinstance(plan, Unplannable):
-        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
-                          skips=skips, bad_input=True)
-    try:
-        story = close_reading(reading, context, document=rec["id"])
-    except _E as e:
-        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"rules rejected: {e}", skips=skips)
-    answer = answer_plan(story, plan)
+    _init()
+    return rec, LABELS.get(rec["answer"], rec["answer"]), _planner.plan_claim(claim)
+
+
+def _unplannable(rec: dict, gold: str, plan, skips: tuple) -> ItemResult:
+    return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"question: {plan.message}",
+                      skips=skips, bad_input=True)
+
+
+def score(item: tuple[int, dict]) -> ItemResult:
+    """Answer one record through a fresh in-memory KB: ``kb.ingest`` its context, ``kb.answer`` its claim."""
+    checked = _checked(item)
+    return checked if isinstance(checked, ItemResult) else _via_kb(*checked)
+
+
+def score_over_reading(item: tuple[int, dict]) -> ItemResult:
+    """Answer one record over its reading alone (the path the KB one is checked against)."""
+    checked = _checked(item)
+    return checked if isinstance(checked, ItemResult) else _via_reading(*checked)
+
+
+def _via_kb(rec: dict, gold: str, plan) -> ItemResult:
+    from dataclasses import replace
+
+    from ... import KnowledgeBase
+    from ...core import AsOf, HolokbError
+    from ...ingest.chunking import chunk_paragraphs
+    from ...ingest.english.reader import sentences
+    from ..plan import Unplannable
+
+    context = rec["context"]
+    with KnowledgeBase.open(":memory:") as kb:
+        try:
+            report = kb.ingest(context, doc_id=rec["id"], at=1)
+        except HolokbError as e:  # a rejected batch: the item is unsupported, the run goes on
+            return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"ingest rejected: {e}")
+        skips = tuple(_skip(s) for s in report.skipped)
+        if isinstance(plan, Unplannable):
+            return _unplannable(rec, gold, plan, skips)
+        answer = kb.answer(plan, as_of=AsOf.latest())
+    # Evidence spans are chunk-relative: move them to the context's offsets for the JSON and the check.
+    starts = {c.chunk_id: c.start for c in chunk_paragraphs(context)}
+
+    def shift(span):
+        at = starts.get(span.chunk or "", 0)
+        return span if span.char_start is None else replace(span, char_start=span.char_start + at,
+                                                            char_end=span.char_end + at)
+
+    answer = replace(answer, fact_chain=tuple(
+        replace(e, evidence=tuple(map(shift, e.evidence)), rule_evidence=tuple(map(shift, e.rule_evidence)))
+        for e in answer.fact_chain))
+    return _result(rec, gold, answer, context, set(sentences(context)), skips)
+
+
+def _skip(s) -> dict:
+    """A skipped sentence of the ingestion report in the JSON shape of the reader's own skips (the
+    extractor's detail is "code: detail")."""
+    code, sep, detail = s.detail.partition(": ")
+    if not sep:
+        code, detail = s.reason.value, s.detail
+    return {"code": code, "start": s.start, "end": s.end, "text": s.text, "detail": detail}
+
+
+def _result(rec: dict, gold: str, answer, context: str, sentences: set, skips: tuple) -> ItemResult:
+    from ..contract import Verdict
+
     predicted = {"Yes": "True", "No": "False"}.get(answer.text or "", "Unknown")
     if answer.verdict is Verdict.CONFLICTING:
         predicted = "Conflicting"
@@ -83,11 +133,27 @@ def score(item: tuple[int, dict]) -> ItemResult:
         if skips:
             reason += f" ({len(skips)} sentence(s) not read)"
     correct = predicted == gold
-    cited, spans_ok = check_citations(answer, context, {(s.start, s.end) for s in reading.sentences})
-    if not correct:
-        cited = spans_ok = None if cited is None else cited
+    cited, spans_ok = check_citations(answer, context, sentences)
     return ItemResult(rec["id"], gold, predicted, answer.verdict.value, correct, "", chain_json(answer), reason,
                       skips, cited=cited if correct else None, spans_ok=spans_ok if correct else None)
+
+
+def _via_reading(rec: dict, gold: str, plan) -> ItemResult:
+    from ...core import HolokbError as _E
+    from ..over_reading import answer_plan, close_reading
+    from ..plan import Unplannable
+
+    context = rec["context"]
+    reading = _reader.read(context)
+    skips = tuple({"code": s.code.value, "start": s.span.start, "end": s.span.end, "text": s.text, "detail": s.detail}
+                  for s in reading.skips)
+    if isinstance(plan, Unplannable):
+        return _unplannable(rec, gold, plan, skips)
+    try:
+        story = close_reading(reading, context, document=rec["id"])
+    except _E as e:
+        return ItemResult(rec["id"], gold, None, "unsupported", False, reason=f"rules rejected: {e}", skips=skips)
+    return _result(rec, gold, answer_plan(story, plan), context, {(s.start, s.end) for s in reading.sentences}, skips)
 
 
 def _has_surrogates(s: str) -> bool:
@@ -103,5 +169,10 @@ def eval_proofwriter(path: Path, *, limit: int | None = None, jobs: int = 1) -> 
     records = load(path)
     if limit is not None:
         records = records[:limit]
+    if jobs > 1:  # parse each distinct sentence shape once, split over the pool, before it forks
+        from ...ingest.english.reader import warm_shapes
+
+        _init()
+        warm_shapes(_reader, [r["context"] for r in records if isinstance(r.get("context"), str)], jobs)
     results = run_items(list(enumerate(records)), score, jobs=jobs, init=_init)
     return EvalRun(str(path), tuple(results))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Sequence
 
 from ...analysis.program import PredicateDecl
 from ...core import Interval
@@ -21,8 +21,11 @@ class EnglishExtractor:
     resolved by the reader itself (a newer statement ends the older one's valid time).
     """
 
-    def __init__(self, *, lexicons: tuple[str | Path, ...] = (), reader: EnglishReader | None = None):
+    def __init__(self, *, lexicons: tuple[str | Path, ...] = (), reader: EnglishReader | None = None,
+                 story_times: "Sequence[int] | None" = None):
         self.reader = reader or EnglishReader(lexicons=lexicons)
+        # A story (bAbI): one story instant per sentence of the document, in order; each chunk reads its share.
+        self.story_times = tuple(story_times) if story_times is not None else None
 
     @property
     def id(self) -> str:
@@ -38,8 +41,12 @@ class EnglishExtractor:
 
     def extract(self, document: DocumentInput) -> Iterator[Extraction]:
         ctx = Context()
+        done = 0
         for chunk in document.chunks:
-            reading = self.reader.read(document.chunk_text(chunk), ctx)
+            text = document.chunk_text(chunk)
+            times = None if self.story_times is None else self.story_times[done:]
+            reading = self.reader.read(text, ctx, story_times=times)
+            done += len(reading.sentences)
             yield Extraction(
                 chunk.chunk_id, len(reading.sentences),
                 tuple(ExtractedFact(f.fact, f.span.start, f.span.end,

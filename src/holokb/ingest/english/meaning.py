@@ -10,6 +10,7 @@ table says otherwise.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
@@ -75,6 +76,7 @@ class Context:
     date: int | None = None                       # ms of the day a dated heading names
     story_time: int | None = None                 # the sentence's story time (bAbI line number), if any
     last_subjects: tuple[Ref, ...] = ()           # for pronouns outside rules
+    last_objects: tuple[Ref, ...] = ()            # the direct objects of the latest sentence that had some
     rule_count: int = 0
 
 
@@ -88,6 +90,7 @@ class Meaning:
     judgement: str | None = None   # a judgement question's key ("session valid"); props = its condition
     version: str | None = None
     ask: tuple = ()                # a wh-question: ("where", subject) / ("where_before", subject, anchor) /
+                                   # ("event", asked role, ((role, term), ...)) /
                                    # ("what", subject, predicate)
 
 
@@ -357,8 +360,10 @@ class Interpreter:
             return [Prop(self.iri(spec["of"]), self.lex.expand(spec["predicate"]), value, neg, kind)]
         objects: list = []
         if objs_t and not used_obj_words:
-            objects = [r.term for r in self.object_refs(objs_t[0], scope)]
-            for r in self.object_refs(objs_t[0], scope):
+            refs = self.object_refs(objs_t[0], scope)
+            objects = [r.term for r in refs]
+            scope.objects.extend(refs)
+            for r in refs:
                 for ty in r.types:
                     scope.extra.append(Prop(r.term, RDF_TYPE, ty))
         elif pp_obj is not None:
@@ -371,6 +376,7 @@ class Interpreter:
             used_prep = True
         if not objects:
             raise Unsupported(f"intransitive verb '{head}'")
+        agent = s
         if kind == "give":
             to = [c for pp in pps if pp.data == "pp" and _tokens(pp)[0].value.lower() == "to"
                   for c in pp.children if isinstance(c, Tree) and c.data not in ("measure", "number", "date", "time")]
@@ -391,6 +397,62 @@ class Interpreter:
         if "event" in entry and stated and scope.ctx.story_time is not None:
             t = frame.time_rank * STORY_RANK + scope.ctx.story_time
             scope.events.extend(Prop(s, self.lex.expand(entry["event"]), o, False, "event:" + str(t)) for o in objects)
+        if "roles" in entry and stated and scope.ctx.story_time is not None and not scope.asking:
+            self._event_roles(entry["roles"], agent, objects if objs_t else [], pps, scope, frame)
+        return out
+
+    def _event_roles(self, roles: dict, agent, objects: list, pps: list, scope: "Scope", frame: Frame) -> None:
+        """One event entity at the sentence's story instant with a fact per role the clause fills."""
+        t = frame.time_rank * STORY_RANK + scope.ctx.story_time
+        fillers: list[tuple[str, Term]] = [("subject", agent)] + [("object", o) for o in objects]
+        for pp in pps:
+            if pp.data == "pp":
+                obj = [c for c in pp.children if isinstance(c, Tree)][0]
+                if obj.data not in ("measure", "date", "number", "time"):
+                    fillers.append((_tokens(pp)[0].value.lower(), self.np(obj, scope).term))
+        # The event's name: its instant and a digest of what fills its roles, so two stories in one KB
+        # never share an event unless they tell the same one (two givings at one instant stay apart).
+        digest = hashlib.sha256(repr(sorted((k, str(v)) for k, v in fillers)).encode()).hexdigest()[:12]
+        e = self.iri(f"event/{t}/{digest}")
+        for slot, term in fillers:
+            if slot in roles and not isinstance(term, Var):
+                scope.events.append(Prop(e, self.lex.expand(roles[slot]), term, False, "event:" + str(t)))
+
+    def event_question(self, q: Tree, scope: "Scope") -> Meaning:
+        """"Who gave the apple to Fred?" / "Who did Jeff give the apple to?" / "What did Bill give to
+        Fred?": the asked role of an event of the verb, the other named slots as conditions."""
+        verb = [c for c in q.children if isinstance(c, Token) and c.type.startswith("W_")][0]
+        particle = [_tokens(c)[0].value.lower() for c in _kids(q, "particle")]
+        head = " ".join([lemma(verb.value, "VERB")] + particle)
+        roles = self._verb_entry(head).get("roles")
+        if not roles:
+            raise Unsupported(f"'{head}' names no event roles in the lexicon")
+        known: list[tuple[str, Ref]] = []
+        if _kids(q, "subjects"):
+            subs = self.subjects(_kids(q, "subjects")[0], scope)
+            known += [("subject", r) for r in subs]
+        for o in _kids(q, "objects"):
+            known += [("object", r) for r in self.object_refs(o, scope)]
+        for pl in _kids(q, "pps"):
+            for pp in pl.children:
+                obj = [c for c in pp.children if isinstance(c, Tree)] if pp.data == "pp" else []
+                if not obj or obj[0].data in ("measure", "date", "number", "time"):
+                    raise Unsupported("a question's phrase that names no event role")
+                known.append((_tokens(pp)[0].value.lower(), self.np(obj[0], scope)))
+        if q.data == "q_who_verb":
+            asked = "subject"
+        elif q.data == "q_what_did":
+            asked = "object"
+        else:  # the stranded preposition: "Who did Jeff give the apple to?"
+            asked = [c for c in q.children if isinstance(c, Token)][-1].value.lower()
+        slots = [asked] + [k for k, _ in known]
+        if asked in (k for k, _ in known) or any(k not in roles for k in slots) or len(set(slots)) != len(slots):
+            raise Unsupported(f"'{head}' has no event role for every phrase of the question")
+        if any(isinstance(r.term, Var) or r.kind for _, r in known):
+            raise Unsupported("an event question about someone unnamed")
+        out = Meaning()
+        out.ask = ("event", self.lex.expand(roles[asked]),
+                   tuple((self.lex.expand(roles[k]), r.term) for k, r in known))
         return out
 
     # -- time -----------------------------------------------------------------------------------
@@ -452,6 +514,8 @@ class Interpreter:
             out.props.append((replace(p, kind=""), Frame(valid_from=t, valid_to=t + 1)))
         if scope.last:
             ctx.last_subjects = tuple(scope.last)
+        if scope.objects:
+            ctx.last_objects = tuple(scope.objects)
         return out
 
     def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
@@ -479,6 +543,8 @@ class Interpreter:
             out = Meaning()
             out.ask = ("what", subs[0].term, self.lex.expand(pred))
             return out
+        if q.data in ("q_who_verb", "q_who_did", "q_what_did"):
+            return self.event_question(q, scope)
         if q.data == "q_path":
             ends = [self.np(c, scope).term for c in q.children if isinstance(c, Tree)]
             out = Meaning()
@@ -668,6 +734,7 @@ class Scope:
         self.version: str | None = None
         self.extra: list[Prop] = []
         self.events: list[Prop] = []
+        self.objects: list[Ref] = []  # direct objects read in this sentence (antecedents of a later "it")
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
 
     def variable(self) -> Var:
@@ -683,7 +750,15 @@ class Scope:
                 return self.last[0]
             raise Unresolved(f"'{word}' refers to nothing in the rule")
         if self.last:
-            return self.last[0] if word.lower() not in ("they", "them") or len(self.last) == 1 else Ref(self.last[0].term)
+            # After the clause's subject a plain pronoun is never that subject ("Piet gave it to Quinn":
+            # "it" is not Piet; that would be "itself"): "it" is the previous sentence's one object,
+            # another pronoun the previous sentence's one other subject; otherwise unresolved.
+            own = {r.term for r in self.last}
+            before = self.ctx.last_objects if word.lower() == "it" else self.ctx.last_subjects
+            cands = [r for r in before if r.term not in own]
+            if len(cands) == 1:
+                return cands[0]
+            raise Unresolved(f"'{word}' has no single antecedent other than its clause's subject")
         if self.ctx.last_subjects:
             return self.ctx.last_subjects[0]
         raise Unresolved(f"'{word}' refers to nothing before it")

@@ -46,6 +46,47 @@ def _shape_cache(grammar: str) -> dict[tuple[str, ...], object]:
     return {}
 
 
+def warm_shapes(reader: "EnglishReader", texts: "Sequence[str]", jobs: int) -> int:
+    """Parse the distinct sentence shapes of ``texts`` once, split over ``jobs`` processes, into this
+    process's shape cache, so a process pool forked afterwards starts warm instead of every worker
+    parsing every shape again (Earley dominates the cost of reading a corpus).  Returns how many
+    shapes were parsed.  Shapes that do not parse are left to the readers (they report the error)."""
+    todo: dict[tuple[str, ...], list[Word]] = {}
+    for text in texts:
+        for a, b in sentences(text):
+            if b - a > MAX_SENTENCE_CHARS:
+                continue
+            try:
+                words = reader.tokens(text[a:b], a)
+            except LexError:
+                continue
+            key = tuple(w.type for w in words)
+            if words and key not in reader._shapes:
+                todo.setdefault(key, words)
+    if not todo:
+        return 0
+    import multiprocessing as mp
+
+    items = sorted(todo.items())
+    parts = [items[i::jobs] for i in range(jobs)]
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    with ctx.Pool(jobs) as pool:
+        for done in pool.map(_parse_shapes, parts):
+            reader._shapes.update(done)
+    return len(items)
+
+
+def _parse_shapes(items: list) -> dict:
+    parser = EnglishReader().parser
+    out = {}
+    for key, words in items:
+        try:
+            out[key] = parser.parse(words)
+        except (UnexpectedInput, LarkError):
+            continue
+    return out
+
+
 def sentences(text: str) -> list[tuple[int, int]]:
     """``[start, end)`` of every sentence of ``text`` in order."""
     return [(m.start(), m.end()) for m in _SENTENCE.finditer(text)]

@@ -20,8 +20,10 @@ Coreference: a possessive pronoun refers to a person of its gender mentioned bef
 sentence — else in the previous sentence — other than the phrase's own holder.  With one such person
 the statement is certain; with several it is a :class:`ReadChoice` (the sentence's subject first, or
 the antecedent of the same pronoun earlier in the sentence), and an answer must hold in every
-reading.  A statement whose word's gender contradicts the record's gender of its holder is skipped
-(``gender_mismatch``): the story and the record disagree, so the reader states nothing from it.
+reading.  A statement whose word's gender contradicts the record's gender of its holder ("[Ann]
+took her grandson [Donna]") keeps its relation when the sentence names the possessor itself (the
+record decides the gender, as it does for the answer word); through a pronoun resolved outside the
+sentence it is skipped (``gender_mismatch``): the mismatch may mean the pronoun was misread.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from ..english.reading import ReadFact, Reading, ReadSkip, SkipCode, SourceSpan
 from .compose import compose
 from .lexicon import KinshipLexicon, KinWord, kinship_lexicon
 from .story import Person, ReadChoice, StoryReading, Unnamed
-from .text import Kind, Tok, finite_verb, sentences, tokens
+from .text import Kind, Tok, complement_verb, finite_verb, sentences, tokens
 
 _ARTICLES = frozenset({"the", "a", "an", "one", "own", "only", "other", "two", "three", "both"})
 _BE = frozenset({"is", "was", "are", "were", "be", "been", "being", "'s"})
@@ -143,7 +145,7 @@ class KinshipReader:
                     if opt not in options:
                         options.append(opt)
                 mismatch = self._gender_mismatch(word, holder, genders)
-                if mismatch:
+                if mismatch and not s.names_all(possessors):
                     problems.append(mismatch)
                     continue
                 if len(options) == 1:
@@ -166,10 +168,6 @@ class KinshipReader:
 
     def _facts(self, rel: str, possessor: Person, holder: str, span: SourceSpan) -> tuple[ReadFact, ...]:
         iri = self.lexicon.iri(rel)
-        if isinstance(possessor, str) and possessor.startswith("?") or holder.startswith("?"):
-            return ()  # someone the record does not name: states nothing about the story's people
-        if isinstance(possessor, Unnamed) and possessor.anchor.startswith("?"):
-            return ()
         if isinstance(possessor, str):
             if possessor == holder:
                 return ()
@@ -207,8 +205,14 @@ class _Sentence:
         self.subject: list[Person] = []
         self.resolved: dict[int, list[Person]] = {}   # pronoun position → readings
         self.out: list[tuple[str, tuple[Person, ...], str, str, str]] = []
+        self.pending_before = ctx.pending   # a holder to come from an earlier sentence
 
     # -- small token helpers ---------------------------------------------------------------------
+    def names_all(self, people) -> bool:
+        """Whether the sentence itself names every one of ``people`` (in brackets)."""
+        here = {t.text for t in self.toks if t.kind is Kind.NAME}
+        return all(isinstance(p, str) and p in here for p in people)
+
     def t(self, i: int) -> Tok | None:
         return self.toks[i] if 0 <= i < len(self.toks) else None
 
@@ -227,8 +231,8 @@ class _Sentence:
         """"?Brandon" for a capitalised word no dictionary knows ("dearly.Brandon shared …", "his
         daughter Alice gave birth"): a person the record does not name, who may be a pronoun's antecedent."""
         t = self.t(k)
-        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.low in _CLOSED:
-            return None
+        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.low in _CLOSED or t.text.isupper():
+            return None  # "straight C's", "TV": not names
         if self.lex.kin(t.text) or t.low in self.lex.pronouns or t.low in self.lex.subject_pronouns:
             return None
         if _known_word(t.low):
@@ -240,6 +244,30 @@ class _Sentence:
         if subject_like or nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and finite_verb(nxt.low)):
             return "?" + t.text
         return None
+
+    def plain_person(self, k: int) -> str | None:
+        """"?Micheal" for a capitalised word in a name's place that the record does not bracket: right
+        after a kinship word inside the sentence ("her son Micheal", "her father in law Rod, …") or
+        owning a kinship word ("Micheal's father [Jason]").  Capitals inside a sentence mark names in
+        English, so a dictionary word counts too ("Rod"); the person links the story's people."""
+        t = self.t(k)
+        if t is None or t.kind is not Kind.WORD or not t.text[:1].isupper() or t.text.isupper():
+            return None  # "A", "TV": not names
+        low = t.low
+        if low in _CLOSED or self.lex.kin(t.text) or low in self.lex.pronouns or low in self.lex.subject_pronouns \
+                or low in self.lex.person_nouns:
+            return None
+        after_kin = k >= 1 and (self.kin_at(k - 1) is not None or self.w(k - 1, *_NAMING) or
+                                k >= 2 and self.t(k - 1).text == "," and self.kin_at(k - 2) is not None)
+        nxt = self.t(k + 1)
+        owns_kin = False
+        if nxt is not None and nxt.kind is Kind.POSS:  # "Jesse's older brother", not "straight C's to his father"
+            m = k + 2
+            while m < min(k + 5, len(self.toks)) and self.kin_at(m) is None and self.toks[m].kind is Kind.WORD \
+                    and self.toks[m].low not in _CLOSED:
+                m += 1
+            owns_kin = self.kin_at(m) is not None
+        return "?" + t.text if after_kin or owns_kin else None
 
     def kin_at(self, i: int) -> KinWord | None:
         t = self.t(i)
@@ -314,8 +342,13 @@ class _Sentence:
         j = i - 1
         while j >= 0 and self.toks[j].kind is Kind.WORD and self.toks[j].low not in _STOP \
                 and self.toks[j].low not in self.lex.pronouns and self.toks[j].low not in self.lex.plural_pronouns \
-                and (not self.kin_at(j) or j == i - 1 and j not in self.kin_words) and i - j <= 4:
+                and (not self.kin_at(j) or j == i - 1 and j not in self.kin_words) and i - j <= 5:
             j -= 1
+            if self.t(j) is not None and self.t(j).text == "," and j < i - 1 and self.t(j - 1) is not None \
+                    and self.t(j - 1).kind is Kind.WORD and not self.kin_at(j - 1) and self.t(j - 1).low not in _STOP \
+                    and self.t(j - 1).low not in _ARTICLES and self.t(j - 2) is not None \
+                    and self.t(j - 2).low in _ARTICLES | self.lex.pronouns.keys():
+                j -= 1  # coordinated adjectives: "the drunken, deadbeat uncle of [P]"
         det = self.t(j)
         ph.start = j + 1  # the determiner is not part of the phrase unless it names the possessor
         holders = self._holder_right(i)
@@ -324,6 +357,8 @@ class _Sentence:
             ph.start = j - 1
             if owner.kind is Kind.NAME:
                 ph.possessors = [owner.text]
+            elif self.plain_person(j - 1) is not None:
+                ph.possessors = [self.plain_person(j - 1)]  # "Micheal's father [Jason]"
             elif self.kin_at(j - 1):
                 prev = next((p for p in self.phrases if p.pos == j - 1), None)
                 if prev is not None:  # "his sister's son": through an unnamed person, for each reading of "his"
@@ -340,6 +375,13 @@ class _Sentence:
             holder = holders[0] if holders else self._holder_left(ph)
             ex = tuple(holders) + ((holder,) if holder else ())
             ph.possessors = self._antecedents(j, self.lex.pronouns[det.low], exclude=ex)
+            obj = self.t(j - 2)
+            if self.w(j - 1, "and") and obj is not None and obj.kind is Kind.WORD \
+                    and self.lex.object_pronouns.get(obj.low) == self.lex.pronouns[det.low] \
+                    and self.w(j - 3, "with", "for", "at", "to", "from", "by") and self._one_clause(j - 2):
+                # "She … lunch with her and her husband": the object's own kin; the object is not the
+                # subject of its own clause (that would be "herself")
+                ph.possessors = self._antecedents(j, self.lex.pronouns[det.low], exclude=ex + tuple(self.subject))
             self.resolved[j] = list(ph.possessors)
             ph.reason = f"'{det.text}' may refer to " + " or ".join(_show(p) for p in ph.possessors)
         elif det is not None and det.low in self.lex.plural_pronouns:
@@ -360,13 +402,20 @@ class _Sentence:
             if outer is not None and outer.holders:
                 ph.possessors = [outer.holders[0]]  # "[B] is the mother of a son named [X]"
         if not ph.possessors:
-            owners, group = self._of_owner(i)
+            # a pronoun inside "<word> of her <word2>" is not the phrase's own holder ("[A] is the
+            # sister of her grandson": not A's grandson — the clause's subject would be "herself")
+            owners, group = self._of_owner(i, tuple(holders) or tuple(h for h in [self._holder_left(ph)] if h))
             if owners:
                 ph.possessors, ph.group = owners, group
                 if len(owners) > 1 and not group:
                     ph.reason = "the owner may be " + " or ".join(_show(p) for p in owners)
                 if holders and holders[0] in owners:
                     holders = []
+        if not ph.possessors and det is not None and det.text == "," and self.phrases[:-1] \
+                and self.phrases[-2].kin.plural and not self.phrases[-2].holders and self.phrases[-2].possessors \
+                and all(x.kind is Kind.WORD for x in self.toks[self.phrases[-2].pos + 1:j]):
+            before = self.phrases[-2]  # "[P] has two young children, a son named [F] and a daughter …"
+            ph.possessors, ph.group, ph.reason = list(before.possessors), before.group, before.reason
         if not ph.possessors and det is not None and (det.low == "and" or det.text == ",") and self.phrases[:-1]:
             before = self.phrases[-2]
             b = j - 1
@@ -387,6 +436,15 @@ class _Sentence:
         for h in holders:
             self.emit(ph, h, ph.possessors, ph.group, ph.reason)
 
+    def _one_clause(self, k: int) -> bool:
+        """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
+        kinship word, no infinitive or subordinate clause ("… invited her mother to spend a day with
+        her": "her" is in the mother's clause)."""
+        return not any(t.kind is Kind.NAME and t.text not in self.subject or t.kind is Kind.PUNCT
+                       or t.kind is Kind.WORD and (t.low in ("to", "who", "that", "because", "so", "and")
+                                               or t.low in _SUBORDINATORS or self.kin_at(x) is not None)
+                       for x, t in enumerate(self.toks[1:k], 1))
+
     def _named_after(self, i: int) -> bool:
         return any(self.w(k, *_NAMING) and _is_name(self.t(k + 1)) for k in range(i + 1, min(i + 7, len(self.toks))))
 
@@ -405,6 +463,10 @@ class _Sentence:
         if any(t.is_word("he", "she", "has", "had", "by", "the", "of") for t in words) and not any(
                 t.is_word(*_NAMING) for t in words):
             return []  # "… her son, she has …": not a naming run
+        if j < len(toks) and toks[j].kind is Kind.WORD:
+            plain = self.plain_person(j)
+            if plain is not None:
+                return [plain]  # "her son Micheal"
         if j >= len(toks) or toks[j].kind is not Kind.NAME:
             return []
         if toks[j - 1].text == "," and self.toks[0].low in _SUBORDINATORS and self.t(j + 1) is not None \
@@ -433,6 +495,9 @@ class _Sentence:
         s = ph.start
         if s >= 2 and self.t(s - 1).text == "," and _is_name(self.t(s - 2)):
             return self.t(s - 2).text  # apposition
+        if s >= 2 and _is_name(self.t(s - 1)) and self.t(s).kind is Kind.NAME and self.t(s - 2).kind is Kind.WORD \
+                and complement_verb(self.t(s - 2).low):
+            return self.t(s - 1).text  # "… which makes [Michael] [Marci]'s uncle": the object
         if s >= 1 and _is_name(self.t(s - 1)) and self.w(s, "the") and self.w(ph.pos + 1, "of"):
             return self.t(s - 1).text  # "[Matthew] the uncle of [Donna]"
         k = s - 1
@@ -456,14 +521,20 @@ class _Sentence:
                     b -= 1
                 if b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE:
                     b -= 1
+            if self.toks[k].low == "been":  # "[J] has been a lovely father of [S]"
+                while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _HAVE | _MODALS | _ADVERBS:
+                    b -= 1
             while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that"}:
                 b -= 1
             if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
             return self._named_at(b)
+        if k >= 3 and self.w(k, "name") and self.w(k - 1, "the") and self.toks[k - 2].low in _BE \
+                and self.w(s - 1, "of") and self.toks[s].low in self.lex.pronouns:
+            return self._named_at(k - 3)  # "[T] is the name of his granddaughter"
         return None
 
-    def _of_owner(self, i: int) -> tuple[list[Person], bool]:
+    def _of_owner(self, i: int, exclude: tuple = ()) -> tuple[list[Person], bool]:
         """"<word> of [A]" / "<word> to [A]" (articles, adjectives and "a son named" may come between),
         "<word> of [A] and [B]" (both), "<word> of [A]'s <word2>" / "<word> of her <word2>" (an unnamed
         person: "the sister of her grandson")."""
@@ -477,9 +548,8 @@ class _Sentence:
         if t is None:
             return [], False
         between = [x.low for x in self.toks[i + 2:m]]
-        if between and between[-1] not in _NAMING and any(x not in _ARTICLES | {"cute", "lovely", "beautiful", "little"}
-                                                           for x in between):
-            return [], False
+        if between and between[-1] not in _NAMING and any(x not in _ARTICLES and not _adjective(x) for x in between):
+            return [], False  # "the proud [O]", "the amazing [S]"; not "the man who met [O]"
         if t.kind is Kind.WORD and t.low in self.lex.pronouns:
             k = m + 1
             while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k <= m + 3:
@@ -487,7 +557,7 @@ class _Sentence:
             inner = self.kin_at(k)
             if inner is None or self._holder_right(k):
                 return [], False
-            owners = self._antecedents(m, self.lex.pronouns[t.low], exclude=())
+            owners = self._antecedents(m, self.lex.pronouns[t.low], exclude=exclude)
             return [_through(p, inner) for p in owners], False
         if t.kind is not Kind.NAME:
             return [], False
@@ -582,7 +652,8 @@ class _Sentence:
         while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in _ARTICLES | _ADVERBS or
                                                             self.kin_at(k) and k not in self.kin_words):
             k -= 1
-        if not (k >= 0 and self.toks[k].low in _BE):
+        apposed = k >= 1 and self.toks[k].text == "," and _is_name(self.t(k - 1)) and self.t(k - 1).text in self.subject
+        if not (k >= 0 and self.toks[k].low in _BE) and not apposed:  # "[D] and [G], both brothers, …"
             return
         rel = ph.kin.relation
         if rel not in ("ex:sibling", "ex:spouse"):
@@ -614,8 +685,15 @@ class _Sentence:
                         here.append((p, False))
         fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
-            if any(isinstance(p, str) and p not in exclude for p, _ in here):
-                return []  # "[Kirk] and her sister …": the pronoun does not fit the people of its sentence
+            named = [t.text for t in self.toks[:pos] if t.kind is Kind.NAME and t.text not in exclude]
+            if named:
+                # "[Kirk] and her sister …" with Kirk male in the record: the text and the record
+                # disagree about the genders (names swapped in the story) or "her" is someone of the
+                # previous sentence; each is a reading, the sentence's subject first
+                before = [p for p in self.ctx.subject + self.ctx.mentions
+                          if isinstance(p, str) and self.fits(p, gender) and p not in exclude]
+                order = [p for p in self.subject if p in named] + named[::-1] + before
+                return list(dict.fromkeys(order))
             prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
                                       if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
             subj = self.ctx.subject
@@ -624,6 +702,10 @@ class _Sentence:
                 # "[Myrna] is going to visit her mother, [Gabrielle]. Her daughter, [Anna], …": the
                 # previous subject, not someone introduced as the subject's own kin
                 return [subj[0]]
+            if not prev and not here and not self.ctx.mentions and self.toks and self.toks[0].low in _SUBORDINATORS:
+                main = self._main_subject(pos)
+                if main is not None and self.fits(main, gender) and main not in exclude:
+                    return [main]  # "After leaving his mom's house [C] called …": the main clause's subject
             return prev
         people = list(dict.fromkeys(p for p, _ in fits))
         if len(people) > 1:
@@ -636,6 +718,16 @@ class _Sentence:
         order = [p for p in same if p in people] + [p for p in self.subject if p in people] + people[::-1]
         people = list(dict.fromkeys(order))
         return people
+
+    def _main_subject(self, pos: int) -> str | None:
+        """The subject of the main clause after a fronted subordinate clause: the first name after
+        ``pos`` that a finite verb (or a modal) follows."""
+        for k in range(pos + 1, len(self.toks)):
+            t, nxt = self.toks[k], self.t(k + 1)
+            if t.kind is Kind.NAME and nxt is not None and nxt.kind is Kind.WORD and (
+                    finite_verb(nxt.low) or nxt.low in _MODALS):
+                return t.text
+        return None
 
     def _parallel(self, pos: int, people: list[Person]) -> Person | None:
         """"[J] invited her grandmother [G] and her sister [A]": a pronoun coordinated right after
@@ -675,10 +767,19 @@ class _Sentence:
         subject = [p for p in self.subject if isinstance(p, str)]
         # "[A] and [B] are married": no kinship word anywhere ("… wish their parents [C] and [D] a happy
         # anniversary" is about another couple)
-        couple_here = len(subject) == 2 and self.w(1, "and") and not self.kin_words
-        if couple_here and any(w in self.lex.couple_words for w in lows):
+        first_kin = min(self.kin_words, default=len(toks))
+        couple_here = len(subject) == 2 and self.w(1, "and") and not any(
+            self.kin_at(k) for k in range(first_kin) if k < 4)
+        # the couple words of the subject's own clause: before any kinship word ("[A] and [B], a married
+        # couple, took [B]'s mother …"; not "… wish their parents [C] and [D] a happy anniversary")
+        if couple_here and any(w in self.lex.couple_words for w in lows[:first_kin]):
             self.out.append(("ex:spouse", (subject[0],), subject[1], "", ""))
             self.ctx.couple = subject
+        elif not couple_here and not self.kin_words and self._their_couple_word():
+            # "[Jeff] surprised [Heidi] … on their 10 year marriage anniversary": the two people named
+            pair = [x.text for x in toks if x.kind is Kind.NAME]
+            self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
+            self.ctx.couple = pair
         for k, t in enumerate(toks):
             if t.low in self.lex.marry_words:
                 a = self._name_before(k)
@@ -688,6 +789,10 @@ class _Sentence:
                 if a is not None and _is_name(self.t(b)) and a != self.t(b).text:
                     self.out.append(("ex:spouse", (a,), self.t(b).text, "", ""))
                     self.ctx.couple = [a, self.t(b).text]
+                elif a is None and not couple_here and self._two_named_marry(k):
+                    pair = [x.text for x in toks[:k] if x.kind is Kind.NAME]
+                    self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
+                    self.ctx.couple = pair
                 elif a is not None and not couple_here:
                     self.ctx.couple = [a]
                     noun = self._person_noun(b)
@@ -704,6 +809,33 @@ class _Sentence:
                     for p in parents:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
+
+    def _their_couple_word(self) -> bool:
+        """"their (…) anniversary / marriage" in a sentence naming exactly two people, both before "their"."""
+        names = [x for x in self.toks if x.kind is Kind.NAME]
+        if len(names) != 2 or names[0].text == names[1].text:
+            return False
+        for k, t in enumerate(self.toks):
+            if t.is_word("their") and t.start > names[1].start:
+                m = k + 1
+                while m < len(self.toks) and m - k <= 4 and self.toks[m].kind is Kind.WORD:
+                    if self.toks[m].low in self.lex.couple_words:
+                        return True
+                    m += 1
+        return False
+
+    def _two_named_marry(self, k: int) -> bool:
+        """"[D] became friends with [A] …, and later the two were married", "… and soon after they
+        wed": "they" / "the two" before the marry word, exactly two people named before it, no
+        kinship word and nothing named after it."""
+        b = k - 1
+        while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE | _HAVE | _ADVERBS:
+            b -= 1
+        if not (self.w(b, "they") or self.w(b, "two") and self.w(b - 1, "the")):
+            return False
+        names = {x.text for x in self.toks[:k] if x.kind is Kind.NAME}
+        return len(names) == 2 and len([x for x in self.toks[:k] if x.kind is Kind.NAME]) == 2 \
+            and not self.kin_words and not any(x.kind is Kind.NAME for x in self.toks[k:])
 
     def _person_noun(self, b: int) -> str | None:
         """The gender of "a (special) woman" starting at ``b`` (rules/kinship.toml ``[person_nouns]``)."""
@@ -827,7 +959,7 @@ class _Sentence:
             for ph in self.phrases:
                 if len(ph.possessors) == 1 and not ph.group:
                     ctx.owned.setdefault(ph.possessors[0], set()).update(ph.holders)
-        if ctx.pending is not None and ctx.pending not in self.phrases and not self._keeps_pending():
+        if ctx.pending is not None and ctx.pending is self.pending_before and not self._keeps_pending():
             ctx.pending = None
 
     def _keeps_pending(self) -> bool:
@@ -854,6 +986,16 @@ def _known_word(low: str) -> bool:
     return bool(getAllLemmas(low))
 
 
+@lru_cache(maxsize=65536)
+def _adjective(low: str) -> bool:
+    """A word morphology knows as an adjective and not as a noun ("proud", "amazing"), or one of the
+    adjectives that are also nouns seen before names ("lovely", "little")."""
+    from lemminflect import getAllLemmas
+
+    pos = getAllLemmas(low)
+    return "ADJ" in pos and "NOUN" not in pos or low in ("lovely", "little")
+
+
 def _merge_compounds(toks: list[Tok], lex: KinshipLexicon) -> list[Tok]:
     """"grand parent" → grandparent, "father in law" → father-in-law (one kinship word)."""
     out: list[Tok] = []
@@ -864,6 +1006,13 @@ def _merge_compounds(toks: list[Tok], lex: KinshipLexicon) -> list[Tok]:
                 and lex.kin("grand" + toks[i + 1].low) and t.low == "grand":
             n = toks[i + 1]
             out.append(Tok(Kind.WORD, "grand" + n.low, t.start, n.end))
+            i += 2
+            continue
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        prefix = lex.data.get("generation_prefix", {}).get(t.low) if t.kind is Kind.WORD else None
+        if prefix and nxt is not None and nxt.kind is Kind.WORD and lex.kin(nxt.text) is not None \
+                and lex.kin(nxt.text).relation in prefix:
+            out.append(Tok(Kind.WORD, t.low + "-" + nxt.low, t.start, nxt.end))  # "great aunt": not an aunt
             i += 2
             continue
         if t.kind is Kind.WORD and i + 2 < len(toks) and toks[i + 1].is_word("in") and toks[i + 2].is_word("law", "laws") \

@@ -63,6 +63,8 @@ def sentences(text: str, names_a_person: Callable[[str], bool] = lambda w: False
     ``names_a_person`` holds ("brother") never ends a sentence before a name."""
     cuts = [0]
     for m in _END.finditer(text):
+        if text[m.start()] == "]" and _complement_follows(text, m.start()):
+            continue
         cuts.append(m.end())
     cuts.append(len(text))
     spans: list[tuple[int, int]] = []
@@ -74,6 +76,35 @@ def sentences(text: str, names_a_person: Callable[[str], bool] = lambda w: False
         if a < b:
             spans.extend(_split_run_on(text, a, b, names_a_person))
     return spans
+
+
+_OBJECT_THEN_POSSESSIVE = re.compile(r"\s+\[[^\]\[]+\][’']s\b")
+_WORD_BEFORE_NAME = re.compile(r"([A-Za-z]+)\s+\[[^\]\[]+$")
+
+
+def _complement_follows(text: str, end: int) -> bool:
+    """"… which makes [Michael] [Marci]'s uncle": an object and its complement, one sentence — two
+    names in a row are cut apart unless the first follows a verb that takes an object complement
+    (make, call, consider: lemminflect's lemma) and the second owns a noun."""
+    if not _OBJECT_THEN_POSSESSIVE.match(text, end + 1):
+        return False
+    start = text.rfind("[", 0, end)
+    m = _WORD_BEFORE_NAME.search(text, max(0, start - 40), end)
+    if m is None:
+        return False
+    return complement_verb(m.group(1).lower())
+
+
+@lru_cache(maxsize=4096)
+def complement_verb(word: str) -> bool:
+    """Whether ``word`` is a form of a verb whose object takes a noun complement (make, call, …)."""
+    from lemminflect import getAllLemmas
+
+    return any(lem in _COMPLEMENT_VERBS for lem in getAllLemmas(word).get("VERB", ()))
+
+
+#: Verbs whose object takes a noun complement ("makes [A] [B]'s uncle", "calls [A] her son").
+_COMPLEMENT_VERBS = frozenset({"make", "call", "consider", "name", "declare"})
 
 
 def _split_run_on(text: str, a: int, b: int, names_a_person: Callable[[str], bool]) -> list[tuple[int, int]]:

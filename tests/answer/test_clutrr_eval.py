@@ -1,0 +1,56 @@
+"""CLUTRR scoring over made-up stories: readings of the pronouns that contradict the family are set
+aside, an answer must hold in every reading left, and a story with none left is refused."""
+from __future__ import annotations
+
+import pytest
+
+from holokb.answer.evaluation.clutrr import score
+
+
+def _row(story: str, query: tuple[str, str], gold: str, genders: dict[str, str]) -> dict:
+    return {"id": "t", "story": story, "query": repr(query), "target_text": gold,
+            "genders": ",".join(f"{k}:{v}" for k, v in genders.items()), "task_name": "task_1.2"}
+
+
+@pytest.mark.parametrize("story,query,gold,genders", [
+    # "her mother": Alma's (Jennifer's mother is Alma already)
+    ("[Alma] was changing her daughter [Jennifer]'s diaper when her mother [Gabrielle] called.",
+     ("Gabrielle", "Jennifer"), "granddaughter", {"Alma": "female", "Jennifer": "female", "Gabrielle": "female"}),
+    # "his wife": not Christopher's, whose wife the story names
+    ("[Christopher] and his wife [Lisa] were proud. [Christopher]'s son [Alfred] was visiting and was "
+     "bringing his wife [Lucille].", ("Lucille", "Christopher"), "father-in-law",
+     {"Christopher": "male", "Lisa": "female", "Alfred": "male", "Lucille": "female"}),
+])
+def test_a_reading_that_breaks_the_family_is_set_aside(story, query, gold, genders):
+    got = score(_row(story, query, gold, genders))
+    assert got.predicted == gold and got.correct, got.reason
+    assert got.cited and got.spans_ok
+
+
+def test_a_story_with_no_consistent_reading_is_refused():
+    got = score(_row("[Ann] is [Bob]'s mother. [Cat] is [Bob]'s mother.", ("Bob", "Ann"), "mother",
+                     {"Ann": "female", "Bob": "male", "Cat": "female"}))
+    assert got.predicted is None and got.verdict == "unsupported"
+    assert "two mothers" in got.reason
+
+
+def test_readings_that_disagree_are_refused():
+    # "his" is Chad's or Michael's: nothing in the story decides, so no answer
+    got = score(_row("[Chad] did n't want to take a trip with his father [Michael], so instead he went on a "
+                     "trip with his loving wife [Asia].", ("Asia", "Michael"), "father-in-law",
+                     {"Chad": "male", "Michael": "male", "Asia": "female"}))
+    assert got.predicted is None and "disagree" in got.reason
+
+
+def test_a_grandparent_of_a_child_with_two_named_parents_is_not_guessed():
+    # the rule store reads child∘grandparent as parent; with both parents named, Stanley may be either
+    # parent's father, so both parent and parent-in-law are derived and the answer is refused
+    got = score(_row("[Marian] and [Elliott] took their son [Mark] to the park. [Mark] was very excited, because "
+                     "he knew his grandfather, [Stanley], would be meeting them there.", ("Elliott", "Stanley"),
+                     "father-in-law", {"Marian": "female", "Elliott": "male", "Mark": "male", "Stanley": "male"}))
+    assert got.predicted is None and "several relations" in got.reason
+    # with one parent named, the rule store's composition stands
+    got = score(_row("[Elliott] took his son [Mark] to the park. [Mark] was very excited, because he knew his "
+                     "grandfather, [Stanley], would be meeting them there.", ("Elliott", "Stanley"), "father",
+                     {"Elliott": "male", "Mark": "male", "Stanley": "male"}))
+    assert got.predicted == "father"

@@ -1,0 +1,146 @@
+"""`holokb query` finds the warm snapshot by the rule files' digest without parsing them, and a
+changed rule file, a changed ledger or a changed parser never serves the old answer."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from _cli import holokb
+
+from holokb.sparql.rules_index import RulesEntry, lookup, remember, rule_digest
+
+EX = "http://example.org/"
+DATA = f"""@prefix ex: <{EX}> .
+ex:alice ex:uses ex:editor .
+ex:editor ex:provides ex:search .
+"""
+RULE = f"""@prefix ex: <{EX}> .
+rule cap: ex:hasCapability(?x, ?z) :- ex:uses(?x, ?y), ex:provides(?y, ?z).
+"""
+Q = f"SELECT ?x ?c WHERE {{ ?x <{EX}hasCapability> ?c }}"
+
+
+@contextlib.contextmanager
+def _cwd(path: Path):
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    """A ledger with DATA loaded and the rule file r.hkr beside it."""
+    (tmp_path / "data.ttl").write_text(DATA)
+    (tmp_path / "r.hkr").write_text(RULE)
+    holokb("load", "data.ttl", "--db", "kb.db", "--at", "2026-01-01", cwd=tmp_path)
+    return tmp_path
+
+
+def add_bob(cwd: Path) -> None:
+    """A write after the snapshot was built: ex:bob uses the editor too."""
+    (cwd / "more.ttl").write_text(f"@prefix ex: <{EX}> .\nex:bob ex:uses ex:editor .\n")
+    holokb("load", "more.ttl", "--db", "kb.db", "--at", "2026-01-02", cwd=cwd)
+
+
+def edit_rule(cwd: Path) -> None:
+    """The rule now concludes the tool, not the capability."""
+    (cwd / "r.hkr").write_text(RULE.replace("ex:hasCapability(?x, ?z)", "ex:hasCapability(?x, ?y)"))
+
+
+def query(cwd: Path) -> tuple[list[str], bool]:
+    p = holokb("query", Q, "--rules", "r.hkr", "--db", "kb.db", "--format", "tsv", cwd=cwd)
+    return p.stdout.splitlines()[1:], "snapshot rebuilt" in p.stderr
+
+
+def test_the_digest_finds_the_warm_snapshot_and_changes_are_never_served_stale(project):
+    rows, built = query(project)
+    assert built and rows == [f"<{EX}alice>\t<{EX}search>"]
+    db = str(project / "kb.db")
+    with _cwd(project):
+        assert lookup(db, rule_digest(["r.hkr"])) is not None
+    assert lookup(db, rule_digest([project / "r.hkr"])) is None  # spelled otherwise: its own digest
+    # the same files: found by digest, not rebuilt, same bytes
+    assert query(project) == (rows, False)
+    # an edited rule file: a new digest, parsed, rebuilt, the new answer
+    edit_rule(project)
+    rows2, built = query(project)
+    assert built and rows2 == [f"<{EX}alice>\t<{EX}editor>"]
+    # a write to the ledger: the digest still names the program, but the snapshot key holds the ledger
+    # marker, so it is rebuilt and shows the new fact
+    add_bob(project)
+    rows3, built = query(project)
+    assert built and rows3 == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
+    assert query(project) == (rows3, False)
+
+
+def test_an_entry_that_names_another_program_finds_no_snapshot(project):
+    """A wrong or tampered entry can only cost a parse: it names a program hash, and the snapshot key
+    (that hash + the ledger marker) must still match a snapshot built for it."""
+    rows, _ = query(project)
+    with _cwd(project):
+        digest = rule_digest(["r.hkr"])
+    db = str(project / "kb.db")
+    entry = lookup(db, digest)
+    assert entry is not None and entry.rules == 1
+    remember(db, digest, RulesEntry("0" * 64, entry.rule_set_hash, 1))
+    assert query(project) == (rows, False)  # parsed; the real program's snapshot is on disk
+    assert lookup(db, digest).program == entry.program  # and the entry is right again
+
+
+def test_files_that_include_others_are_not_digested(tmp_path):
+    (tmp_path / "a.hkr").write_text('@include "b.hkr" .\n')
+    (tmp_path / "b.hkr").write_text(RULE)
+    assert rule_digest([tmp_path / "a.hkr"]) is None
+    assert rule_digest([tmp_path / "b.hkr"]) is not None
+    assert rule_digest([tmp_path / "missing.hkr"]) is None
+    assert rule_digest([]) is None
+    # a folder is its .hkr files: adding one changes the digest
+    d = tmp_path / "rules"
+    d.mkdir()
+    (d / "one.hkr").write_text(RULE)
+    before = rule_digest([d])
+    (d / "two.hkr").write_text(f"@prefix ex: <{EX}> .\n")
+    assert before is not None and rule_digest([d]) not in (None, before)
+    # an unreadable entry is a miss
+    db = str(tmp_path / "kb.db")
+    remember(db, before, RulesEntry("p", "h", 1))
+    assert lookup(db, before) == RulesEntry("p", "h", 1)
+    (Path(db + ".sparql") / f"rules-{before[:16]}.json").write_text("{not json")
+    assert lookup(db, before) is None
+    (Path(db + ".sparql") / f"rules-{before[:16]}.json").write_text(json.dumps({"digest": "x"}))
+    assert lookup(db, before) is None
+
+
+def test_a_changed_parser_changes_the_digest(tmp_path, monkeypatch):
+    from holokb.sparql import rules_index
+
+    (tmp_path / "r.hkr").write_text(RULE)
+    before = rule_digest([tmp_path / "r.hkr"])
+    stamp = rules_index._code_stamp()
+    assert any(name == "holokb.lark" for name, _, _ in stamp) and any(name == "parser.py" for name, _, _ in stamp)
+    monkeypatch.setattr(rules_index, "_code_stamp", lambda: [*stamp[:-1], [stamp[-1][0], stamp[-1][1] + 1, stamp[-1][2]]])
+    assert rule_digest([tmp_path / "r.hkr"]) != before
+
+
+def test_after_derive_the_first_query_builds_from_the_stored_closure_and_never_from_a_stale_one(project):
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    with _cwd(project):
+        digest = rule_digest(["r.hkr"])
+    assert lookup(str(project / "kb.db"), digest) is not None  # derive recorded what the digest names
+    rows, built = query(project)
+    assert built and rows == [f"<{EX}alice>\t<{EX}search>"]
+    # a write after derive: the stored closure is stale, so it is closed again, with the new fact
+    add_bob(project)
+    rows, built = query(project)
+    assert built and rows == [f"<{EX}alice>\t<{EX}search>", f"<{EX}bob>\t<{EX}search>"]
+    # derive again and edit the rule file: the new digest is unknown, the rules are parsed
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    edit_rule(project)
+    rows, built = query(project)
+    assert built and rows == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
