@@ -7,6 +7,7 @@ import pytest
 
 from holokb.core import AssertedRef, LimitHit, Limits
 from holokb.engine import Database, ask, body, closure
+from holokb.engine.rowwise import RowIteration
 
 from lang import EX, facts, iri, query, rules
 
@@ -81,6 +82,15 @@ def test_memory_error_becomes_truncated(monkeypatch):
         return real(*args, **kw)
 
     monkeypatch.setattr(body, "join", failing)
+    real_rows = RowIteration._join
+
+    def failing_rows(*args, **kw):  # the row-at-a-time path's join (small deltas) fails the same way
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise MemoryError("simulated")
+        return real_rows(*args, **kw)
+
+    monkeypatch.setattr(RowIteration, "_join", failing_rows)
     db = Database()
     for i in range(10):
         db.add(EX + "e", (iri(f"n{i}"), iri(f"n{i + 1}")))

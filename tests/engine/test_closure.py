@@ -1,7 +1,9 @@
 """Closure semantics: recursion, negation, aggregates, arithmetic, constraints, time, polarity."""
 import random
 
+import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from holokb.analysis import Negation, Rule, check_program
 from holokb.core import Interval, LimitHit, Limits, Literal, RuleAnalysisError, parse_instant
@@ -252,3 +254,37 @@ def test_the_model_is_frozen_and_does_not_change_when_read():
 
 def vars_of(m):
     return [getattr(m, f) for f in m.__dataclass_fields__]
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), min_size=1, max_size=40), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_reachability_is_every_path_and_marks_the_edges(edges, dense):
+    """The transitive plan's pairs == a graph search from every node (acyclic graphs take the
+    one-node-per-component shortcut, cycles the expansion), and the edge mask (base-rule rows) from
+    the dense table or the binary search says which pairs are edges."""
+    from holokb.engine import transitive
+
+    src = np.array([3 * a + 1 for a, _ in edges], dtype=np.int64)
+    dst = np.array([3 * b + 1 for _, b in edges], dtype=np.int64)
+    old = transitive.DENSE_EDGES
+    transitive.DENSE_EDGES = old if dense else 0
+    try:
+        a, b, is_edge = transitive.reachability(src, dst)
+    finally:
+        transitive.DENSE_EDGES = old
+    adj: dict[int, set[int]] = {}
+    for x, y in zip(src.tolist(), dst.tolist()):
+        adj.setdefault(x, set()).add(y)
+    want = set()
+    for x in adj:
+        seen, todo = set(), list(adj[x])
+        while todo:
+            y = todo.pop()
+            if y not in seen:
+                seen.add(y)
+                todo.extend(adj.get(y, ()))
+        want |= {(x, y) for y in seen}
+    got = list(zip(a.tolist(), b.tolist()))
+    assert len(got) == len(set(got)) and set(got) == want
+    direct = set(zip(src.tolist(), dst.tolist()))
+    assert is_edge.tolist() == [p in direct for p in got]

@@ -1,5 +1,6 @@
 """Per-row storage: small metadata in narrow integers that widen when a value does not fit."""
 import numpy as np
+from hypothesis import given, settings, strategies as st
 
 from holokb.engine.relation import Relation
 
@@ -38,3 +39,34 @@ def test_index_probe_finds_rows_after_several_extends():
     pos, rows = rel.index((0,), 8).probe(np.array([5, 6]))
     assert rows.dtype == np.int64
     assert list(zip(pos.tolist(), rows.tolist())) == [(0, 0), (0, 2), (1, 3), (1, 5)]
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=12), max_size=8))
+@settings(max_examples=150, deadline=None)
+def test_an_index_grown_batch_by_batch_is_the_stable_sort_of_all_rows(batches):
+    """Incremental merges (keys inserted at their searched places) == sorting every row at once:
+    keys ascending, rows ascending within a key; probes return (position, row) in that order."""
+    rel = Relation(2)
+    for batch in batches:
+        if batch:
+            rel.append([np.array([a for a, _ in batch]), np.array([b for _, b in batch])])
+        idx = rel.index((0, 1), 3)
+        keys = (rel.col(0) << 3) | rel.col(1)
+        want = np.argsort(keys, kind="stable")
+        assert idx.order.tolist() == want.tolist() and idx.keys.tolist() == keys[want].tolist()
+    probe = np.array([0, 9, 9, 63], dtype=np.int64)
+    pos, rows = rel.index((0, 1), 3).probe(probe)
+    keys = ((rel.col(0) << 3) | rel.col(1)).tolist()
+    assert list(zip(pos.tolist(), rows.tolist())) == [(p, r) for p, k in enumerate(probe.tolist())
+                                                      for r in range(rel.size) if keys[r] == k]
+
+
+def test_python_rows_are_written_on_the_next_read_and_widen_narrow_columns():
+    rel = Relation(1)
+    rel.append_rows([[1, 2]], {"depth": [0, 1], "rule": [3, 2**20]})  # 2**20 does not fit int16
+    assert rel.size == 2 and rel.col(0).tolist() == [1, 2]
+    assert rel.meta("rule").dtype == np.int64 and rel.meta("rule").tolist() == [3, 2**20]
+    assert rel.meta("valid_to").tolist() == [np.iinfo(np.int64).max] * 2
+    rel.append([np.array([5])], rule=np.array([1]))
+    rel.append_rows([[6]], {"rule": [0]})
+    assert rel.col(0).tolist() == [1, 2, 5, 6] and rel.meta("rule").tolist() == [3, 2**20, 1, 0]

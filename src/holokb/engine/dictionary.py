@@ -167,14 +167,19 @@ class TermDictionary:
         """Ids of the integer literals with these int64 values (new ones interned), per row."""
         known = self._ids
         if len(values) <= 8:  # a small delta: a Python loop beats np.unique's sort
-            got = []
-            for v in values.tolist():
-                i = known.get(("L", "int", v, ""))
-                got.append(i if i is not None else self.intern(Literal.of(v)))
-            return np.array(got, dtype=np.int64)
+            return np.array([self.intern_int(v) for v in values.tolist()], dtype=np.int64)
         uniq, inv = np.unique(values, return_inverse=True)
         out = np.empty(len(uniq), dtype=np.int64)
         for k, v in enumerate(uniq.tolist()):
             i = known.get(("L", "int", v, ""))  # identity_key of Literal.of(v), without building it
             out[k] = i if i is not None else self.intern(Literal.of(v))
         return out[inv.reshape(-1)]
+
+    def intern_int(self, v: int) -> int:
+        """The id of the integer literal ``v`` (interned if new), without building the literal when known."""
+        key = ("L", "int", v, "")  # identity_key of Literal.of(v), known without parsing it back
+        i = self._ids.get(key)
+        if i is None:
+            i = self._bound
+            self._add(key, Literal.of(v), i)
+        return i

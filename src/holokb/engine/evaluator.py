@@ -26,6 +26,7 @@ import numpy as np
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
 from ..core.limits import LimitHit, Limits
 from . import body as _body
+from . import rowwise as _rowwise
 from .body import BodySolver
 from .database import Database, RelKey
 from .joins import Bindings, expr_vars
@@ -35,6 +36,7 @@ from .relation import IntermediateOverflow, Relation, fits, pack
 from .temporal import MAX_T as MAX_TIME, MIN_T as MIN_TIME
 
 PROOF_COLS = ("proof", "prod", "plen")
+_STOP = object()  # a row-at-a-time iteration hit the deadline
 
 
 class Evaluation(BodySolver):
@@ -63,6 +65,10 @@ class Evaluation(BodySolver):
             for a in [r.head] + [b for b in r.body if isinstance(b, Atom)]:
                 arity.setdefault((a.predicate, a.negated), a.arity)
         super().__init__(relations, db.terms, endpoints, cap, arity)
+        # Only the axis' ends: a row's interval can only be [MIN, MAX) (joins intersect, `not` cuts at
+        # endpoints), so dedup keys leave the interval out.
+        self.timeless = len(endpoints) == 2 and all(
+            bool((r.meta("valid_from") < r.meta("valid_to")).all()) for r in relations.values())
         self.relations: dict[RelKey, Relation] = relations
         self.proof_tables: dict[int, list[dict]] = {}
         self.proof_sizes: dict[int, int] = {}
@@ -72,6 +78,7 @@ class Evaluation(BodySolver):
         self.derived = 0
         self.rule_counts = [0] * len(program.rules)
         self.stale_keys: set[RelKey] = set()
+        self._rows: _rowwise.RowIteration | None = None
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -82,10 +89,22 @@ class Evaluation(BodySolver):
             self.relations[rk] = rel
             if self.bits:
                 empty = np.zeros(0, np.int64)
-                rel.rekey(self._key_cols([empty] * rel.arity, empty, empty), self.bits)
+                rel.rekey(self._key_cols([empty] * rel.arity, empty, empty), self.key_widths(rel.arity))
         return rel
 
+    def key_widths(self, arity: int) -> tuple[int, ...]:
+        """Bits per dedup-key column: :attr:`bits` per id column, then the two interval ranks in
+        as many bits as the endpoint count needs (1 each when every row is valid always)."""
+        if self.timeless and arity:
+            return (self.bits,) * arity
+        rank = max(1, (len(self.endpoints) - 1).bit_length())  # ranks lie in [0, len - 1]: MAX is the last
+        return (self.bits,) * arity + (rank, rank)
+
     def _key_cols(self, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray) -> list[np.ndarray]:
+        """A row's identity columns: its args, then the ranks of its interval's ends — left out when
+        no input row has an interval (every row then holds always: the ranks would be constant)."""
+        if self.timeless and cols:
+            return cols
         return cols + [np.searchsorted(self.endpoints, vf), np.searchsorted(self.endpoints, vt)]
 
     def on_step(self) -> None:
@@ -99,7 +118,7 @@ class Evaluation(BodySolver):
         self.stale_keys.clear()
         for rel in self.relations.values():
             cols = [rel.col(i) for i in range(rel.arity)]
-            rel.rekey(self._key_cols(cols, rel.meta("valid_from"), rel.meta("valid_to")), self.bits)
+            rel.rekey(self._key_cols(cols, rel.meta("valid_from"), rel.meta("valid_to")), self.key_widths(rel.arity))
 
     # -- strata ----------------------------------------------------------------------------
     def run(self) -> None:
@@ -149,7 +168,12 @@ class Evaluation(BodySolver):
             iteration += 1
             self.iterations += 1
             out: dict[RelKey, list] = {}
-            for ri, rule, rec, keep in shapes:
+            rows = None
+            if not first and _rowwise.ROWWISE and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+                rows = self._row_iteration(shapes, delta, old_end)
+                if rows is _STOP:
+                    return
+            for ri, rule, rec, keep in shapes if rows is None else ():
                 if not rec:  # no atom of the stratum: all its rows come out of iteration 1
                     if first:
                         self._collect(out, ri, rule, self.solve(rule.body, None, None, self.record, keep))
@@ -170,7 +194,10 @@ class Evaluation(BodySolver):
             grew = False
             for rk in order:
                 before = self.relations[rk].size
-                if rk in out:
+                if rows is not None:
+                    if rk in rows:
+                        self._rows.append(rk, rows[rk])
+                elif rk in out:
                     self._append(rk, out[rk])
                 after = self.relations[rk].size
                 old_end[rk] = before
@@ -180,6 +207,36 @@ class Evaluation(BodySolver):
                     return
             if not grew:
                 return
+
+    def _row_iteration(self, shapes, delta: dict, old_end: dict):
+        """One later iteration's rule variants solved row at a time (:mod:`.rowwise`): the new rows
+        per relation, :data:`_STOP` when the deadline passed, or None to run it vectorised."""
+        if self._rows is None:
+            self._rows = _rowwise.RowIteration(self)
+        rw = self._rows
+        out: dict[RelKey, list] = {}
+        try:
+            for ri, rule, rec, keep in shapes:
+                for k, rk_k in rec:
+                    lo_k, hi_k = delta[rk_k]
+                    if lo_k >= hi_k:
+                        continue
+                    ranges = {}
+                    for j, rk in rec:
+                        lo, hi = delta[rk]
+                        ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
+                    head = rw.head_rows(ri, rule, rw.solve(rule.body, ranges, k, keep))
+                    if head:
+                        if self.terms.id_bound != rw._bound:  # head constants may have been minted
+                            rw._bound = self.terms.id_bound
+                            self._ensure_bits()
+                        out.setdefault((rule.head.predicate, rule.head.negated), []).append((ri, head))
+                    if self.deadline.expired():
+                        self._hit(LimitHit.TIMEOUT)
+                        return _STOP
+        except _rowwise.Fallback:
+            return None
+        return out
 
     def _keep(self, rule: Rule) -> frozenset[str]:
         """Variables a rule's bindings must keep to the end: the head's, and with proofs every
@@ -210,11 +267,9 @@ class Evaluation(BodySolver):
         pairs = reachability(edge.col(0), edge.col(1))
         if pairs is None:
             return False
-        a, b = pairs
+        a, b, base = pairs  # base: the pair is an edge (the base rule derives it)
         path = self.relation(pk, 2)
         n = len(a)
-        e_idx = edge.index((0, 1), self.bits)
-        base = e_idx.contains((a << self.bits) | b) if 2 * self.bits <= 63 else np.zeros(n, bool)
         rule = np.where(base, bi, si).astype(np.int64)
         path.append([a, b], valid_from=np.full(n, vf[0]), valid_to=np.full(n, vt[0]),
                     depth=np.full(n, -1, np.int64), rule=rule)
@@ -246,10 +301,8 @@ class Evaluation(BodySolver):
 
     def _append(self, rk: RelKey, batches: list) -> None:
         rel = self.relation(rk)
-        if rk in self.stale_keys:  # rows added by the transitive plan were never keyed
-            self.stale_keys.discard(rk)
-            rel.rekey(self._key_cols([rel.col(i) for i in range(rel.arity)], rel.meta("valid_from"),
-                                     rel.meta("valid_to")), self.bits)
+        if rk in self.stale_keys:
+            self.rekey_stale(rk, rel)
         if len(batches) == 1:  # the usual case with small deltas: no copies
             ri, cols, b, depth = batches[0]
             vf, vt = b.meta["vf"], b.meta["vt"]
@@ -261,14 +314,14 @@ class Evaluation(BodySolver):
             depth = np.concatenate([c[3] for c in batches])
             rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
         keys = self._key_cols(cols, vf, vt)
-        mask = rel.claim_new(keys, self.bits)
+        mask = rel.claim_new(keys, self.key_widths(rel.arity))
         self._drop_covered(rel, cols, vf, vt, mask)
         if self.limits.max_derived is not None:
             room = self.limits.max_derived - self.derived
             if int(mask.sum()) > room:
                 new = np.flatnonzero(mask)
                 cut = new[max(room, 0):]
-                rel.release([k[cut] for k in keys], self.bits)
+                rel.release([k[cut] for k in keys], self.key_widths(rel.arity))
                 mask[cut] = False
                 self._hit(LimitHit.MAX_DERIVED)
         sel = np.flatnonzero(mask)
@@ -285,6 +338,12 @@ class Evaluation(BodySolver):
         counts = np.bincount(rule[sel], minlength=len(self.rule_counts))
         for i in np.flatnonzero(counts).tolist():
             self.rule_counts[i] += int(counts[i])
+
+    def rekey_stale(self, rk: RelKey, rel: Relation) -> None:
+        """Key the rows the transitive plan added (they were never keyed) before rows are claimed."""
+        self.stale_keys.discard(rk)
+        rel.rekey(self._key_cols([rel.col(i) for i in range(rel.arity)], rel.meta("valid_from"),
+                                 rel.meta("valid_to")), self.key_widths(rel.arity))
 
     def _drop_covered(self, rel: Relation, cols: list[np.ndarray], vf: np.ndarray, vt: np.ndarray,
                       mask: np.ndarray) -> None:

@@ -80,7 +80,7 @@ class KeySet:
         """Insert ``keys``; True at the first position of every key that was not in the set."""
         keys = np.asarray(keys, dtype=np.int64)
         if len(keys) <= SMALL and self.used + len(keys) <= (3 * len(self.table)) // 4:
-            return self._add_small(keys.tolist())
+            return np.array(self._add_small(keys.tolist()), dtype=bool)
         absent = None
         if self.size:
             # Most candidates are usually old: look them up first so the table grows by what is new.
@@ -104,11 +104,17 @@ class KeySet:
             done += len(chunk)
         return mask
 
-    def _add_small(self, keys: list[int]) -> np.ndarray:
+    def add_list(self, keys: list[int]) -> list[bool]:
+        """:meth:`add_new` for keys given (and answered) as Python lists (the row-at-a-time path)."""
+        if len(keys) <= SMALL and self.used + len(keys) <= (3 * len(self.table)) // 4:
+            return self._add_small(keys)
+        return self.add_new(np.array(keys, dtype=np.int64)).tolist()
+
+    def _add_small(self, keys: list[int]) -> list[bool]:
         """:meth:`add_new` for a handful of keys (room for all of them known), one at a time in
         Python: a long recursion with a one-row delta would otherwise pay a dozen numpy calls."""
         table, top, shift = self.table, len(self.table) - 1, int(self.shift)
-        mask = np.zeros(len(keys), dtype=bool)
+        mask = [False] * len(keys)
         for i, k in enumerate(keys):
             slot = ((k * _MULT_INT) & _M64) >> shift
             while True:

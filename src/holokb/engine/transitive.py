@@ -52,8 +52,14 @@ def match(rules: list[tuple[int, Rule]]) -> tuple[int, int, tuple[str, bool], tu
     return None
 
 
-def reachability(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """All pairs (a, b) with a path of length ≥ 1 from a to b, or None when too many components."""
+#: Node counts up to which "is this pair an edge" is answered from a dense n*n boolean table
+#: (64 MB at most) instead of a binary search per pair.
+DENSE_EDGES = 8_000
+
+
+def reachability(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """All pairs (a, b) with a path of length ≥ 1 from a to b, and whether each is an edge itself, or
+    None when too many components."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -85,24 +91,38 @@ def reachability(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
                 stack.append(t)
     words = (n_comp + 63) // 64
     reach = np.zeros((n_comp, words), np.uint64)
-    one = np.uint64(1)
+    # Every component reaches its direct successors, and a cyclic one itself (set in bulk); then, in
+    # reverse topological order, whatever its successors reach (one row OR per DAG edge).
+    for src_c, dst_c in ((dag[:, 0], dag[:, 1]), (np.flatnonzero(cyclic),) * 2):
+        dst_c = dst_c.astype(np.int64)
+        np.bitwise_or.at(reach, (src_c, dst_c >> 6), np.left_shift(np.uint64(1), (dst_c & 63).astype(np.uint64)))
     for c in reversed(order):
-        row = reach[c]
-        if cyclic[c]:
-            row[c >> 6] |= one << np.uint64(c & 63)
-        for t in succ[starts[c]:starts[c + 1]]:
-            row |= reach[t]
-            row[t >> 6] |= one << np.uint64(t & 63)
-    bits = np.unpackbits(reach.view(np.uint8), axis=1, bitorder="little")[:, :n_comp]
-    pc, pd = np.nonzero(bits)
+        ts = succ[starts[c]:starts[c + 1]]
+        if ts:
+            row = reach[c]
+            for t in ts:
+                row |= reach[t]
+    pc, pd = np.nonzero(np.unpackbits(reach.view(np.uint8), axis=1, bitorder="little")[:, :n_comp])
     # Expand component pairs into node pairs.
     members = np.argsort(comp, kind="stable")
-    first = np.concatenate([[0], np.cumsum(size)])
-    cnt = size[pc] * size[pd]
-    total = int(cnt.sum())
-    pair = np.repeat(np.arange(len(pc)), cnt)
-    within = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    sd = size[pd][pair]
-    a = members[first[pc][pair] + within // sd]
-    b = members[first[pd][pair] + within % sd]
-    return nodes[a], nodes[b]
+    if (size == 1).all():  # an acyclic graph: a component is its node (the same pairs, in the same order)
+        a, b = members[pc], members[pd]
+    else:
+        first = np.concatenate([[0], np.cumsum(size)])
+        cnt = size[pc] * size[pd]
+        total = int(cnt.sum())
+        pair = np.repeat(np.arange(len(pc)), cnt)
+        within = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        sd = size[pd][pair]
+        a = members[first[pc][pair] + within // sd]
+        b = members[first[pd][pair] + within % sd]
+    if k <= DENSE_EDGES:
+        dense = np.zeros(k * k, dtype=bool)
+        dense[s.astype(np.int64) * k + d] = True
+        edge = dense[a.astype(np.int64) * k + b]
+    else:
+        keys = np.unique(s.astype(np.int64) * k + d)
+        probe = a.astype(np.int64) * k + b
+        at = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
+        edge = keys[at] == probe
+    return nodes[a], nodes[b], edge
