@@ -209,7 +209,6 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
     base = dict(as_of=as_of, view=view, snapshot_built=snapshot.built)
     if form == "ASK":
         return QueryResult("ASK", boolean=bool(raw), truncated=truncated, limit_hit=hit, **base)
-    conv = _term_converter()
     ordered = has_outer_order_by(text)
     items: list = []
     try:
@@ -229,6 +228,7 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                     rows = canonical_rows(rows, ordered or keys is not None)
                 return QueryResult("SELECT", shown, tuple(rows), ordered=ordered, truncated=truncated,
                                    limit_hit=hit, **base)
+            conv = _term_converter()
             for n, sol in enumerate(raw):
                 if cap is not None and n >= cap:
                     truncated, hit = True, LimitHit.MAX_RESULTS
@@ -239,6 +239,7 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                 items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in pos))
             return QueryResult("SELECT", shown, canonical_rows(items, ordered), ordered=ordered,
                                truncated=truncated, limit_hit=hit, **base)
+        conv = _term_converter()
         for n, tr in enumerate(raw):
             if cap is not None and n >= cap:
                 truncated, hit = True, LimitHit.MAX_RESULTS

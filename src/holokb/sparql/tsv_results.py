@@ -123,11 +123,16 @@ def read_select(raw: Any, n_vars: int, pos: list[int], ordered: bool) -> tuple[l
             k = keys[c] = sort_string(t)
             if k is None:
                 _NUL_CELLS.add(c)
-    cols = [flat[k::n_vars] for k in pos]
-    rows = list(zip(*(list(map(terms.__getitem__, col)) for col in cols)))
+    def table(of: dict) -> list:
+        cells = list(map(of.__getitem__, flat))
+        if pos == list(range(n_vars)):
+            return list(zip(*[iter(cells)] * n_vars))  # consecutive n_vars cells per row
+        return list(zip(*(cells[k::n_vars] for k in pos)))
+
+    rows = table(terms)
     if ordered:
         return rows, None, bnodes
-    row_keys = list(zip(*(list(map(keys.__getitem__, col)) for col in cols)))
+    row_keys = table(keys)
     if _NUL_CELLS and not _NUL_CELLS.isdisjoint(distinct):
         return rows, None, bnodes
     return rows, row_keys, bnodes
