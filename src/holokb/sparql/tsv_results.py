@@ -117,7 +117,7 @@ def read_select(raw: Any, n_vars: int, pos: list[int], ordered: bool) -> tuple[l
         _TERMS[""], _KEYS[""] = None, "0"
     terms, keys = _TERMS, _KEYS
     distinct = dict.fromkeys(flat)
-    for c in distinct:
+    for c in (() if terms.keys() >= distinct.keys() else distinct):  # a warm query: all known (C-level check)
         if c not in terms:
             t = terms[c] = parse_term(c)
             k = keys[c] = sort_string(t)
