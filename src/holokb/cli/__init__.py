@@ -6,7 +6,7 @@ maps to in :mod:`.diagnostics`.  Exit codes: 0 ok, 1 findings (diagnostics, viol
 input), 2 usage error.
 
 A new command group is a new module here that registers on :data:`app` (``@app.command()``) and is
-imported below; :func:`main` then maps its failures to coded diagnostics, ``docs/cli.md`` lists it
+listed in ``MODULES`` and ``COMMAND_MODULES`` below; :func:`main` then maps its failures to coded diagnostics, ``docs/cli.md`` lists it
 (``python -m holokb.cli.docs``), and the surface tests fuzz its file parameters.
 """
 from __future__ import annotations
@@ -15,12 +15,60 @@ import os
 import sys
 from typing import Sequence
 
-from .app import app
+import importlib
+from typing import Any
+
 from .common import Usage
-from . import data, revise, rules, query, answer, evaluate, evaluate_text, intuition, demo, serve  # noqa: F401  (register the commands, in help order)
-from .evaluate import eval_app
 
 __all__ = ["Usage", "app", "eval_app", "main"]
+
+#: The command modules, in help order.  Importing one registers its commands on the shared app.
+MODULES = ("data", "revise", "rules", "query", "answer", "evaluate", "evaluate_text", "intuition", "demo",
+           "serve")
+#: Command -> the one module that registers it: a command line naming one of these imports that
+#: module alone (each further module costs start-up time; tests/cli/test_lazy_commands.py holds
+#: this table to what the modules register).  Anything else (--help, eval, typos) loads them all.
+COMMAND_MODULES = {
+    **dict.fromkeys(("init", "load", "facts", "history", "export", "validate", "stats"), "data"),
+    **dict.fromkeys(("retract", "supersede"), "revise"),
+    **dict.fromkeys(("check", "derive", "ask", "explain", "prove"), "rules"),
+    "query": "query", "ingest": "answer", "answer": "answer", "similar": "intuition", "search": "intuition",
+    "demo": "demo", "serve": "serve",
+}
+_all_loaded = False
+
+
+def _load(modules: tuple[str, ...] = MODULES) -> Any:
+    """Import these command modules (all by default) and return the app they registered on."""
+    global _all_loaded
+    for m in modules:
+        importlib.import_module(f".{m}", __name__)
+    from .app import app as typer_app
+    # The eval group always registers: with one command and no group typer would run a lone
+    # command as the whole app (``holokb query …`` would read "query" as its argument).
+    from .evaluate import eval_app as group
+
+    if modules == MODULES and not _all_loaded:
+        # Modules imported alone earlier in this process registered out of order; help lists
+        # commands in MODULES order (the sort is stable: a module's own order stays).
+        order = {f"{__name__}.{m}": i for i, m in enumerate(MODULES)}
+        typer_app.registered_commands.sort(key=lambda c: order.get(c.callback.__module__, len(order)))
+        _all_loaded = True
+    globals()["app"], globals()["eval_app"] = typer_app, group  # the submodule import rebinds ``app``
+    return typer_app
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("app", "eval_app"):  # the whole CLI, every command registered
+        _load()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _modules_for(args: list[str]) -> tuple[str, ...]:
+    """Only the command's own module when the line starts with a known command name."""
+    module = COMMAND_MODULES.get(args[0]) if args else None
+    return (module,) if module is not None and not _all_loaded else MODULES
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -30,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        rc = app(args=args, prog_name="holokb", standalone_mode=False)
+        rc = _load(_modules_for(args))(args=args, prog_name="holokb", standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
     except BaseException as e:  # noqa: BLE001 - the one place every failure is turned into a diagnostic
         if isinstance(e, SystemExit):

@@ -209,7 +209,6 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
     base = dict(as_of=as_of, view=view, snapshot_built=snapshot.built)
     if form == "ASK":
         return QueryResult("ASK", boolean=bool(raw), truncated=truncated, limit_hit=hit, **base)
-    conv = _term_converter()
     ordered = has_outer_order_by(text)
     items: list = []
     try:
@@ -217,6 +216,19 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
             names = tuple(v.value for v in raw.variables)
             shown = star_order(text, names)
             pos = [names.index(v) for v in shown]
+            if cap is None and limits.timeout_s is None and limits.ends_at is None and names:
+                # No budget to keep: read the whole table at once (see .tsv_results for why).
+                from .tsv_results import read_select
+
+                rows, keys, bnodes = read_select(raw, len(names), pos, ordered)
+                if keys is not None:
+                    order = sorted(range(len(rows)), key=keys.__getitem__)  # stable, as canonical_rows
+                    rows = [rows[i] for i in order]
+                if bnodes or (keys is None and not ordered):  # relabel minted blank nodes / term sort
+                    rows = canonical_rows(rows, ordered or keys is not None)
+                return QueryResult("SELECT", shown, tuple(rows), ordered=ordered, truncated=truncated,
+                                   limit_hit=hit, **base)
+            conv = _term_converter()
             for n, sol in enumerate(raw):
                 if cap is not None and n >= cap:
                     truncated, hit = True, LimitHit.MAX_RESULTS
@@ -227,6 +239,7 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                 items.append(tuple(None if (t := sol[k]) is None else conv(t) for k in pos))
             return QueryResult("SELECT", shown, canonical_rows(items, ordered), ordered=ordered,
                                truncated=truncated, limit_hit=hit, **base)
+        conv = _term_converter()
         for n, tr in enumerate(raw):
             if cap is not None and n >= cap:
                 truncated, hit = True, LimitHit.MAX_RESULTS

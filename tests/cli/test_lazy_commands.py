@@ -1,0 +1,54 @@
+"""A command line naming a command imports only that command's module, and answers as the full CLI."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_command_table_matches_what_the_modules_register():
+    from holokb.cli import COMMAND_MODULES, MODULES, app
+
+    registered = {(c.name or c.callback.__name__.replace("_", "-")): c.callback.__module__.rsplit(".", 1)[1]
+                  for c in app.registered_commands}
+    assert registered == COMMAND_MODULES
+    assert set(COMMAND_MODULES.values()) <= set(MODULES)
+    # help order: the modules' order, each module's own order kept
+    modules = [c.callback.__module__.rsplit(".", 1)[1] for c in app.registered_commands]
+    assert modules == sorted(modules, key=MODULES.index)
+
+
+def _modules_after(args: list[str]) -> tuple[set[str], str]:
+    code = ("import sys, json\nfrom holokb.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('\\n' + json.dumps(sorted(m for m in sys.modules if m.startswith('holokb.cli.'))))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120)
+    return set(json.loads(p.stderr.strip().splitlines()[-1])), p.stdout
+
+
+def test_query_loads_only_its_module_and_help_loads_all(tmp_path):
+    loaded, out = _modules_after(["query", "--help"])
+    commands = {f"holokb.cli.{m}" for m in ("data", "revise", "rules", "answer", "intuition", "demo", "serve")}
+    assert "holokb.cli.query" in loaded and not loaded & commands
+    assert out.startswith("Usage: holokb query [OPTIONS]")
+    loaded, out = _modules_after(["--help"])
+    assert commands <= loaded
+    assert "query" in out and "derive" in out and "eval" in out
+
+
+def test_in_process_order_survives_a_lone_command_first():
+    # main() with one command, then the full app, in a fresh process: help order unchanged
+    code = ("from holokb.cli import MODULES, _load\n_load(('query',))\n_load(('rules',))\napp = _load()\n"
+            "print(' '.join(c.callback.__module__.rsplit('.', 1)[1] for c in app.registered_commands))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    from holokb.cli import MODULES
+
+    modules = p.stdout.split()
+    assert modules[0] == "data" and "query" in modules
+    assert modules == sorted(modules, key=MODULES.index)
