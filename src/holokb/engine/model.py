@@ -19,7 +19,7 @@ same key).  Violations are in constraint order, then by their bindings' sort key
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from .relation import IntermediateOverflow, Relation
 from .facts import FactTable
 from .steps import Columns, RuleLayout, negated_args
 from .temporal import holds_at
+
+if TYPE_CHECKING:
+    from .encoded import EncodedSteps
 
 _MAX = np.iinfo(np.int64).max
 #: The relation aggregates are joined through (never a fact of the model).
@@ -302,6 +305,13 @@ class Model:
             if deadline is not None and len(out) % 256 == 0 and deadline.expired():
                 break
         return tuple(out)
+
+    def encoded_proof_steps(self, *, deadline: Deadline | None = None) -> "EncodedSteps":
+        """:meth:`proof_steps` as term ids, no term decoded (:mod:`.encoded`), with the ids the
+        dictionary minted itself (those a caller that seeded its own ids must intern)."""
+        from .encoded import encoded_steps
+
+        return encoded_steps(self, deadline=deadline)
 
     def _absences(self, ri: int, bindings: tuple[tuple[str, Term], ...], valid: Interval) -> tuple[Absence, ...]:
         """The rule's negated premises under ``bindings``, absent over ``valid``."""

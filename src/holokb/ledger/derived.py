@@ -31,7 +31,7 @@ import sqlite3
 from collections import Counter
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
 if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
     import numpy as np
@@ -71,6 +71,42 @@ class DerivedRecord:
     negated: bool = False
     premises: tuple[AssertedRef | DerivedRef, ...] = ()
     bindings: tuple[tuple[str, Term], ...] = ()
+
+
+class EncodedRecord(Protocol):
+    """A derived fact whose terms are term ids (the engine's proof steps have this shape): ``args``
+    and binding values are ledger term ids, except those :attr:`EncodedClosure.minted` names."""
+
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def args(self) -> tuple[int, ...]: ...
+    @property
+    def valid(self) -> Interval: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def negated(self) -> bool: ...
+    @property
+    def premises(self) -> tuple[object, ...]: ...
+    @property
+    def bindings(self) -> tuple[tuple[str, int], ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedClosure:
+    """Derived facts to store as term ids, so that nothing is decoded and re-interned: every id is
+    this ledger's term id except the keys of ``minted`` (ids of terms the ledger may not have,
+    interned on the way).  Premises other than :class:`AssertedRef` / :class:`DerivedRef` (ground
+    facts of rule files) are not stored, as :func:`holokb.kb.derived_records` leaves them out.
+    Stored rows are byte-identical to storing the same facts as :class:`DerivedRecord`."""
+
+    facts: Sequence[EncodedRecord]
+    minted: Mapping[int, Term]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +184,14 @@ class LedgerDerived:
     # -- writing ---------------------------------------------------------------------------------
 
     def store_closure(self, *, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                      derived: Iterable[DerivedRecord], truncated: bool = False,
+                      derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool = False,
                       limit_hit: LimitHit | None = None,
                       change_marker: int | None = None) -> ClosureInfo:
         """Store a closure in one transaction, replacing an earlier one with the same (hash, AsOf).
 
         ``change_marker`` is the marker read before the closure's input was read (default: the
         current one); pass it so that a write racing the computation leaves the result stale.
+        ``derived``: records, or an :class:`EncodedClosure` (term ids; same rows, no decoding).
         """
         if not isinstance(rule_set_hash, str) or not rule_set_hash:
             raise InvalidValueError("rule_set_hash must be a non-empty string")
@@ -416,7 +453,8 @@ class LedgerDerived:
 
 
 def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                  derived: Iterable[DerivedRecord], truncated: bool, limit_hit: LimitHit | str | None,
+                  derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool,
+                  limit_hit: LimitHit | str | None,
                   marker: int) -> tuple[int, "_ClosureWriter", tuple[tuple[str, int], ...]]:
     """Write one closure inside the caller's transaction (replacing the same key); (id, writer, rule counts)."""
     key = (rule_set_hash, as_of.system, as_of.valid)
@@ -433,8 +471,11 @@ def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, a
     defer = terms.defer
     writer = _ClosureWriter(db, terms, cid, indexes)
     try:
-        for rec in derived:
-            writer.add(rec)
+        if isinstance(derived, EncodedClosure):
+            writer.add_encoded(derived)
+        else:
+            for rec in derived:
+                writer.add(rec)
         writer.finish()
     finally:
         terms.defer = defer
@@ -530,6 +571,78 @@ class _ClosureWriter:
         self.n += 1
         if len(self.rows) >= _CHUNK:
             self.flush()
+
+    def add_encoded(self, closure: EncodedClosure) -> None:
+        """Rows from facts given as term ids (:class:`EncodedClosure`): the same rows :meth:`add`
+        writes for the decoded facts, with only the minted terms interned."""
+        minted = closure.minted
+        ids: dict[int, int] = {}  # minted id -> ledger id, interned on first use in row order (as add does)
+        minted_terms: dict[int, Term] = {}
+
+        def get(i: int, _default: object = None) -> int:
+            hit = ids.get(i)
+            if hit is None:
+                t = minted.get(i)
+                if t is None:
+                    return i
+                hit = ids[i] = self.term(t)  # checks it is an IRI or a Literal
+                minted_terms[hit] = t
+            return hit
+
+        iri_ids = self.iri_ids
+        names = self.names
+        rest_keys: dict[int, bytes] = {}
+        for rec in closure.facts:
+            score = rec.score
+            if score is not None and not math.isfinite(score):
+                raise InvalidValueError(f"derived fact d:{self.n} has a non-finite score {score!r}")
+            args = [get(i) for i in rec.args]
+            arity = len(args)
+            s = o = rest = rest_key = None
+            if arity:
+                s = args[0]
+                if arity > 1:
+                    o = args[1]
+                    if arity > 2:
+                        more = args[2:]
+                        rest = "[" + ", ".join(map(str, more)) + "]"  # what json.dumps writes
+                        rest_key = b"".join([rest_keys.get(i) or self._encoding_of(i, minted_terms, rest_keys)
+                                             for i in more])
+                    elif not rec.negated:
+                        self.binary += 1
+            pred = rec.predicate
+            p = iri_ids.get(pred)
+            if p is None:
+                p = self.term(IRI(pred))
+            bindings = rec.bindings
+            if bindings:
+                parts = []
+                for name, value in bindings:
+                    nj = names.get(name)
+                    if nj is None:
+                        nj = names[name] = json.dumps(name)
+                    parts.append(f"{nj},{get(value)}")
+                btext = "[" + ",".join(parts) + "]"
+            else:
+                btext = "[]"
+            valid = rec.valid
+            premises = tuple(x for x in rec.premises if x.__class__ is AssertedRef or x.__class__ is DerivedRef)
+            self.rows.append([self.cid, self.n, p, arity, s, o, rest, rest_key, 1 if rec.negated else 0, valid.start,
+                              valid.end, rec.rule, rec.depth, score, premises, btext])
+            self.rule_counts[rec.rule] += 1
+            self.n += 1
+            if len(self.rows) >= _CHUNK:
+                self.flush()
+
+    def _encoding_of(self, tid: int, minted: dict[int, Term], memo: dict[int, bytes]) -> bytes:
+        """The canonical encoding of the term with ledger id ``tid`` (for ``rest_key``)."""
+        cache = self.terms.cache
+        t = minted.get(tid) or cache.terms.get(tid)
+        if t is None:
+            cache.terms_of(self.db, (tid,))
+            t = cache.terms[tid]
+        e = memo[tid] = cache.encoding(t)
+        return e
 
     def flush(self) -> None:
         """Resolve the chunk's premises, then write its terms and rows."""

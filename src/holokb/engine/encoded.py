@@ -1,0 +1,159 @@
+"""Proof steps as term ids: :meth:`Model.proof_steps` without decoding a single term.
+
+A caller that keeps its own term ids (the ledger seeds the engine's dictionary with them, so an
+input term's engine id is its ledger id) stores a closure from these steps directly; only the ids
+the closure minted itself (computed values, rule constants the input never had) need decoding
+and interning on the caller's side (:attr:`EncodedSteps.minted`).
+
+Order and content are those of :meth:`Model.proof_steps`: ``decode(encoded_steps(m), m.terms)``
+equals ``m.proof_steps()`` (held by a property test over random programs with time and negation).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..core.limits import Deadline
+from ..core.premises import DerivedRef, PremiseRef
+from ..core.time import Interval
+from .dictionary import TermDictionary
+from .proofs import path_score
+from .steps import Columns, RuleLayout
+
+if TYPE_CHECKING:
+    from .model import Model, ProofStep
+
+_OPEN = 2**63 - 1  # the engine's open valid_to (int64 max)
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedAbsence:
+    """:class:`~.model.Absence` with term ids (None where the negated atom has ``?_``)."""
+
+    predicate: str
+    args: tuple[int | None, ...]
+    negated: bool
+    valid: Interval
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedStep:
+    """One derived fact and its first derivation, as :class:`~.model.ProofStep` with term ids:
+    args, bindings (sorted by name) and absent premises' args are ids of the model's dictionary."""
+
+    predicate: str
+    args: tuple[int, ...]
+    valid: Interval
+    rule: str
+    depth: int
+    score: float | None
+    negated: bool
+    premises: tuple[PremiseRef | None, ...]
+    bindings: tuple[tuple[str, int], ...]
+    absent: tuple[EncodedAbsence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedSteps:
+    """The steps (a prefix of :meth:`Model.derived` order when a deadline cut them) and, sorted, the
+    ids they use that the dictionary minted itself rather than took from a caller (``seed``)."""
+
+    steps: tuple[EncodedStep, ...]
+    minted: tuple[int, ...]
+
+
+def _interval(vf: int, vt: int) -> Interval:
+    return Interval(vf, None if vt == _OPEN else vt)
+
+
+def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> EncodedSteps:
+    """Every derived fact of ``model`` with its proof step as ids (see the module doc);
+    ``deadline``: stop when it expires (then a prefix)."""
+    names = [r.name for r in model.program.rules]
+    proofs = model.proofs
+    cols = Columns(model.relations)
+    layouts: dict[int, tuple] = {}
+    prules: dict = {}
+    order = model._derived_order()
+    base = {rk: n for rk, _, n in order}
+    fact_of = {rk: ft.row_fact.tolist() for rk, ft, _ in order} if proofs is not None else {}
+    used: set[int] = set()
+    out: list[EncodedStep] = []
+    for rk, ft, _ in order:
+        rel = model.relations[rk]
+        first = ft.first.tolist()
+        rule, depth = rel.meta("rule")[ft.first].tolist(), rel.meta("depth")[ft.first].tolist()
+        score = [None] * len(first) if proofs is None else [
+            path_score(p, k) for p, k in zip(rel.meta("prod")[ft.first].tolist(), rel.meta("plen")[ft.first].tolist())]
+        ids, vf, vt = ft.ids.tolist(), ft.valid_from.tolist(), ft.valid_to.tolist()
+        if proofs is not None:
+            m_depth, m_rule, m_proof, m_vf, m_vt = (cols.meta(rk, n) for n in
+                                                     ("depth", "rule", "proof", "valid_from", "valid_to"))
+        pred, neg = rk
+        for k, r in enumerate(first):
+            if deadline is not None and len(out) % 256 == 0 and deadline.expired():
+                return EncodedSteps(tuple(out), _minted(model.terms, used))
+            args = tuple(ids[k])
+            used.update(args)
+            valid = _interval(vf[k], vt[k])
+            if proofs is None or m_depth[r] < 0:  # no proofs, or a row of the transitive plan
+                out.append(EncodedStep(pred, args, valid, names[rule[k]], depth[k], score[k], neg, (), ()))
+                continue
+            ri, step = m_rule[r], m_proof[r]
+            lay = layouts.get(ri)
+            if lay is None:
+                table = proofs.rules[ri]
+                lay = layouts[ri] = (RuleLayout.of(model.program, ri, tuple(n for n, _ in table.values)),
+                                     [p.tolist() for p in table.premise_rows], {n: v.tolist() for n, v in table.values})
+            layout, prows, values = lay
+            rows = [p[step] for p in prows]
+            vals = {name: cols.col(layout.atoms[label], pos)[rows[label]] for name, label, pos in layout.slots}
+            for name in layout.values:
+                vals[name] = values[name][step]
+            premises: list[PremiseRef | None] = []
+            for prk, prow in zip(layout.atoms, rows):
+                prule = prules.get(prk)
+                if prule is None:
+                    prule = prules[prk] = cols.meta(prk, "rule")
+                if prule[prow] < 0:
+                    premises.append(model.input_keys[prk][prow])
+                else:
+                    premises.append(DerivedRef(base[prk] + fact_of[prk][prow]))
+            used.update(vals.values())
+            absent = ()
+            if layout.negations:
+                during = _interval(m_vf[r], m_vt[r])  # this derivation's
+                absent = tuple(EncodedAbsence(a.predicate, _negated_ids(model.terms, a, vals), a.negated, during)
+                               for a in layout.negations)
+                used.update(i for e in absent for i in e.args if i is not None)
+            out.append(EncodedStep(pred, args, valid, names[ri], depth[k], score[k], neg, tuple(premises),
+                                   tuple(sorted(vals.items())), absent))
+    return EncodedSteps(tuple(out), _minted(model.terms, used))
+
+
+def _negated_ids(terms: TermDictionary, atom, vals: dict) -> tuple[int | None, ...]:
+    """A negated atom's argument ids under a step's bindings (constants interned; None for ``?_``)."""
+    from ..analysis.program import Const
+
+    return tuple(terms.intern_const(t.term) if isinstance(t, Const) else vals.get(t.name) for t in atom.args)
+
+
+def _minted(terms: TermDictionary, used: set[int]) -> tuple[int, ...]:
+    return tuple(sorted(i for i in used if not terms.is_seeded(i)))
+
+
+def decode(encoded: EncodedSteps, terms: TermDictionary) -> tuple["ProofStep", ...]:
+    """The steps with terms (what :meth:`Model.proof_steps` returns)."""
+    from .model import Absence, DerivedFact, ProofStep
+
+    term = terms.term
+    out = []
+    for s in encoded.steps:
+        fact = DerivedFact(s.predicate, tuple(term(i) for i in s.args), s.valid, s.rule, s.depth, s.score, s.negated)
+        absent = tuple(Absence(a.predicate, tuple(None if i is None else term(i) for i in a.args), a.negated, a.valid)
+                       for a in s.absent)
+        out.append(ProofStep(fact, s.premises, tuple((n, term(i)) for n, i in s.bindings), absent))
+    return tuple(out)
+
+
+__all__ = ["EncodedAbsence", "EncodedStep", "EncodedSteps", "decode", "encoded_steps"]
