@@ -103,11 +103,13 @@ def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> Encode
             lay = layouts.get(ri)
             if lay is None:
                 table = proofs.rules[ri]
-                lay = layouts[ri] = (RuleLayout.of(model.program, ri, tuple(n for n, _ in table.values)),
-                                     [p.tolist() for p in table.premise_rows], {n: v.tolist() for n, v in table.values})
-            layout, prows, values = lay
+                layout = RuleLayout.of(model.program, ri, tuple(n for n, _ in table.values))
+                slots = [(name, label, cols.col(layout.atoms[label], pos)) for name, label, pos in layout.slots]
+                lay = layouts[ri] = (layout, [p.tolist() for p in table.premise_rows],
+                                     {n: v.tolist() for n, v in table.values}, slots)
+            layout, prows, values, slots = lay
             rows = [p[step] for p in prows]
-            vals = {name: cols.col(layout.atoms[label], pos)[rows[label]] for name, label, pos in layout.slots}
+            vals = {name: col[rows[label]] for name, label, col in slots}
             for name in layout.values:
                 vals[name] = values[name][step]
             premises: list[PremiseRef | None] = []

@@ -504,6 +504,7 @@ class _ClosureWriter:
         self.lit_ids: dict[Literal, int] = {}
         self.fact_ids: dict[str, int] = {}
         self.names: dict[str, str] = {}
+        self.other_refs = False  # premises that are neither AssertedRef nor DerivedRef: dropped, not refused
 
     def term(self, t: object) -> int:
         # The id only: TxnTerms.intern finds terms the closure's input decoded in the ledger's cache
@@ -575,19 +576,27 @@ class _ClosureWriter:
     def add_encoded(self, closure: EncodedClosure) -> None:
         """Rows from facts given as term ids (:class:`EncodedClosure`): the same rows :meth:`add`
         writes for the decoded facts, with only the minted terms interned."""
-        minted = closure.minted
-        ids: dict[int, int] = {}  # minted id -> ledger id, interned on first use in row order (as add does)
+        ids: dict[int, int] = {}  # minted id -> ledger id
         minted_terms: dict[int, Term] = {}
+        pending: dict[int, Term] = {}  # minted terms the ledger lacks: interned on first use in row order,
+        for i, t in closure.minted.items():  # as add does, so that the new term ids are the same
+            if self.terms.new.get(t) is None and self.terms.cache.lookup(self.db, t) is None:
+                pending[i] = t
+            else:
+                tid = ids[i] = self.term(t)  # checks it is an IRI or a Literal; mints nothing
+                minted_terms[tid] = t
 
-        def get(i: int, _default: object = None) -> int:
-            hit = ids.get(i)
-            if hit is None:
-                t = minted.get(i)
-                if t is None:
-                    return i
-                hit = ids[i] = self.term(t)  # checks it is an IRI or a Literal
-                minted_terms[hit] = t
-            return hit
+        for i in pending:
+            ids[i] = None  # type: ignore[assignment]  # get(i, i) says None: intern it now
+
+        def first_use(i: int) -> int:
+            t = pending.pop(i)
+            tid = ids[i] = self.term(t)
+            minted_terms[tid] = t
+            return tid
+
+        get = ids.get  # get(i, i): the ledger id of engine id i
+        self.other_refs = True
 
         iri_ids = self.iri_ids
         names = self.names
@@ -596,7 +605,10 @@ class _ClosureWriter:
             score = rec.score
             if score is not None and not math.isfinite(score):
                 raise InvalidValueError(f"derived fact d:{self.n} has a non-finite score {score!r}")
-            args = [get(i) for i in rec.args]
+            raw = rec.args
+            args = [get(i, i) for i in raw]
+            if None in args:
+                args = [first_use(i) if x is None else x for i, x in zip(raw, args)]
             arity = len(args)
             s = o = rest = rest_key = None
             if arity:
@@ -621,12 +633,13 @@ class _ClosureWriter:
                     nj = names.get(name)
                     if nj is None:
                         nj = names[name] = json.dumps(name)
-                    parts.append(f"{nj},{get(value)}")
+                    v = get(value, value)
+                    parts.append(f"{nj},{first_use(value) if v is None else v}")
                 btext = "[" + ",".join(parts) + "]"
             else:
                 btext = "[]"
             valid = rec.valid
-            premises = tuple(x for x in rec.premises if x.__class__ is AssertedRef or x.__class__ is DerivedRef)
+            premises = rec.premises  # flush drops rule-file refs (self.other_refs)
             self.rows.append([self.cid, self.n, p, arity, s, o, rest, rest_key, 1 if rec.negated else 0, valid.start,
                               valid.end, rec.rule, rec.depth, score, premises, btext])
             self.rule_counts[rec.rule] += 1
@@ -651,6 +664,9 @@ class _ClosureWriter:
         for r in rows:
             for p in r[14]:
                 if not isinstance(p, (AssertedRef, DerivedRef)):
+                    if self.other_refs:
+                        r[14] = tuple(x for x in r[14] if isinstance(x, (AssertedRef, DerivedRef)))
+                        break
                     raise InvalidValueError(f"derived fact d:{r[1]} has a premise that is neither an AssertedRef nor "
                                             f"a DerivedRef: {p!r}")
         unknown = sorted({p.fact_id for r in rows for p in r[14]
