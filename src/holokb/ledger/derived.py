@@ -661,16 +661,22 @@ class _ClosureWriter:
         """Resolve the chunk's premises, then write its terms and rows."""
         rows, self.rows = self.rows, []
         known = self.fact_ids
-        for r in rows:
+        wanted: set[str] = set()
+        for r in rows:  # one pass: check the premises' types, collect asserted ids not yet resolved
             for p in r[14]:
-                if not isinstance(p, (AssertedRef, DerivedRef)):
+                c = p.__class__
+                if c is DerivedRef:
+                    continue
+                if c is AssertedRef or isinstance(p, AssertedRef):
+                    if p.fact_id not in known:
+                        wanted.add(p.fact_id)
+                elif not isinstance(p, DerivedRef):
                     if self.other_refs:
                         r[14] = tuple(x for x in r[14] if isinstance(x, (AssertedRef, DerivedRef)))
-                        break
+                        continue
                     raise InvalidValueError(f"derived fact d:{r[1]} has a premise that is neither an AssertedRef nor "
                                             f"a DerivedRef: {p!r}")
-        unknown = sorted({p.fact_id for r in rows for p in r[14]
-                          if isinstance(p, AssertedRef) and p.fact_id not in known})
+        unknown = sorted(wanted)
         for k in range(0, len(unknown), _IN):
             part = unknown[k:k + _IN]
             for fid, h in self.db.execute(
@@ -681,8 +687,10 @@ class _ClosureWriter:
         for r in rows:
             codes = []
             for p in r[14]:
-                if isinstance(p, DerivedRef):
-                    n = _derived_seq(p)
+                if p.__class__ is DerivedRef or isinstance(p, DerivedRef):
+                    n = p.seq
+                    if n.__class__ is not int or n < 0:
+                        n = _derived_seq(p)  # refuses it
                     if n > max_ref:
                         max_ref = n
                     codes.append(-n - 1)
