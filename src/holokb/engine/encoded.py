@@ -17,6 +17,7 @@ from ..core.limits import Deadline
 from ..core.premises import DerivedRef, PremiseRef
 from ..core.time import Interval
 from .dictionary import TermDictionary
+from .model import Absence
 from .proofs import path_score
 from .steps import Columns, RuleLayout
 
@@ -26,14 +27,8 @@ if TYPE_CHECKING:
 _OPEN = 2**63 - 1  # the engine's open valid_to (int64 max)
 
 
-@dataclass(frozen=True, slots=True)
-class EncodedAbsence:
-    """:class:`~.model.Absence` with term ids (None where the negated atom has ``?_``)."""
-
-    predicate: str
-    args: tuple[int | None, ...]
-    negated: bool
-    valid: Interval
+#: :class:`~.model.Absence` with term ids (None where the negated atom has ``?_``).
+EncodedAbsence = Absence[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +68,8 @@ def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> Encode
     proofs = model.proofs
     cols = Columns(model.relations)
     layouts: dict[int, tuple] = {}
-    prules: dict = {}
     order = model._derived_order()
-    base = {rk: n for rk, _, n in order}
-    fact_of = {rk: ft.row_fact.tolist() for rk, ft, _ in order} if proofs is not None else {}
+    refs = PremiseRefs(model, cols) if proofs is not None else None
     used: set[int] = set()
     out: list[EncodedStep] = []
     for rk, ft, _ in order:
@@ -112,25 +105,44 @@ def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> Encode
             vals = {name: col[rows[label]] for name, label, col in slots}
             for name in layout.values:
                 vals[name] = values[name][step]
-            premises: list[PremiseRef | None] = []
-            for prk, prow in zip(layout.atoms, rows):
-                prule = prules.get(prk)
-                if prule is None:
-                    prule = prules[prk] = cols.meta(prk, "rule")
-                if prule[prow] < 0:
-                    premises.append(model.input_keys[prk][prow])
-                else:
-                    premises.append(DerivedRef(base[prk] + fact_of[prk][prow]))
+            premises = refs.of(layout.atoms, rows)
             used.update(vals.values())
             absent = ()
             if layout.negations:
                 during = _interval(m_vf[r], m_vt[r])  # this derivation's
-                absent = tuple(EncodedAbsence(a.predicate, _negated_ids(model.terms, a, vals), a.negated, during)
+                absent = tuple(Absence(a.predicate, _negated_ids(model.terms, a, vals), a.negated, during)
                                for a in layout.negations)
                 used.update(i for e in absent for i in e.args if i is not None)
-            out.append(EncodedStep(pred, args, valid, names[ri], depth[k], score[k], neg, tuple(premises),
+            out.append(EncodedStep(pred, args, valid, names[ri], depth[k], score[k], neg, premises,
                                    tuple(sorted(vals.items())), absent))
     return EncodedSteps(tuple(out), _minted(model.terms, used))
+
+
+class PremiseRefs:
+    """The premises of proof steps as typed references: an input row's key, or the
+    :class:`~holokb.core.DerivedRef` of the derived fact (position in :meth:`Model.derived`) whose
+    interval holds a derived row."""
+
+    def __init__(self, model: "Model", cols: Columns) -> None:
+        order = model._derived_order()
+        self.base = {rk: n for rk, _, n in order}
+        self.fact_of = {rk: ft.row_fact.tolist() for rk, ft, _ in order}
+        self.input_keys = model.input_keys
+        self.cols = cols
+        self.rules: dict = {}
+
+    def of(self, atoms, rows: list[int]) -> tuple[PremiseRef | None, ...]:
+        """The references of rows ``rows`` of the relations ``atoms`` (one per positive body atom)."""
+        out: list[PremiseRef | None] = []
+        for prk, prow in zip(atoms, rows):
+            prule = self.rules.get(prk)
+            if prule is None:
+                prule = self.rules[prk] = self.cols.meta(prk, "rule")
+            if prule[prow] < 0:
+                out.append(self.input_keys[prk][prow])
+            else:
+                out.append(DerivedRef(self.base[prk] + self.fact_of[prk][prow]))
+        return tuple(out)
 
 
 def _negated_ids(terms: TermDictionary, atom, vals: dict) -> tuple[int | None, ...]:
@@ -146,7 +158,7 @@ def _minted(terms: TermDictionary, used: set[int]) -> tuple[int, ...]:
 
 def decode(encoded: EncodedSteps, terms: TermDictionary) -> tuple["ProofStep", ...]:
     """The steps with terms (what :meth:`Model.proof_steps` returns)."""
-    from .model import Absence, DerivedFact, ProofStep
+    from .model import DerivedFact, ProofStep
 
     term = terms.term
     out = []
@@ -158,4 +170,4 @@ def decode(encoded: EncodedSteps, terms: TermDictionary) -> tuple["ProofStep", .
     return tuple(out)
 
 
-__all__ = ["EncodedAbsence", "EncodedStep", "EncodedSteps", "decode", "encoded_steps"]
+__all__ = ["EncodedAbsence", "PremiseRefs", "EncodedStep", "EncodedSteps", "decode", "encoded_steps"]
