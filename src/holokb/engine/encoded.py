@@ -71,6 +71,7 @@ def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> Encode
     order = model._derived_order()
     refs = PremiseRefs(model, cols) if proofs is not None else None
     used: set[int] = set()
+    intervals: dict[tuple[int, int], Interval] = {}
     out: list[EncodedStep] = []
     for rk, ft, _ in order:
         rel = model.relations[rk]
@@ -88,7 +89,10 @@ def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> Encode
                 return EncodedSteps(tuple(out), _minted(model.terms, used))
             args = tuple(ids[k])
             used.update(args)
-            valid = _interval(vf[k], vt[k])
+            span = (vf[k], vt[k])
+            valid = intervals.get(span)
+            if valid is None:  # most facts share a few intervals (often "always"): build each once
+                valid = intervals[span] = _interval(*span)
             if proofs is None or m_depth[r] < 0:  # no proofs, or a row of the transitive plan
                 out.append(EncodedStep(pred, args, valid, names[rule[k]], depth[k], score[k], neg, (), ()))
                 continue
