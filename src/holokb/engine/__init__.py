@@ -11,12 +11,13 @@ Reference backend for differential tests: :mod:`.pydatalog_backend` (pyDatalog i
 from .closure import closure
 from .database import Database
 from .dictionary import TermDictionary
+from .encoded import EncodedAbsence, EncodedStep, EncodedSteps
 from .modes import Answers, ask, local_closure, neighbourhood
 from .model import DerivedFact, FactRef, Model, ProofStep, ProofTable, RuleProofs, Stats, Violation
 from .proofs import ProofNode, path_score
 
 __all__ = [
-    "Database", "DerivedFact", "FactRef", "Model", "ProofNode", "ProofStep", "ProofTable", "RuleProofs", "Stats",
+    "Database", "DerivedFact", "EncodedAbsence", "EncodedStep", "EncodedSteps", "FactRef", "Model", "ProofNode", "ProofStep", "ProofTable", "RuleProofs", "Stats",
     "TermDictionary",
     "Violation", "closure", "path_score", "Answers", "ask", "local_closure", "neighbourhood",
 ]

@@ -66,7 +66,7 @@ class TermDictionary:
     Literal(lexical='3', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None)
     """
 
-    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const")
+    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const", "_seeded")
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
@@ -78,6 +78,7 @@ class TermDictionary:
         self._isint = np.zeros(0, dtype=bool)
         self._pending: list[int] = []
         self._const: dict[Term, int] = {}
+        self._seeded: set[int] = set()  # ids a caller chose (:meth:`seed`); every other id was minted here
 
     def __len__(self) -> int:
         return len(self._terms)
@@ -98,6 +99,11 @@ class TermDictionary:
         if term_id in self._terms and identity_key(self._terms[term_id]) != key:
             raise ValueError(f"id {term_id} already names {self._terms[term_id]}")
         self._add(key, term, term_id)
+        self._seeded.add(term_id)
+
+    def is_seeded(self, term_id: int) -> bool:
+        """Whether ``term_id`` was chosen by a caller (:meth:`seed`) rather than minted by :meth:`intern`."""
+        return term_id in self._seeded
 
     def intern(self, term: Term) -> int:
         """The id of ``term``, handing out the next free id if it is new."""

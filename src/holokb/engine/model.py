@@ -19,13 +19,13 @@ same key).  Violations are in constraint order, then by their bindings' sort key
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Generic, Mapping, TypeVar
 
 import numpy as np
 
 from ..analysis.program import Atom, Const, Negation, Program, Query, Var
 from ..core.limits import Deadline, LimitHit, Page
-from ..core.premises import DerivedRef, InputRef, PremiseRef
+from ..core.premises import InputRef, PremiseRef
 from ..core.terms import Term, term_sort_key
 from ..core.time import Interval
 from .database import RelKey
@@ -35,6 +35,9 @@ from .relation import IntermediateOverflow, Relation
 from .facts import FactTable
 from .steps import Columns, RuleLayout, negated_args
 from .temporal import holds_at
+
+if TYPE_CHECKING:
+    from .encoded import EncodedSteps
 
 _MAX = np.iinfo(np.int64).max
 #: The relation aggregates are joined through (never a fact of the model).
@@ -78,13 +81,16 @@ class Violation:
     valid: Interval = Interval()
 
 
+A = TypeVar("A")  # what an Absence's args are: terms, or term ids (:mod:`.encoded`)
+
+
 @dataclass(frozen=True, slots=True)
-class Absence:
+class Absence(Generic[A]):
     """A negated premise of a proof step: no fact matching ``predicate(args)`` (``None`` = any
     value) held at any instant of ``valid``."""
 
     predicate: str
-    args: tuple[Term | None, ...]
+    args: tuple[A | None, ...]
     negated: bool
     valid: Interval
 
@@ -128,7 +134,7 @@ class ProofStep:
     fact: DerivedFact
     premises: tuple[PremiseRef | None, ...]
     bindings: tuple[tuple[str, Term], ...]
-    absent: tuple[Absence, ...] = ()
+    absent: tuple[Absence[Term], ...] = ()
 
 
 def _interval(vf: int, vt: int) -> Interval:
@@ -260,11 +266,12 @@ class Model:
         facts = self.derived(deadline=deadline)
         if self.proofs is None:
             return tuple(ProofStep(f, (), ()) for f in facts)
+        from .encoded import PremiseRefs
+
         cols, term = Columns(self.relations), self.terms.term
         layouts: dict[int, tuple] = {}
         metas: dict[RelKey, tuple] = {}
-        prules: dict[RelKey, list] = {}
-        fact_of = {rk: ft.row_fact.tolist() for rk, (ft, _) in base.items()}
+        refs = PremiseRefs(self, cols)
         out = []
         for fact in facts:
             rk = (fact.predicate, fact.negated)
@@ -287,21 +294,20 @@ class Model:
             vals = {name: term(cols.col(layout.atoms[label], pos)[rows[label]]) for name, label, pos in layout.slots}
             for name in layout.values:
                 vals[name] = term(values[name][step])
-            premises: list[PremiseRef | None] = []
-            for prk, prow in zip(layout.atoms, rows):
-                prule = prules.get(prk)
-                if prule is None:
-                    prule = prules[prk] = cols.meta(prk, "rule")
-                if prule[prow] < 0:
-                    premises.append(self.input_keys[prk][prow])
-                else:
-                    premises.append(DerivedRef(base[prk][1] + fact_of[prk][prow]))
+            premises = refs.of(layout.atoms, rows)
             during = _interval(meta[3][r], meta[4][r])  # this derivation's
             absent = tuple(Absence(a.predicate, negated_args(a, vals), a.negated, during) for a in layout.negations)
-            out.append(ProofStep(fact, tuple(premises), tuple(sorted(vals.items())), absent))
+            out.append(ProofStep(fact, premises, tuple(sorted(vals.items())), absent))
             if deadline is not None and len(out) % 256 == 0 and deadline.expired():
                 break
         return tuple(out)
+
+    def encoded_proof_steps(self, *, deadline: Deadline | None = None) -> "EncodedSteps":
+        """:meth:`proof_steps` as term ids, no term decoded (:mod:`.encoded`), with the ids the
+        dictionary minted itself (those a caller that seeded its own ids must intern)."""
+        from .encoded import encoded_steps
+
+        return encoded_steps(self, deadline=deadline)
 
     def _absences(self, ri: int, bindings: tuple[tuple[str, Term], ...], valid: Interval) -> tuple[Absence, ...]:
         """The rule's negated premises under ``bindings``, absent over ``valid``."""

@@ -11,14 +11,14 @@ concurrent use — SQLite lets many readers and one writer share the file.
 
 >>> from holokb.ledger import Ledger, FactView
 """
-from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedDerived, StoredClosure
+from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedClosure, EncodedDerived, StoredClosure
 from .schema import APPLICATION_ID, CURRENT_VERSION
 from .store import Ledger
 from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView
 from .writes import Batch, WriteCounts
 
 __all__ = [
-    "APPLICATION_ID", "Batch", "ClosureInfo", "CURRENT_VERSION", "DerivedRecord", "DerivedView", "EncodedDerived",
+    "APPLICATION_ID", "Batch", "ClosureInfo", "CURRENT_VERSION", "DerivedRecord", "DerivedView", "EncodedClosure", "EncodedDerived",
     "EncodedFacts", "FactView", "Ledger", "PredicateInfo", "QuadChanges",
     "SearchHit", "SpanView", "StoredClosure", "WriteCounts",
 ]

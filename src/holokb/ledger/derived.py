@@ -31,7 +31,7 @@ import sqlite3
 from collections import Counter
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
 if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
     import numpy as np
@@ -71,6 +71,42 @@ class DerivedRecord:
     negated: bool = False
     premises: tuple[AssertedRef | DerivedRef, ...] = ()
     bindings: tuple[tuple[str, Term], ...] = ()
+
+
+class EncodedRecord(Protocol):
+    """A derived fact whose terms are term ids (the engine's proof steps have this shape): ``args``
+    and binding values are ledger term ids, except those :attr:`EncodedClosure.minted` names."""
+
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def args(self) -> tuple[int, ...]: ...
+    @property
+    def valid(self) -> Interval: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def negated(self) -> bool: ...
+    @property
+    def premises(self) -> tuple[object, ...]: ...
+    @property
+    def bindings(self) -> tuple[tuple[str, int], ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedClosure:
+    """Derived facts to store as term ids, so that nothing is decoded and re-interned: every id is
+    this ledger's term id except the keys of ``minted`` (ids of terms the ledger may not have,
+    interned on the way).  Premises other than :class:`AssertedRef` / :class:`DerivedRef` (ground
+    facts of rule files) are not stored, as :func:`holokb.kb.derived_records` leaves them out.
+    Stored rows are byte-identical to storing the same facts as :class:`DerivedRecord`."""
+
+    facts: Sequence[EncodedRecord]
+    minted: Mapping[int, Term]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +184,14 @@ class LedgerDerived:
     # -- writing ---------------------------------------------------------------------------------
 
     def store_closure(self, *, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                      derived: Iterable[DerivedRecord], truncated: bool = False,
+                      derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool = False,
                       limit_hit: LimitHit | None = None,
                       change_marker: int | None = None) -> ClosureInfo:
         """Store a closure in one transaction, replacing an earlier one with the same (hash, AsOf).
 
         ``change_marker`` is the marker read before the closure's input was read (default: the
         current one); pass it so that a write racing the computation leaves the result stale.
+        ``derived``: records, or an :class:`EncodedClosure` (term ids; same rows, no decoding).
         """
         if not isinstance(rule_set_hash, str) or not rule_set_hash:
             raise InvalidValueError("rule_set_hash must be a non-empty string")
@@ -416,7 +453,8 @@ class LedgerDerived:
 
 
 def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                  derived: Iterable[DerivedRecord], truncated: bool, limit_hit: LimitHit | str | None,
+                  derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool,
+                  limit_hit: LimitHit | str | None,
                   marker: int) -> tuple[int, "_ClosureWriter", tuple[tuple[str, int], ...]]:
     """Write one closure inside the caller's transaction (replacing the same key); (id, writer, rule counts)."""
     key = (rule_set_hash, as_of.system, as_of.valid)
@@ -433,8 +471,11 @@ def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, a
     defer = terms.defer
     writer = _ClosureWriter(db, terms, cid, indexes)
     try:
-        for rec in derived:
-            writer.add(rec)
+        if isinstance(derived, EncodedClosure):
+            writer.add_encoded(derived)
+        else:
+            for rec in derived:
+                writer.add(rec)
         writer.finish()
     finally:
         terms.defer = defer
@@ -463,6 +504,7 @@ class _ClosureWriter:
         self.lit_ids: dict[Literal, int] = {}
         self.fact_ids: dict[str, int] = {}
         self.names: dict[str, str] = {}
+        self.other_refs = False  # premises that are neither AssertedRef nor DerivedRef: dropped, not refused
 
     def term(self, t: object) -> int:
         # The id only: TxnTerms.intern finds terms the closure's input decoded in the ledger's cache
@@ -531,17 +573,110 @@ class _ClosureWriter:
         if len(self.rows) >= _CHUNK:
             self.flush()
 
+    def add_encoded(self, closure: EncodedClosure) -> None:
+        """Rows from facts given as term ids (:class:`EncodedClosure`): the same rows :meth:`add`
+        writes for the decoded facts, with only the minted terms interned."""
+        ids: dict[int, int] = {}  # minted id -> ledger id
+        minted_terms: dict[int, Term] = {}
+        pending: dict[int, Term] = {}  # minted terms the ledger lacks: interned on first use in row order,
+        for i, t in closure.minted.items():  # as add does, so that the new term ids are the same
+            if self.terms.new.get(t) is None and self.terms.cache.lookup(self.db, t) is None:
+                pending[i] = t
+            else:
+                tid = ids[i] = self.term(t)  # checks it is an IRI or a Literal; mints nothing
+                minted_terms[tid] = t
+
+        for i in pending:
+            ids[i] = None  # type: ignore[assignment]  # get(i, i) says None: intern it now
+
+        def first_use(i: int) -> int:
+            t = pending.pop(i)
+            tid = ids[i] = self.term(t)
+            minted_terms[tid] = t
+            return tid
+
+        get = ids.get  # get(i, i): the ledger id of engine id i
+        self.other_refs = True
+
+        iri_ids = self.iri_ids
+        names = self.names
+        rest_keys: dict[int, bytes] = {}
+        for rec in closure.facts:
+            score = rec.score
+            if score is not None and not math.isfinite(score):
+                raise InvalidValueError(f"derived fact d:{self.n} has a non-finite score {score!r}")
+            raw = rec.args
+            args = [get(i, i) for i in raw]
+            if None in args:
+                args = [first_use(i) if x is None else x for i, x in zip(raw, args)]
+            arity = len(args)
+            s = o = rest = rest_key = None
+            if arity:
+                s = args[0]
+                if arity > 1:
+                    o = args[1]
+                    if arity > 2:
+                        more = args[2:]
+                        rest = "[" + ", ".join(map(str, more)) + "]"  # what json.dumps writes
+                        rest_key = b"".join([rest_keys.get(i) or self._encoding_of(i, minted_terms, rest_keys)
+                                             for i in more])
+                    elif not rec.negated:
+                        self.binary += 1
+            pred = rec.predicate
+            p = iri_ids.get(pred)
+            if p is None:
+                p = self.term(IRI(pred))
+            bindings = rec.bindings
+            if bindings:
+                parts = []
+                for name, value in bindings:
+                    nj = names.get(name)
+                    if nj is None:
+                        nj = names[name] = json.dumps(name)
+                    v = get(value, value)
+                    parts.append(f"{nj},{first_use(value) if v is None else v}")
+                btext = "[" + ",".join(parts) + "]"
+            else:
+                btext = "[]"
+            valid = rec.valid
+            premises = rec.premises  # flush drops rule-file refs (self.other_refs)
+            self.rows.append([self.cid, self.n, p, arity, s, o, rest, rest_key, 1 if rec.negated else 0, valid.start,
+                              valid.end, rec.rule, rec.depth, score, premises, btext])
+            self.rule_counts[rec.rule] += 1
+            self.n += 1
+            if len(self.rows) >= _CHUNK:
+                self.flush()
+
+    def _encoding_of(self, tid: int, minted: dict[int, Term], memo: dict[int, bytes]) -> bytes:
+        """The canonical encoding of the term with ledger id ``tid`` (for ``rest_key``)."""
+        cache = self.terms.cache
+        t = minted.get(tid) or cache.terms.get(tid)
+        if t is None:
+            cache.terms_of(self.db, (tid,))
+            t = cache.terms[tid]
+        e = memo[tid] = cache.encoding(t)
+        return e
+
     def flush(self) -> None:
         """Resolve the chunk's premises, then write its terms and rows."""
         rows, self.rows = self.rows, []
         known = self.fact_ids
-        for r in rows:
+        wanted: set[str] = set()
+        for r in rows:  # one pass: check the premises' types, collect asserted ids not yet resolved
             for p in r[14]:
-                if not isinstance(p, (AssertedRef, DerivedRef)):
+                c = p.__class__
+                if c is DerivedRef:
+                    continue
+                if c is AssertedRef or isinstance(p, AssertedRef):
+                    if p.fact_id not in known:
+                        wanted.add(p.fact_id)
+                elif not isinstance(p, DerivedRef):
+                    if self.other_refs:
+                        r[14] = tuple(x for x in r[14] if isinstance(x, (AssertedRef, DerivedRef)))
+                        continue
                     raise InvalidValueError(f"derived fact d:{r[1]} has a premise that is neither an AssertedRef nor "
                                             f"a DerivedRef: {p!r}")
-        unknown = sorted({p.fact_id for r in rows for p in r[14]
-                          if isinstance(p, AssertedRef) and p.fact_id not in known})
+        unknown = sorted(wanted)
         for k in range(0, len(unknown), _IN):
             part = unknown[k:k + _IN]
             for fid, h in self.db.execute(
@@ -552,8 +687,10 @@ class _ClosureWriter:
         for r in rows:
             codes = []
             for p in r[14]:
-                if isinstance(p, DerivedRef):
-                    n = _derived_seq(p)
+                if p.__class__ is DerivedRef or isinstance(p, DerivedRef):
+                    n = p.seq
+                    if n.__class__ is not int or n < 0:
+                        n = _derived_seq(p)  # refuses it
                     if n > max_ref:
                         max_ref = n
                     codes.append(-n - 1)
