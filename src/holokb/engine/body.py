@@ -20,7 +20,7 @@ from .database import RelKey
 from .dictionary import TermDictionary
 from .joins import Bindings, anti_join, compare_var_int, eval_expr, join
 from .planning import live_after, plan_body, positive_atoms
-from .relation import Relation
+from .relation import Relation, first_rows
 
 #: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
 #: below what exhausts memory (a binding row is ~8 bytes per column, and a step holds a few copies).
@@ -194,7 +194,7 @@ class BodySolver:
             for c, w in zip(cols, widths):
                 key <<= w
                 key |= c
-            _, first = np.unique(key, return_index=True)
+            first = first_rows(key, sum(widths))
         else:
             _, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)
         if len(first) == b.n:
