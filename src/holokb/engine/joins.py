@@ -190,8 +190,12 @@ def _join_unit(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: 
         out[f"p{label}"] = np.arange(lo, hi, dtype=np.int64)
     if "prod" in meta:
         if rel.has_meta("prod"):
-            out["prod"] = meta["prod"] * rel.meta("prod")[lo:hi]
-            out["plen"] = meta["plen"] + rel.meta("plen")[lo:hi]
+            # From the unit binding (score 1, no steps) the rows' own scores are the result: a
+            # read-only view and a widening copy (path lengths are summed in int64) instead of
+            # a product and a sum per row.
+            prod, plen = rel.meta("prod")[lo:hi], rel.meta("plen")[lo:hi]
+            out["prod"] = _ro(prod) if meta["prod"][0] == 1.0 else meta["prod"] * prod
+            out["plen"] = plen.astype(np.int64) if meta["plen"][0] == 0 else meta["plen"] + plen
         else:
             out["prod"], out["plen"] = np.repeat(meta["prod"], n), np.repeat(meta["plen"], n)
     res = Bindings(n, vars_, out)
