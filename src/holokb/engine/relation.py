@@ -144,9 +144,11 @@ class SortedIndex:
         if cap is not None and total > cap:
             raise IntermediateOverflow(total, cap)
         pos = np.repeat(np.arange(len(probe_keys), dtype=np.int64), counts)
-        ends = np.cumsum(counts)
-        offs = np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
-        rows = self.order[np.repeat(lo, counts) + offs].astype(np.int64)  # callers index with it
+        # the k-th pair of a probe reads order[lo + k]: one repeat of (lo - first pair number)
+        shift = lo - (np.cumsum(counts) - counts)
+        at = np.arange(total, dtype=np.int64)
+        at += np.repeat(shift, counts)
+        rows = self.order[at].astype(np.int64, copy=False)  # callers index with it
         return pos, rows
 
     def contains(self, probe_keys: np.ndarray) -> np.ndarray:
