@@ -23,7 +23,8 @@ from holokb.engine.keyset import SMALL, KeySet
 from lang import EX, facts, rules
 from stratified_programs import IDB, database, programs, temporal_facts
 
-SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (_joins, "UNIT_VIEWS"),
+SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (BodySolver, "skip_validity"),
+            (_joins, "UNIT_VIEWS"),
             (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE")]
 
 

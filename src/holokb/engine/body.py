@@ -20,7 +20,7 @@ from .database import RelKey
 from .dictionary import TermDictionary
 from .joins import Bindings, anti_join, compare_var_int, eval_expr, join
 from .planning import live_after, plan_body, positive_atoms
-from .relation import Relation
+from .relation import Relation, first_rows
 
 #: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
 #: below what exhausts memory (a binding row is ~8 bytes per column, and a step holds a few copies).
@@ -34,6 +34,8 @@ class BodySolver:
     cardinality = True
     #: Run the plan's key steps (expressions as lookup keys); off: atoms join unkeyed, then filter.
     key_steps = True
+    #: Switch: joins skip the validity intersection when :attr:`timeless` (every row valid always).
+    skip_validity = True
 
     def __init__(self, relations: Mapping[RelKey, Relation], terms: TermDictionary, endpoints: np.ndarray,
                  cap: int, arity: Mapping[RelKey, int]):
@@ -47,6 +49,9 @@ class BodySolver:
         self._plans: dict = {}
         self._bits_for = (-1, 0)
         self._identity: dict = {}
+        #: Every row of every relation valid always (:class:`~.evaluator.Evaluation` decides):
+        #: joins then leave the validity columns as they are.
+        self.timeless = False
 
     def relation(self, rk: RelKey, arity: int) -> Relation:
         """The relation ``rk``, or an empty one of ``arity`` when nothing holds it."""
@@ -83,7 +88,8 @@ class BodySolver:
             if step.kind == "atom":
                 rel = self.relation((item.predicate, item.negated), item.arity)
                 lo, hi = ranges.get(step.label, (0, rel.size))
-                b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record, self.cap)
+                b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record, self.cap,
+                         self.timeless and self.skip_validity)
             elif step.kind == "neg":
                 a = item.atom
                 b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits,
@@ -194,7 +200,7 @@ class BodySolver:
             for c, w in zip(cols, widths):
                 key <<= w
                 key |= c
-            _, first = np.unique(key, return_index=True)
+            first = first_rows(key, sum(widths))
         else:
             _, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)
         if len(first) == b.n:

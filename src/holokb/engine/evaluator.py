@@ -371,6 +371,14 @@ class Evaluation(BodySolver):
 
     def _record(self, batches: list, sel: np.ndarray) -> dict:
         """Store premises and bindings of the kept rows in their rule's proof table."""
+        if len(batches) == 1:  # the usual case: every kept row is the batch's, in order
+            ri, _, b, _ = batches[0]
+            base = self._proof_chunk(ri, b, sel)
+            # proof numbers in the stored column's type when they fit (no narrowing pass later)
+            dt = np.int32 if base + len(sel) < 2**31 else np.int64
+            return {"proof": np.arange(base, base + len(sel), dtype=dt),
+                    "prod": b.meta["prod"][sel] * self.program.rules[ri].weight,
+                    "plen": b.meta["plen"][sel] + 1}
         proof = np.empty(len(sel), np.int64)
         prod = np.empty(len(sel), np.float64)
         plen = np.empty(len(sel), np.int64)
@@ -379,16 +387,22 @@ class Evaluation(BodySolver):
             local = sel[(sel >= start) & (sel < start + b.n)] - start
             at = np.searchsorted(sel, local + start)
             if len(local):
-                table = {k: v[local] for k, v in b.vars.items()}
-                table.update({"#" + k: v[local] for k, v in b.meta.items() if k.startswith("p") and k[1:].isdigit()})
-                base = self.proof_sizes.get(ri, 0)
-                self.proof_tables.setdefault(ri, []).append(table)
-                self.proof_sizes[ri] = base + len(local)
+                base = self._proof_chunk(ri, b, local)
                 proof[at] = base + np.arange(len(local))
                 prod[at] = b.meta["prod"][local] * self.program.rules[ri].weight
                 plen[at] = b.meta["plen"][local] + 1
             start += b.n
         return {"proof": proof, "prod": prod, "plen": plen}
+
+    def _proof_chunk(self, ri: int, b, rows: np.ndarray) -> int:
+        """Append the bindings and premise rows of ``b``'s ``rows`` to rule ``ri``'s proof table;
+        the proof number of the first of them."""
+        table = {k: v[rows] for k, v in b.vars.items()}
+        table.update({"#" + k: v[rows] for k, v in b.meta.items() if k.startswith("p") and k[1:].isdigit()})
+        base = self.proof_sizes.get(ri, 0)
+        self.proof_tables.setdefault(ri, []).append(table)
+        self.proof_sizes[ri] = base + len(rows)
+        return base
 
     def _hit(self, limit: LimitHit) -> None:
         if not self.truncated:

@@ -111,18 +111,22 @@ def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int, 
     k = fits(len(cols), bits)
     idx = rel.index(tuple(cols), bits)
     pos, rows = idx.probe(pack(vals[:k], bits), cap)
-    keep = (rows >= lo) & (rows < hi)
+    # the index holds rows [0, rel.size): a range over all of them needs no check
+    keep = (rows >= lo) & (rows < hi) if lo > 0 or hi < rel.size else None
     for c, v in zip(cols[k:], vals[k:]):
-        keep &= rel.col(c)[rows] == v[pos]
-    if not keep.all():
+        same = rel.col(c)[rows] == v[pos]
+        keep = same if keep is None else keep & same
+    if keep is not None and not keep.all():
         pos, rows = pos[keep], rows[keep]
     return pos, rows
 
 
 def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
-         terms: TermDictionary, bits: int, record: bool, cap: int | None = None) -> Bindings:
+         terms: TermDictionary, bits: int, record: bool, cap: int | None = None,
+         timeless: bool = False) -> Bindings:
     """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``);
-    more than ``cap`` matching pairs raise :class:`IntermediateOverflow` before any allocation."""
+    more than ``cap`` matching pairs raise :class:`IntermediateOverflow` before any allocation.
+    ``timeless``: every binding and row is valid always, so the intersection is skipped."""
     if UNIT_VIEWS and b.n == 1 and not b.vars and _plain(atom) and b.meta.keys() <= _UNIT_META:
         _check(hi - lo, cap)
         return _join_unit(b, atom, label, rel, lo, hi, record)
@@ -142,18 +146,19 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
                 fresh[t.name] = p
     for name, p in fresh.items():
         out.vars[name] = rel.col(p)[rows]
-    vf = np.maximum(out.meta["vf"], rel.meta("valid_from")[rows])
-    vt = np.minimum(out.meta["vt"], rel.meta("valid_to")[rows])
-    out.meta["vf"], out.meta["vt"] = vf, vt
+    if not timeless:
+        vf = np.maximum(out.meta["vf"], rel.meta("valid_from")[rows])
+        vt = np.minimum(out.meta["vt"], rel.meta("valid_to")[rows])
+        out.meta["vf"], out.meta["vt"] = vf, vt
+        nonempty = vf < vt  # an empty intersection of validity ⇒ no derivation
+        keep = nonempty if keep is None else keep & nonempty
     out.meta["depth"] = np.maximum(out.meta["depth"], rel.meta("depth")[rows])
     if record:
         out.meta[f"p{label}"] = rows
     if "prod" in out.meta and rel.has_meta("prod"):
         out.meta["prod"] = out.meta["prod"] * rel.meta("prod")[rows]
         out.meta["plen"] = out.meta["plen"] + rel.meta("plen")[rows]
-    nonempty = vf < vt  # an empty intersection of validity ⇒ no derivation
-    keep = nonempty if keep is None else keep & nonempty
-    return out.filter(keep)
+    return out if keep is None else out.filter(keep)
 
 
 #: Join the single empty binding with a plain atom as row-range views (:func:`_join_unit`).
@@ -190,8 +195,12 @@ def _join_unit(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: 
         out[f"p{label}"] = np.arange(lo, hi, dtype=np.int64)
     if "prod" in meta:
         if rel.has_meta("prod"):
-            out["prod"] = meta["prod"] * rel.meta("prod")[lo:hi]
-            out["plen"] = meta["plen"] + rel.meta("plen")[lo:hi]
+            # From the unit binding (score 1, no steps) the rows' own scores are the result: a
+            # read-only view and a widening copy (path lengths are summed in int64) instead of
+            # a product and a sum per row.
+            prod, plen = rel.meta("prod")[lo:hi], rel.meta("plen")[lo:hi]
+            out["prod"] = _ro(prod) if meta["prod"][0] == 1.0 else meta["prod"] * prod
+            out["plen"] = plen.astype(np.int64) if meta["plen"][0] == 0 else meta["plen"] + plen
         else:
             out["prod"], out["plen"] = np.repeat(meta["prod"], n), np.repeat(meta["plen"], n)
     res = Bindings(n, vars_, out)

@@ -34,7 +34,7 @@ class KeySet:
     ([False, True], 3)
     """
 
-    __slots__ = ("table", "shift", "used", "size")
+    __slots__ = ("table", "shift", "used", "size", "_claim")
 
     def __init__(self) -> None:
         self._alloc(16)
@@ -44,6 +44,7 @@ class KeySet:
         self.table = np.full(cap, _EMPTY, np.int64)
         self.shift = np.uint64(64 - (cap.bit_length() - 1))
         self.used = 0  # occupied slots, released ones included
+        self._claim = None  # :meth:`_insert`'s scratch, one entry per slot, all _NO_CLAIM between calls
 
     def __len__(self) -> int:
         return self.size
@@ -81,10 +82,14 @@ class KeySet:
         keys = np.asarray(keys, dtype=np.int64)
         if len(keys) <= SMALL and self.used + len(keys) <= (3 * len(self.table)) // 4:
             return np.array(self._add_small(keys.tolist()), dtype=bool)
-        absent = None
+        absent = start = None
         if self.size:
             # Most candidates are usually old: look them up first so the table grows by what is new.
-            absent = np.flatnonzero(~self.contains(keys))
+            # A lookup that misses stops at the empty slot where the key would go: the insert
+            # starts there instead of probing the same run from the home slot again.
+            found, stop = self._lookup(keys)
+            absent = np.flatnonzero(~found)
+            start = stop[absent]
         if absent is None:
             absent = np.arange(len(keys), dtype=np.int64)
         mask = np.zeros(len(keys), dtype=bool)
@@ -98,9 +103,12 @@ class KeySet:
             if room < len(absent) - done and room < max(1024, cap // 64):
                 # a same-size regrow when released slots are what fills the table
                 self._grow(cap if cap >= 8192 and 2 * self.size <= cap else 2 * cap)
+                start = None  # the slots found belong to the old table
                 continue
             chunk = absent[done:done + room]
-            mask[chunk[self._insert(keys[chunk])]] = True
+            # Earlier chunks only filled empty slots: a start slot is still at or before the
+            # first slot of its probe run that can hold its key.
+            mask[chunk[self._insert(keys[chunk], None if start is None else start[done:done + room])]] = True
             done += len(chunk)
         return mask
 
@@ -130,13 +138,18 @@ class KeySet:
                 slot = (slot + 1) & top
         return mask
 
-    def _insert(self, keys: np.ndarray) -> np.ndarray:
+    def _insert(self, keys: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+        """Insert keys; True at the first candidate of each key put in.  ``start``: slots to start
+        probing from (default: the home slots) — only ones where every slot of the probe run
+        before them holds another key."""
         table = self.table
-        claim = np.full(len(table), _NO_CLAIM, np.int32)  # scratch: smallest candidate per slot
+        claim = self._claim  # scratch: smallest candidate per slot (a fresh table-sized fill per
+        if claim is None:   # call cost more than the inserts of a small batch into a large table)
+            claim = self._claim = np.full(len(table), _NO_CLAIM, np.int32)
         mask = np.zeros(len(keys), dtype=bool)
         top = len(table) - 1
         pos = np.arange(len(keys), dtype=np.int64)
-        slot = self._home(keys)
+        slot = self._home(keys) if start is None else start
         key = keys
         while len(pos):
             cur = table[slot]
@@ -145,8 +158,13 @@ class KeySet:
             if empty.any():
                 e = np.flatnonzero(empty)
                 es, ep, ek = slot[e], pos[e], key[e]
-                np.minimum.at(claim, es, ep.astype(np.int32))
-                win = claim[es] == ep  # one winner per empty slot: its smallest candidate
+                try:
+                    np.minimum.at(claim, es, ep.astype(np.int32))
+                    win = claim[es] == ep  # one winner per empty slot: its smallest candidate
+                    claim[es] = _NO_CLAIM
+                except BaseException:  # e.g. MemoryError: a dirty scratch would pick no winner later
+                    self._claim = None
+                    raise
                 table[es[win]] = ek[win]
                 mask[ep[win]] = True
                 settled[e] = table[es] == ek  # the winner and later candidates of the same key
@@ -162,20 +180,31 @@ class KeySet:
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         """Boolean mask: is each key in the set."""
+        return self._lookup(keys)[0]
+
+    def _lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(is each key in the set, the empty slot where each absent key's probe run ended)."""
         keys = np.asarray(keys, dtype=np.int64)
-        out = np.zeros(len(keys), dtype=bool)
         top = len(self.table) - 1
-        pos = np.arange(len(keys), dtype=np.int64)
         slot = self._home(keys)
-        key = keys
+        # The first round reads every key's home slot: its answers are written whole, not scattered.
+        cur = self.table[slot]
+        out = cur == keys
+        empty = cur == _EMPTY
+        stop = slot  # only read where the key ended up absent: those entries are set below
+        pos = np.flatnonzero(~(out | empty))
+        key = keys[pos]
+        slot = (slot[pos] + 1) & top
         while len(pos):
             cur = self.table[slot]
             hit = cur == key
             out[pos[hit]] = True
-            rest = np.flatnonzero(~hit & (cur != _EMPTY))
+            empty = cur == _EMPTY
+            stop[pos[empty]] = slot[empty]
+            rest = np.flatnonzero(~(hit | empty))
             pos, key = pos[rest], key[rest]
             slot = (slot[rest] + 1) & top
-        return out
+        return out, stop
 
     def discard(self, keys: np.ndarray) -> None:
         """Remove ``keys`` (those present); their slots stay occupied for probing until a regrow."""

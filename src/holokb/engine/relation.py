@@ -60,6 +60,21 @@ def pack_widths(cols: list[np.ndarray], widths: tuple[int, ...]) -> np.ndarray:
     return key
 
 
+def first_rows(key: np.ndarray, bits: int) -> np.ndarray:
+    """Positions of the first occurrence of every distinct key (keys >= 0 below ``2**bits``), in
+    key order.  With room in an int64 for the positions, (key, position) pairs are packed and
+    sorted plainly — ~4x faster than np.unique's stable argsort (RDFS 100k's distinct passes)."""
+    n = len(key)
+    rb = max(n - 1, 1).bit_length()
+    if bits + rb > 63 or n == 0:
+        return np.unique(key, return_index=True)[1]
+    comp = (key.astype(np.int64) << rb) | np.arange(n, dtype=np.int64)
+    comp.sort()
+    head = np.ones(n, dtype=bool)
+    np.not_equal(comp[1:] >> rb, comp[:-1] >> rb, out=head[1:])
+    return comp[head] & ((1 << rb) - 1)
+
+
 def _widths(bits: "int | tuple[int, ...]", n: int) -> tuple[int, ...]:
     return (bits,) * n if isinstance(bits, int) else bits
 
@@ -129,9 +144,11 @@ class SortedIndex:
         if cap is not None and total > cap:
             raise IntermediateOverflow(total, cap)
         pos = np.repeat(np.arange(len(probe_keys), dtype=np.int64), counts)
-        ends = np.cumsum(counts)
-        offs = np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
-        rows = self.order[np.repeat(lo, counts) + offs].astype(np.int64)  # callers index with it
+        # the k-th pair of a probe reads order[lo + k]: one repeat of (lo - first pair number)
+        shift = lo - (np.cumsum(counts) - counts)
+        at = np.arange(total, dtype=np.int64)
+        at += np.repeat(shift, counts)
+        rows = self.order[at].astype(np.int64, copy=False)  # callers index with it
         return pos, rows
 
     def contains(self, probe_keys: np.ndarray) -> np.ndarray:
