@@ -17,15 +17,12 @@ from ..core.limits import Deadline
 from ..core.premises import DerivedRef, PremiseRef
 from ..core.time import Interval
 from .dictionary import TermDictionary
-from .model import Absence
+from .model import Absence, _interval
 from .proofs import path_score
 from .steps import Columns, RuleLayout
 
 if TYPE_CHECKING:
     from .model import Model, ProofStep
-
-_OPEN = 2**63 - 1  # the engine's open valid_to (int64 max)
-
 
 #: :class:`~.model.Absence` with term ids (None where the negated atom has ``?_``).
 EncodedAbsence = Absence[int]
@@ -55,10 +52,6 @@ class EncodedSteps:
 
     steps: tuple[EncodedStep, ...]
     minted: tuple[int, ...]
-
-
-def _interval(vf: int, vt: int) -> Interval:
-    return Interval(vf, None if vt == _OPEN else vt)
 
 
 def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> EncodedSteps:
