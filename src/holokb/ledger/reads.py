@@ -260,7 +260,7 @@ class LedgerReads:
         """
         where, args = (_RECORDED, (as_of.system, as_of.system)) if all_valid else (_VISIBLE, _vis(as_of))
         rows = self._db.execute(
-            "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.hash "
+            "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.fact_id, f.hash "
             f"FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {where} "
             f"ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, {_SPAN_KEY}",
             (MAX_TIME, *args),
@@ -268,8 +268,8 @@ class LedgerReads:
         import numpy as np  # where arrays are built: a ledger opened for a count stays light
 
         n = len(rows)
-        cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(5)]
-        return EncodedFacts(*cols, tuple(r[5].hex() for r in rows))
+        cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(6)]
+        return EncodedFacts(*cols[:5], tuple(r[6].hex() for r in rows), cols[5])
 
     def timeless_at(self, system: int) -> bool:
         """Whether every plain triple recorded at ``system`` holds over the whole valid-time axis (a
