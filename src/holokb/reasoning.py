@@ -190,7 +190,7 @@ def stored_columns(model: "Model", columns: "EncodedColumns", fact_rows: Mapping
     n = columns.count
     groups = []
     for g in columns.groups:
-        m = len(g.seq)
+        m = len(g.facts)
         premises = np.zeros((m, len(g.premises)), dtype=np.int64)
         for c, p in enumerate(g.premises):
             code = np.zeros(m, dtype=np.int64)
@@ -201,8 +201,7 @@ def stored_columns(model: "Model", columns: "EncodedColumns", fact_rows: Mapping
             premises[:, c] = code
         names = tuple(name for name, _ in g.bindings)
         bindings = np.stack([v for _, v in g.bindings], axis=1) if names else np.zeros((m, 0), dtype=np.int64)
-        groups.append(DerivedGroup(g.predicate, g.negated, g.rule, g.seq, g.args, g.valid_from, g.valid_to, g.depth,
-                                   g.score, premises, names, bindings))
+        groups.append(DerivedGroup(g.facts, premises, names, bindings))
     return DerivedColumns(tuple(groups), n, {i: model.terms.term(i) for i in columns.minted})
 
 

@@ -64,12 +64,13 @@ def steps_of_columns(cols, model) -> list[EncodedStep]:
     """Per-step objects read back from the columns, in position order."""
     out = {}
     for g in cols.groups:
-        for k, seq in enumerate(g.seq.tolist()):
+        f = g.facts
+        for k, seq in enumerate(f.seq.tolist()):
             premises = tuple(DerivedRef(int(p.value[k])) if p.derived[k]
                              else model.input_keys[p.relation][int(p.value[k])] for p in g.premises)
-            out[seq] = EncodedStep(g.predicate, tuple(g.args[k].tolist()),
-                                   _interval(int(g.valid_from[k]), int(g.valid_to[k])), g.rule, int(g.depth[k]),
-                                   None if g.score is None else float(g.score[k]), g.negated, premises,
+            out[seq] = EncodedStep(f.predicate, tuple(f.args[k].tolist()),
+                                   _interval(int(f.valid_from[k]), int(f.valid_to[k])), f.rule, int(f.depth[k]),
+                                   None if f.score is None else float(f.score[k]), f.negated, premises,
                                    tuple((n, int(v[k])) for n, v in g.bindings))
     assert sorted(out) == list(range(cols.count))
     return [out[k] for k in range(cols.count)]

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from holokb.analysis import analyze, render
 from holokb.core import AsOf, InvalidValueError, LedgerError, parse_instant
+from holokb.core.fact_columns import FactColumns
 from holokb.kb import KnowledgeBase, derived_records
 from holokb.ledger.derived_columns import DerivedColumns, DerivedGroup
 from holokb.syntax import parse_rules
@@ -82,10 +83,10 @@ def test_column_and_record_stores_agree_on_random_programs(text, rows):
 
 def _group(seq, premises=((),), score=(0.5,), args=((1, 1),)):
     n = len(seq)
-    return DerivedGroup("http://example.org/q", False, "r", np.array(seq, np.int64), np.array(args, np.int64),
+    facts = FactColumns("http://example.org/q", False, "r", np.array(seq, np.int64), np.array(args, np.int64),
                         np.zeros(n, np.int64), np.full(n, 2**63 - 1, np.int64), np.zeros(n, np.int64),
-                        np.array(score, np.float64), np.array(premises, np.int64).reshape(n, -1), (),
-                        np.zeros((n, 0), np.int64))
+                        np.array(score, np.float64))
+    return DerivedGroup(facts, np.array(premises, np.int64).reshape(n, -1), (), np.zeros((n, 0), np.int64))
 
 
 def test_column_store_refuses_bad_columns(tmp_path):

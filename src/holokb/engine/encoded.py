@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.fact_columns import FactColumns
 from ..core.limits import Deadline
 from ..core.premises import DerivedRef, PremiseRef
 from ..core.time import Interval
@@ -135,20 +136,11 @@ class StepColumns:
     """The proof steps of the derived facts of one relation that one rule derived (with or without a
     recorded step), as columns: :class:`EncodedStep` without a Python object per step.
 
-    ``seq``: positions in :meth:`Model.derived`; ``args``: (rows × arity) ids; ``valid_to`` is
-    int64 max for an open end; ``score`` None when proofs were not recorded; ``premises``: one per
-    positive body atom (empty when the step is not recorded: no proofs, or a row of the
-    transitive plan); ``bindings``: (name, ids) sorted by name.  Absences are left out."""
+    ``facts``: positions (in :meth:`Model.derived`), args, intervals, depths, scores;
+    ``premises``: one per positive body atom (empty when the step is not recorded: no proofs, or a
+    row of the transitive plan); ``bindings``: (name, ids) sorted by name.  Absences are left out."""
 
-    predicate: str
-    negated: bool
-    rule: str
-    seq: np.ndarray
-    args: np.ndarray
-    valid_from: np.ndarray
-    valid_to: np.ndarray
-    depth: np.ndarray
-    score: np.ndarray | None
+    facts: FactColumns
     premises: tuple[PremiseColumn, ...]
     bindings: tuple[tuple[str, np.ndarray], ...]
 
@@ -212,9 +204,9 @@ def encoded_columns(model: "Model", *, deadline: Deadline | None = None) -> Enco
                     used.extend(v for _, v in bindings)
                     premises = tuple(_premise_column(model, prk, prow, base, fact_of)
                                      for prk, prow in zip(layout.atoms, rows))
-                groups.append(StepColumns(rk[0], rk[1], names[ri], seq[sel], ft.ids[sel], ft.valid_from[sel],
-                                          ft.valid_to[sel], depth[sel], None if score is None else score[sel],
-                                          premises, bindings))
+                facts = FactColumns(rk[0], rk[1], names[ri], seq[sel], ft.ids[sel], ft.valid_from[sel],
+                                    ft.valid_to[sel], depth[sel], None if score is None else score[sel])
+                groups.append(StepColumns(facts, premises, bindings))
         count = n0 + len(first)
     ids = np.unique(np.concatenate(used)) if used else np.zeros(0, np.int64)
     terms = model.terms

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
 from ..core.errors import InvalidValueError, LedgerError
+from ..core.fact_columns import FactColumns
 from ..core.terms import IRI, Term
 from ..core.time import MAX_TIME
 
@@ -25,23 +26,13 @@ if TYPE_CHECKING:  # numpy loads where arrays are read: a ledger opened for a co
 
 @dataclass(frozen=True, slots=True)
 class DerivedGroup:
-    """Derived facts sharing predicate, polarity, rule and proof layout (one row per fact).
+    """Derived facts sharing predicate, polarity, rule and proof layout (one row per fact): ``facts``
+    (positions in the closure, term-id args, intervals with int64 max = MAX_TIME for an open end,
+    depths, scores); ``premises``: (rows × k) premise codes in body order — an asserted fact's
+    ledger row id (``> 0``), ``-1 - seq`` for the derived fact at position ``seq``, 0 for none (left
+    out); ``bindings``: (rows × len(names)) term ids of the variables ``binding_names`` (sorted)."""
 
-    ``seq``: each fact's position in the closure; ``args``: (rows × arity) term ids;
-    ``valid_to``: MAX_TIME for an open end; ``score``: None for no scores; ``premises``: (rows × k)
-    premise codes in body order — an asserted fact's ledger row id (``> 0``), ``-1 - seq`` for the
-    derived fact at position ``seq``, 0 for none (left out); ``bindings``: (rows × len(names)) term
-    ids of the variables ``binding_names`` (sorted)."""
-
-    predicate: str
-    negated: bool
-    rule: str
-    seq: np.ndarray
-    args: np.ndarray
-    valid_from: np.ndarray
-    valid_to: np.ndarray
-    depth: np.ndarray
-    score: np.ndarray | None
+    facts: FactColumns
     premises: np.ndarray
     binding_names: tuple[str, ...]
     bindings: np.ndarray
@@ -67,32 +58,32 @@ def write_columns(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
     cid = writer.cid
     max_ref = -1
     for g in groups:
-        m = len(g.seq)
+        f = g.facts
+        m = len(f)
         if not m:
             continue
-        args = remap(g.args)
+        args = remap(f.args)
         arity = args.shape[1]
         cols = args.T.tolist()
         s = cols[0] if arity else [None] * m
         o = cols[1] if arity > 1 else [None] * m
         if arity > 2:
-            rest = _formatted("[" + ", ".join(["%d"] * (arity - 2)) + "]", cols[2:])
+            rest = _formatted("[" + ", ".join(["%d"] * (arity - 2)) + "]", cols[2:])  # what json.dumps writes
             keys = [_encodings(writer, c, minted_terms) for c in cols[2:]]
             rest_key = keys[0] if len(keys) == 1 else [b"".join(t) for t in zip(*keys)]
         else:
             rest = rest_key = [None] * m
-            if arity == 2 and not g.negated:
+            if arity == 2 and not f.negated:
                 writer.binary += m
-        p = writer.term(IRI(g.predicate))
-        vt = g.valid_to.tolist()
+        p = writer.term(IRI(f.predicate))
+        vt = f.valid_to.tolist()
         valid_to = [None if t == MAX_TIME else t for t in vt] if MAX_TIME in vt else vt
-        score = [None] * m if g.score is None else g.score.tolist()
+        score = [None] * m if f.score is None else f.score.tolist()
         codes = g.premises
         if codes.size:
             derived = codes[codes < 0]
             if len(derived):
                 max_ref = max(max_ref, int(-derived.min()) - 1)
-        premises = _premise_texts(codes)
         names = writer.names
         parts = []
         for name in g.binding_names:
@@ -101,11 +92,12 @@ def write_columns(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
                 nj = names[name] = json.dumps(name)
             parts.append(nj.replace("%", "%%") + ",%d")
         bindings = _formatted("[" + ",".join(parts) + "]", remap(g.bindings).T.tolist()) if parts else ["[]"] * m
-        for k, row in zip(g.seq.tolist(), zip([cid] * m, g.seq.tolist(), [p] * m, [arity] * m, s, o, rest, rest_key,
-                                              [1 if g.negated else 0] * m, g.valid_from.tolist(), valid_to,
-                                              [g.rule] * m, g.depth.tolist(), score, premises, bindings)):
+        seq = f.seq.tolist()
+        for k, row in zip(seq, zip([cid] * m, seq, [p] * m, [arity] * m, s, o, rest, rest_key,
+                                   [1 if f.negated else 0] * m, f.valid_from.tolist(), valid_to, [f.rule] * m,
+                                   f.depth.tolist(), score, _premise_texts(codes), bindings)):
             rows[k] = row
-        writer.rule_counts[g.rule] += m
+        writer.rule_counts[f.rule] += m
     writer.n = n
     writer.max_ref = max(writer.max_ref, max_ref)
     pending = writer.terms.take_pending()
@@ -127,14 +119,13 @@ def _check(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
     seen = np.zeros(n, dtype=np.int64)
     asserted = []
     for g in closure.groups:
-        seq = np.asarray(g.seq, dtype=np.int64)
+        seq, score = np.asarray(g.facts.seq, dtype=np.int64), g.facts.score
         if len(seq) and (seq.min() < 0 or seq.max() >= n):
             raise InvalidValueError(f"derived positions must lie in [0, {n}), got {int(seq.min())}..{int(seq.max())}")
         np.add.at(seen, seq, 1)
-        if g.score is not None and not np.isfinite(g.score).all():
-            bad = int(seq[~np.isfinite(g.score)][0])
-            raise InvalidValueError(f"derived fact d:{bad} has a non-finite score "
-                                    f"{float(g.score[~np.isfinite(g.score)][0])!r}")
+        if score is not None and not np.isfinite(score).all():
+            bad = np.flatnonzero(~np.isfinite(score))[0]
+            raise InvalidValueError(f"derived fact d:{int(seq[bad])} has a non-finite score {float(score[bad])!r}")
         if g.premises.size:
             asserted.append(g.premises[g.premises > 0])
     if n and (seen != 1).any():
@@ -165,23 +156,24 @@ def _intern_minted(writer: "_ClosureWriter", closure: DerivedColumns):
             pending[i] = t
         else:
             resolved[i] = writer.term(t)  # checks it is an IRI or a Literal; mints nothing
-    preds = sorted({g.predicate for g in closure.groups})
+    preds = sorted({g.facts.predicate for g in closure.groups})
     pend = np.array(sorted(pending), dtype=np.int64)
     seqs, cols, keys = [], [], []  # keys: a minted id (>= 0) or -1 - predicate index
     for g in closure.groups:
-        if not len(g.seq):
+        f = g.facts
+        if not len(f):
             continue
-        arity = g.args.shape[1]
-        for c, col in enumerate((*g.args.T, *g.bindings.T)):
+        arity = f.args.shape[1]
+        for c, col in enumerate((*f.args.T, *g.bindings.T)):
             hit = np.isin(col, pend)
             if hit.any():
-                seqs.append(g.seq[hit])
+                seqs.append(f.seq[hit])
                 cols.append(np.full(int(hit.sum()), c if c < arity else c + 1))
                 keys.append(col[hit])
-        first = int(np.argmin(g.seq))
-        seqs.append(g.seq[first:first + 1])
+        first = int(np.argmin(f.seq))
+        seqs.append(f.seq[first:first + 1])
         cols.append(np.array([arity]))
-        keys.append(np.array([-1 - preds.index(g.predicate)]))
+        keys.append(np.array([-1 - preds.index(f.predicate)]))
     if seqs:
         seq, col, key = (np.concatenate(a).astype(np.int64) for a in (seqs, cols, keys))
         for k in key[np.lexsort((col, seq))].tolist():

@@ -259,9 +259,12 @@ class LedgerReads:
         for a given file (ids are that file's dictionary encoding).
         """
         where, args = (_RECORDED, (as_of.system, as_of.system)) if all_valid else (_VISIBLE, _vis(as_of))
+        # Every span is read either way: a plain scan of spans with a rowid lookup of its fact is ~20%
+        # cheaper than walking facts by index and searching each one's spans (LUBM: 0.20 s vs 0.26 s).
+        # The ORDER BY is a total order, so the plan cannot change the rows' order.
         rows = self._db.execute(
             "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.fact_id, f.hash "
-            f"FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {where} "
+            f"FROM spans sp CROSS JOIN facts f ON f.fact_id = sp.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {where} "
             f"ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, {_SPAN_KEY}",
             (MAX_TIME, *args),
         ).fetchall()
