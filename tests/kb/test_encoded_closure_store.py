@@ -148,3 +148,36 @@ def test_encoded_and_decoded_stores_write_the_same_bytes(tmp_path):
         old.close()
         new.close()
 
+
+
+def test_a_deadline_while_encoding_stores_a_prefix_without_dangling_premises(tmp_path, monkeypatch):
+    """The deadline expires after the first relations are encoded: the stored closure is truncated
+    (timeout) and holds exactly those positions, their premises on later positions left out."""
+    import holokb.kb as kbmod
+    from holokb.core import LimitHit
+
+    prog = analyze(parse_rules(RULES, file="r.hkr"))
+    full_kb, cut_kb = _kb(tmp_path, "full"), _kb(tmp_path, "cut")
+    try:
+        full_kb.derive_and_store(prog, as_of=AT, computed_at=7)
+        full, _ = _stored(full_kb)
+        calls = {"n": 0}
+
+        def expired(self):
+            calls["n"] += 1
+            return calls["n"] > 2  # two relations pass, then the reserve is gone
+
+        monkeypatch.setattr(kbmod._Reserve, "expired", expired)
+        _, info = cut_kb.derive_and_store(prog, as_of=AT, computed_at=7)
+        cut, _ = _stored(cut_kb)
+        assert info.truncated and info.limit_hit is LimitHit.TIMEOUT
+        assert 0 < len(cut) == info.derived < len(full)
+        n = len(cut)
+        for a, b in zip(full, cut):
+            kept = [c for c in a[13].split(",") if c and not (int(c) < 0 and -int(c) - 1 >= n)]
+            assert b[:13] == a[:13] and b[14] == a[14] and b[13] == ",".join(kept)
+        assert any(-int(c) - 1 >= n for a in full[:n] for c in a[13].split(",") if c and int(c) < 0), \
+            "the cut drops some premise"
+    finally:
+        full_kb.close()
+        cut_kb.close()

@@ -19,10 +19,10 @@ from ..core.fact_columns import FactColumns
 from ..core.limits import Deadline
 from ..core.premises import DerivedRef, PremiseRef
 from ..core.time import Interval
+from .database import RelKey
 from .dictionary import TermDictionary
 from .model import Absence, _interval
 from .proofs import path_score
-from .database import RelKey
 from .steps import Columns, RuleLayout
 
 if TYPE_CHECKING:
