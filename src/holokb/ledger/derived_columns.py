@@ -116,18 +116,18 @@ def _check(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
     import numpy as np
 
     n = closure.count
-    seen = np.zeros(n, dtype=np.int64)
-    asserted = []
+    seqs, asserted = [], []
     for g in closure.groups:
         seq, score = np.asarray(g.facts.seq, dtype=np.int64), g.facts.score
         if len(seq) and (seq.min() < 0 or seq.max() >= n):
             raise InvalidValueError(f"derived positions must lie in [0, {n}), got {int(seq.min())}..{int(seq.max())}")
-        np.add.at(seen, seq, 1)
+        seqs.append(seq)
         if score is not None and not np.isfinite(score).all():
             bad = np.flatnonzero(~np.isfinite(score))[0]
             raise InvalidValueError(f"derived fact d:{int(seq[bad])} has a non-finite score {float(score[bad])!r}")
         if g.premises.size:
             asserted.append(g.premises[g.premises > 0])
+    seen = np.bincount(np.concatenate(seqs), minlength=n) if seqs else np.zeros(n, dtype=np.int64)
     if n and (seen != 1).any():
         raise InvalidValueError(f"derived position d:{int(np.flatnonzero(seen != 1)[0])} is not given exactly once")
     ids = np.unique(np.concatenate(asserted)) if asserted else np.zeros(0, np.int64)
