@@ -183,8 +183,11 @@ def stored_columns(model: "Model", columns: "EncodedColumns", fact_rows: Mapping
         hit = input_codes.get(rk)
         if hit is None:
             keys = model.input_keys[rk]
-            hit = input_codes[rk] = np.fromiter(
-                (fact_rows[k.fact_id] if k.__class__ is AssertedRef else 0 for k in keys), np.int64, len(keys))
+            try:
+                hit = input_codes[rk] = np.fromiter(
+                    (fact_rows[k.fact_id] if k.__class__ is AssertedRef else 0 for k in keys), np.int64, len(keys))
+            except KeyError as e:  # an input fact input_at did not read: the model is not over this input
+                raise HolokbError(f"premise fact {str(e.args[0])[:12]}… is not one input_at read") from None
         return hit
 
     n = columns.count

@@ -181,3 +181,22 @@ def test_a_deadline_while_encoding_stores_a_prefix_without_dangling_premises(tmp
     finally:
         full_kb.close()
         cut_kb.close()
+
+
+def test_stored_columns_refuse_premises_input_at_did_not_read(tmp_path):
+    """A model whose input facts are not in the given row-id map is refused (no premise silently lost)."""
+    from holokb.core import HolokbError
+    from holokb.engine.encoded import encoded_columns
+    from holokb.reasoning import input_at, stored_columns
+
+    prog = analyze(parse_rules(RULES, file="r.hkr"))
+    kb = _kb(tmp_path, "rows")
+    try:
+        db, rows = input_at(kb.ledger, AT, prog)
+        model = kb.derive(prog, as_of=AT, record_proofs=True)
+        cols = encoded_columns(model)
+        assert stored_columns(model, cols, rows).count == model.derived_count()
+        with pytest.raises(HolokbError, match="not one input_at read"):
+            stored_columns(model, cols, {})
+    finally:
+        kb.close()
