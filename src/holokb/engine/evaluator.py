@@ -26,6 +26,7 @@ import numpy as np
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
 from ..core.limits import LimitHit, Limits
 from . import body as _body
+from . import rowloop as _rowloop
 from . import rowwise as _rowwise
 from .body import BodySolver
 from .database import Database, RelKey
@@ -158,6 +159,7 @@ class Evaluation(BodySolver):
         old_end = {rk: 0 for rk in own}
         first = True
         iteration = 0
+        fused, back = None, False  # the fused small-delta loop (:mod:`.rowloop`), made on first use
         while True:
             if self.deadline.expired():
                 self._hit(LimitHit.TIMEOUT)
@@ -165,6 +167,20 @@ class Evaluation(BodySolver):
             if self.limits.max_depth is not None and iteration >= self.limits.max_depth:
                 self._hit(LimitHit.MAX_DEPTH)
                 return
+            if not first and not back and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+                if fused is None:
+                    fused = _rowloop.eligible(self, rules, own)
+                    if fused:
+                        if self._rows is None:
+                            self._rows = _rowwise.RowIteration(self)
+                        fused = _rowloop.FusedLoop(self, self._rows, shapes, own)
+                if fused:
+                    state, iteration = fused.run(delta, old_end, iteration)
+                    if state in ("done", "stop"):
+                        return
+                    back = state == "back"  # that iteration runs on the other paths
+                    continue
+            back = False
             iteration += 1
             self.iterations += 1
             out: dict[RelKey, list] = {}
