@@ -151,6 +151,8 @@ class FusedLoop:
         keep = self._keep
         undo = (ev.derived, list(ev.rule_counts), ev.iterations)
         try:
+            if not ev.record and ev.limits.max_derived is None and all(v[6] is not None for v in variants):
+                return self._loop(order, variants)(delta, old_end, iteration)
             while True:
                 if deadline.expired():
                     ev._hit(LimitHit.TIMEOUT)
@@ -196,6 +198,58 @@ class FusedLoop:
         finally:
             self.flush()
 
+    def _loop(self, order, variants):
+        """The iteration loop itself as generated code, for the usual case (no proofs, no
+        ``max_derived``, every variant's plan fixed): :meth:`run`'s loop with the variants' calls
+        and the store step unrolled (same order, same checks)."""
+        key = tuple(id(v[6]) for v in variants)
+        got = self._code.get("loop")
+        if got is not None and got[0] == key:
+            return got[1]
+        ev = self.ev
+        ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over, "EV": ev,
+              "COUNTS": ev.rule_counts, "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT,
+              "MAX_DEPTH": LimitHit.MAX_DEPTH, "THRESHOLD": _rowwise.THRESHOLD}
+        lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0", "    try:",
+                 "      while True:",
+                 "        if EXPIRED():", "            HIT(TIMEOUT)", "            return 'stop', iteration",
+                 "        if MAXD is not None and iteration >= MAXD:", "            HIT(MAX_DEPTH)",
+                 "            return 'stop', iteration"]
+        for p in range(len(order)):
+            lines.append(f"        out{p} = []")
+        lines += ["        try:", "            pass"]
+        for v, (_, _, _, rk_k, _, _, fn, at) in enumerate(variants):
+            ns[f"LK{v}"] = rk_k
+            ns.update(fn.ns)  # the variant's names are unique per variant (_Compiler's tag)
+            lines += [f"            lo, hi = delta[LK{v}]", "            if lo < hi:"]
+            lines += ["            " + ln.replace("out.append(", f"out{at}.append(") for ln in fn.lines]
+        lines += ["        except _Over:", "            return 'back', iteration", "        iteration += 1",
+                  "        grew = 0"]
+        for p, rk in enumerate(order):
+            st = self.stores[rk]
+            ns[f"LR{p}"], ns[f"LS{p}"], ns[f"LM{p}"], ns[f"LST{p}"] = rk, st.seen, st.mirror, st
+            ns[f"LDEP{p}"], ns[f"LRUL{p}"] = st.mirror.depth, st.rules
+            cols = []
+            for c, col in enumerate(st.mirror.cols):
+                ns[f"LC{p}_{c}"] = col
+                cols.append(f"LC{p}_{c}.append(key[{c}])")
+            lines += [f"        before = n = LM{p}.n",
+                      f"        for key, dep, ri, _ in out{p}:",
+                      f"            if key in LS{p}: continue",
+                      f"            LS{p}.add(key)"]
+            lines += ["            " + c for c in cols]
+            lines += [f"            LDEP{p}.append(dep)", f"            LRUL{p}.append(ri)", "            COUNTS[ri] += 1",
+                      "            n += 1",
+                      "        if n > before:", f"            LM{p}.n = n", "            derived += n - before",
+                      f"            if LST{p}.indexes: LST{p}.grew(before, n)",
+                      f"        old_end[LR{p}] = before", f"        delta[LR{p}] = (before, n)", "        grew += n - before"]
+        lines += ["        if not grew:", "            return 'done', iteration",
+                  "        if grew > THRESHOLD:", "            return 'more', iteration",
+                  "    finally:", "        EV.iterations += iteration - start", "        EV.derived += derived"]
+        exec(compile("\n".join(lines) + "\n", "<fused loop>", "exec"), ns)  # noqa: S102 - our generated loop
+        self._code["loop"] = (key, ns["loop"])
+        return ns["loop"]
+
     def _discard(self, undo) -> None:
         """Forget the rows added since the last flush (their lists may be half written)."""
         ev = self.ev
@@ -208,6 +262,7 @@ class FusedLoop:
             m.n, st.rules, st.proofs = n, [], []
         self.chunks = {}
         self.stores = {}  # dedup sets and indexes may hold the forgotten rows: rebuilt if run again
+        self._code = {}  # compiled code reads the old stores
 
     def _keep(self, st: _Store, cands: list) -> None:
         """Store one relation's candidates of an iteration: the first of equal keys, cut at max_derived."""
@@ -316,7 +371,9 @@ class FusedLoop:
             rel.append(cols, **meta)
             m.vf.extend(vf.tolist())  # the mirror stays a mirror (rowwise reads its validity)
             m.vt.extend(vt.tolist())
-            st.start, st.rules, st.proofs = m.n, [], []
+            st.start = m.n
+            st.rules.clear()  # in place: compiled loops append to these lists
+            st.proofs.clear()
         for ri, chunk in self.chunks.items():
             ev.proof_tables.setdefault(ri, []).append(chunk)
             ev.proof_sizes[ri] = self.sizes[ri]
@@ -345,7 +402,7 @@ class FusedLoop:
         got = self._code.get(id(plan))
         if got is not None and got[0] is plan:
             return got[1]
-        fn = _Compiler(self, ri, rule, plan, k, rec).build()
+        fn = _Compiler(self, ri, rule, plan, k, rec, f"_{len(self._code)}").build()
         self._code[id(plan)] = (plan, fn)
         return fn
 
@@ -357,8 +414,8 @@ _ONCE = (0,)
 class _Compiler:
     """Python source for one rule variant's plan: nested loops, one level per atom (see module doc)."""
 
-    def __init__(self, loop: FusedLoop, ri: int, rule, plan, k: int, rec):
-        self.loop, self.ri, self.rule, self.k, self.rec = loop, ri, rule, k, dict(rec)
+    def __init__(self, loop: FusedLoop, ri: int, rule, plan, k: int, rec, tag: str):
+        self.loop, self.ri, self.rule, self.k, self.rec, self.tag = loop, ri, rule, k, dict(rec), tag
         self.steps, self.live = plan
         self.ev = loop.ev
         self.ns: dict = {"ONE": _ONCE, "_Over": _Over, "LIM": MAX_BINDINGS, "bisect_left": bisect_left,
@@ -372,7 +429,7 @@ class _Compiler:
 
     def _name(self, prefix: str, value=None) -> str:
         self._n += 1
-        name = f"{prefix}{self._n}"
+        name = f"{prefix}{self._n}{self.tag}"
         if value is not None:
             self.ns[name] = value
         return name
@@ -449,7 +506,7 @@ class _Compiler:
         exec(compile(src, f"<fused rule {rule.name}>", "exec"), self.ns)  # noqa: S102 - our own generated plan code
         fn = self.ns["fn"]
         fn.head = (rule.head.predicate, rule.head.negated)
-        fn.source = src
+        fn.source, fn.lines, fn.ns = src, self.lines, {k: v for k, v in self.ns.items() if k not in ("__builtins__", "fn")}
         return fn
 
     def _atom(self, d, label, atom, st, dep, prod, plen, record):
