@@ -80,6 +80,7 @@ class Evaluation(BodySolver):
         self.rule_counts = [0] * len(program.rules)
         self.stale_keys: set[RelKey] = set()
         self._rows: _rowwise.RowIteration | None = None
+        self._premise_names: dict[tuple, list[str]] = {}  # binding meta keys -> the premise-row ones
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -413,8 +414,15 @@ class Evaluation(BodySolver):
     def _proof_chunk(self, ri: int, b, rows: np.ndarray) -> int:
         """Append the bindings and premise rows of ``b``'s ``rows`` to rule ``ri``'s proof table;
         the proof number of the first of them."""
-        table = {k: v[rows] for k, v in b.vars.items()}
-        table.update({"#" + k: v[rows] for k, v in b.meta.items() if k.startswith("p") and k[1:].isdigit()})
+        names = self._premise_names.get(tuple(b.meta))
+        if names is None:
+            names = self._premise_names[tuple(b.meta)] = [k for k in b.meta if k.startswith("p") and k[1:].isdigit()]
+        if len(rows) == b.n:  # every row kept (the usual case): no gather of arrays the bindings own
+            table = {k: v if v.base is None else v.copy() for k, v in b.vars.items()}
+            table.update({"#" + k: b.meta[k] if b.meta[k].base is None else b.meta[k].copy() for k in names})
+        else:
+            table = {k: v[rows] for k, v in b.vars.items()}
+            table.update({"#" + k: b.meta[k][rows] for k in names})
         base = self.proof_sizes.get(ri, 0)
         self.proof_tables.setdefault(ri, []).append(table)
         self.proof_sizes[ri] = base + len(rows)
