@@ -40,6 +40,9 @@ MAX_BINDINGS = 1024
 #: Below this ``max_edges``/intermediate cap the vector path's pair counts could stop a join this
 #: path would finish: such runs stay on the other paths.
 MIN_CAP = 1 << 16
+#: Rows the loop keeps before it hands them to the relations (and comes back): the hand-over then
+#: costs ~10 ms, so a deadline that stops the loop is not overrun by storing a long run's rows.
+FLUSH_ROWS = 8192
 _SMALL = 2**31  # operands of + - * below this: exact in int64 (as rowwise / builtins)
 
 
@@ -134,7 +137,7 @@ class FusedLoop:
     # -- the loop ----------------------------------------------------------------------------------
     def run(self, delta: dict, old_end: dict, iteration: int) -> tuple[str, int]:
         """Iterate until the fixpoint (``"done"``), a budget (``"stop"``), a delta past the threshold
-        (``"more"``) or an iteration past :data:`MAX_BINDINGS` (``"back"``: not run, not counted);
+        or :data:`FLUSH_ROWS` rows kept (``"more"``) or an iteration past :data:`MAX_BINDINGS` (``"back"``: not run, not counted);
         ``delta``/``old_end`` are updated in place.  The rows reach the relations before it returns."""
         ev = self.ev
         deadline, max_depth = ev.deadline, ev.limits.max_depth
@@ -190,7 +193,7 @@ class FusedLoop:
                         return "stop", iteration
                 if not grew:
                     return "done", iteration
-                if grew > _rowwise.THRESHOLD:
+                if grew > _rowwise.THRESHOLD or ev.derived - undo[0] >= FLUSH_ROWS:
                     return "more", iteration
         except BaseException:  # MemoryError and the like: the run stops; store nothing of this loop
             self._discard(undo)
@@ -209,7 +212,7 @@ class FusedLoop:
         ev = self.ev
         ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over, "EV": ev,
               "COUNTS": ev.rule_counts, "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT,
-              "MAX_DEPTH": LimitHit.MAX_DEPTH, "THRESHOLD": _rowwise.THRESHOLD}
+              "MAX_DEPTH": LimitHit.MAX_DEPTH, "THRESHOLD": _rowwise.THRESHOLD, "FLUSH_ROWS": FLUSH_ROWS}
         lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0", "    try:",
                  "      while True:",
                  # the clock every 32 iterations (a few microseconds each: far inside 10% of any deadline)
@@ -246,7 +249,7 @@ class FusedLoop:
                       f"            if LST{p}.indexes: LST{p}.grew(before, n)",
                       f"        old_end[LR{p}] = before", f"        delta[LR{p}] = (before, n)", "        grew += n - before"]
         lines += ["        if not grew:", "            return 'done', iteration",
-                  "        if grew > THRESHOLD:", "            return 'more', iteration",
+                  "        if grew > THRESHOLD or derived >= FLUSH_ROWS:", "            return 'more', iteration",
                   "    finally:", "        EV.iterations += iteration - start", "        EV.derived += derived"]
         exec(compile("\n".join(lines) + "\n", "<fused loop>", "exec"), ns)  # noqa: S102 - our generated loop
         self._code["loop"] = (key, ns["loop"])
@@ -371,8 +374,8 @@ class FusedLoop:
                 meta["plen"] = np.array(m.plen[start:], dtype=np.int64)
                 meta["proof"] = np.array(st.proofs, dtype=np.int64)
             rel.append(cols, **meta)
-            m.vf.extend(vf.tolist())  # the mirror stays a mirror (rowwise reads its validity)
-            m.vt.extend(vt.tolist())
+            m.vf.extend([MIN_T] * n)  # the mirror stays a mirror (rowwise reads its validity)
+            m.vt.extend([MAX_T] * n)
             st.start = m.n
             st.rules.clear()  # in place: compiled loops append to these lists
             st.proofs.clear()
