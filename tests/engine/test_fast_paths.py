@@ -236,19 +236,25 @@ def test_row_at_a_time_iterations_give_the_same_model(monkeypatch, text, fs, rec
                                                       decimals):
     """Small deltas solved row at a time == the vector path: the same rows in the same order, the
     same intervals, proofs (premises, bindings, absent premises), statistics and budget cuts."""
-    prog = rules(text + "\n" + ARITH)
+    rows, vec = _small_deltas_and_vector(monkeypatch, text + "\n" + ARITH, fs, decimals, record,
+                                         Limits(max_derived=max_derived), threshold)
+    assert _observed(rows) == _observed(vec), text
+
+
+def _small_deltas_and_vector(monkeypatch, text, fs, decimals, record, limits, threshold):
+    """The models of ``text`` over ``fs`` with the small-delta paths on (at ``threshold``) and off."""
+    prog = rules(text)
     db = database(fs)
     if decimals:  # values equal to integers under other ids: key steps and comparisons by value
         db.add(EX + "e0", (Literal.of(Decimal("2.5")), Literal.of(Decimal("2"))))
         db.add(EX + "e1", (Literal.of(Decimal("3")), Literal.of(1)))
-    limits = Limits(max_derived=max_derived)
     with monkeypatch.context() as m:
         m.setattr(_rowwise, "THRESHOLD", threshold)
-        rows = closure(prog, db, record_proofs=record, limits=limits)
+        small = closure(prog, db, record_proofs=record, limits=limits)
     with monkeypatch.context() as m:
         m.setattr(_rowwise, "ROWWISE", False)
         vec = closure(prog, db, record_proofs=record, limits=limits)
-    assert _observed(rows) == _observed(vec), text
+    return small, vec
 
 
 def test_row_at_a_time_falls_back_past_its_binding_cap(monkeypatch):
@@ -325,18 +331,8 @@ def test_fused_small_delta_loop_gives_the_same_model(monkeypatch, text, fs, reco
                                                      decimals, max_depth):
     """The fused loop (generated code per rule variant, many iterations per call) == the vector
     path on programs whose rows hold always: rows in stored order, proofs, statistics, budget cuts."""
-    prog = rules(text + "\n" + ARITH + LOOPS)
-    db = database(fs)
-    if decimals:
-        db.add(EX + "e0", (Literal.of(Decimal("2.5")), Literal.of(Decimal("2"))))
-        db.add(EX + "e1", (Literal.of(Decimal("3")), Literal.of(1)))
-    limits = Limits(max_derived=max_derived, max_depth=max_depth)
-    with monkeypatch.context() as m:
-        m.setattr(_rowwise, "THRESHOLD", threshold)
-        fused = closure(prog, db, record_proofs=record, limits=limits)
-    with monkeypatch.context() as m:
-        m.setattr(_rowwise, "ROWWISE", False)
-        vec = closure(prog, db, record_proofs=record, limits=limits)
+    fused, vec = _small_deltas_and_vector(monkeypatch, text + "\n" + ARITH + LOOPS, fs, decimals, record,
+                                          Limits(max_derived=max_derived, max_depth=max_depth), threshold)
     assert _observed_loops(fused) == _observed_loops(vec), text
 
 
