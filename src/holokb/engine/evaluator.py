@@ -81,6 +81,7 @@ class Evaluation(BodySolver):
         self.stale_keys: set[RelKey] = set()
         self._rows: _rowwise.RowIteration | None = None
         self._premise_names: dict[tuple, list[str]] = {}  # binding meta keys -> the premise-row ones
+        self._value_names: dict[int, frozenset[str]] = {}
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -417,16 +418,27 @@ class Evaluation(BodySolver):
         names = self._premise_names.get(tuple(b.meta))
         if names is None:
             names = self._premise_names[tuple(b.meta)] = [k for k in b.meta if k.startswith("p") and k[1:].isdigit()]
+        own = self.proof_value_names(ri)
         if len(rows) == b.n:  # every row kept (the usual case): no gather of arrays the bindings own
-            table = {k: v if v.base is None else v.copy() for k, v in b.vars.items()}
+            table = {k: v if v.base is None else v.copy() for k, v in b.vars.items() if k in own}
             table.update({"#" + k: b.meta[k] if b.meta[k].base is None else b.meta[k].copy() for k in names})
         else:
-            table = {k: v[rows] for k, v in b.vars.items()}
+            table = {k: v[rows] for k, v in b.vars.items() if k in own}
             table.update({"#" + k: b.meta[k][rows] for k in names})
         base = self.proof_sizes.get(ri, 0)
         self.proof_tables.setdefault(ri, []).append(table)
         self.proof_sizes[ri] = base + len(rows)
         return base
+
+    def proof_value_names(self, ri: int) -> frozenset[str]:
+        """The variables whose ids rule ``ri``'s proof table stores (:class:`~.model.RuleProofs`
+        ``values``): those no positive atom binds — the others are read back from the premise rows."""
+        got = self._value_names.get(ri)
+        if got is None:
+            body = self.program.rules[ri].body
+            in_atoms = {t.name for a in positive_atoms(body) for t in a.args if isinstance(t, Var)}
+            got = self._value_names[ri] = frozenset(_named_vars(body) - in_atoms)
+        return got
 
     def _hit(self, limit: LimitHit) -> None:
         if not self.truncated:

@@ -498,7 +498,8 @@ class _Compiler:
             head.append(self.vars[t.name] if isinstance(t, Var) else str(self.ev.terms.intern(t.term)))
         key = "(" + "".join(h + ", " for h in head) + ")"
         if record:
-            names = tuple(sorted(n for n in self.vars if n in self.live[-1]))
+            own = ev.proof_value_names(self.ri)
+            names = tuple(sorted(n for n in self.vars if n in self.live[-1] and n in own))
             nm = self._name("NAMES", names)
             premt = "(" + "".join(prem[label] + ", " for label in range(len(atoms))) + ")"
             valst = "(" + "".join(self.vars[n] + ", " for n in names) + ")"
