@@ -640,4 +640,4 @@ class _Compiler:
         return t
 
 
-__all__ = ["FUSED", "FusedLoop", "MAX_BINDINGS", "eligible"]
+__all__ = ["FUSED", "MAX_BINDINGS", "FusedLoop", "eligible"]
