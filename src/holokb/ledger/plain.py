@@ -192,7 +192,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
         if term_rows:
             _insert_rows(db, "plain_terms", "(?,?,?,?,?,?)", term_rows, 6)
         if fact_rows:
-            _insert_rows(db, "plain_facts", "(?,?,?,?,?,0,1,NULL)", fact_rows, 5)
+            _insert_rows(db, "plain_facts", "(?,?,?,?,?,0,1,NULL,?)", fact_rows, 6)
 
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
@@ -249,8 +249,10 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                     # bytes bind as BLOBs; one join and one sha256 call per fact is the floor here.
                     hashes = [sha(b"".join((FACT_MAGIC, canon[s], canon[p], canon[o], fact_tail))).digest()
                               for s, p, o in zip(si, pi, oi)]
+                    # facts.hkey (sql.fact_key) of every hash at once: the first 8 of each 32 bytes.
+                    hkeys = np.frombuffer(b"".join(hashes), dtype=">i8")[::4].tolist()
                     fact_rows = list(chain.from_iterable(zip(
-                        range(fid, fid + len(kept)), hashes, *(rows[kept, c].tolist() for c in range(3)))))
+                        range(fid, fid + len(kept)), hashes, *(rows[kept, c].tolist() for c in range(3)), hkeys)))
                     fid += len(kept)
                     kept_rows.append(a.reshape(-1, 3)[kept])
                 if pending is not None:
