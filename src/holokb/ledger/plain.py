@@ -25,9 +25,10 @@ from itertools import chain
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError
-from ..core.fact import Fact, SpanRecord, encode_term
+from ..core.fact import Fact, SpanRecord
 from ..core.terms import IRI, Term
 from ..core.time import MIN_TIME, Interval
+from .canon import canon_of
 from .columns import distinct
 from .schema import BULK_INDEXES
 from .sql import FACT_MAGIC
@@ -90,6 +91,9 @@ class StagedPlain:
             # dropped: SQLite then copies records without decoding them (its transfer optimisation).
             db.execute("INSERT INTO main.terms SELECT * FROM temp.plain_terms")
             db.execute("INSERT INTO main.facts SELECT * FROM temp.plain_facts")
+            # The spans arrive in spans_key order (fact id ascending, one span each): appending to the
+            # index while copying is cheaper than sorting them after (1M: ~0.12 s CPU less).
+            db.execute(dict(BULK_INDEXES)["spans_key"])
             # One open span per fact, sid = fact id, valid always, recorded from ``at``.
             db.execute("INSERT INTO main.spans(sid, fact_id, valid_from, valid_to, system_from, system_to) "
                        "SELECT fact_id, fact_id, ?, NULL, ?, NULL FROM temp.plain_facts", (MIN_TIME, self.at))
@@ -200,7 +204,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
             for new_terms, spo in chunks:
                 terms.extend(new_terms)
                 spo_all.extend(spo)
-                canon.extend([encode_term(t) for t in new_terms])
+                canon.extend(map(canon_of, new_terms))
                 if len(tid) < len(terms):
                     tid = np.concatenate((tid, np.zeros(len(terms) - len(tid), dtype=np.int64)))
                 a = np.asarray(spo, dtype=np.int64)
@@ -300,25 +304,36 @@ class RecordColumns:
         kept = self._kept
         get = index.get
         step = 3 * self._chunk
+        extend, add_term = spo.extend, terms.append
         for rec in self._it:
             kept.append(rec)
             f = rec.fact
             valid, system = rec.valid, rec.system
-            if (rec.evidence or rec.span_id is not None or f.qualifiers or f.polarity != "affirm"
-                    or valid.start != MIN_TIME or valid.end is not None
-                    or system.start != MIN_TIME or system.end is not None):
+            if (valid.start != MIN_TIME or valid.end is not None or system.start != MIN_TIME or system.end is not None
+                    or rec.evidence or rec.span_id is not None or f.qualifiers or f.polarity != "affirm"):
                 return  # not plain: the caller takes the record path for everything
-            for t in (f.subject, f.predicate, f.object):
-                # IRIs keyed by their string (its hash is cached); the frozen dataclass rehashes.
-                key = t.value if t.__class__ is IRI else t
-                i = get(key)
-                if i is None:
-                    i = index[key] = len(terms)
-                    terms.append(t)
-                spo.append(i)
+            # Unrolled over (s, p, o): a loop over a tuple cost ~15% of this method.  IRIs are keyed
+            # by their string (its hash is cached; the frozen dataclass rehashes); a fact's subject
+            # and predicate are IRIs (Fact checks).
+            sub, pred, obj = f.subject, f.predicate, f.object
+            i = get(sub.value)
+            if i is None:
+                i = index[sub.value] = len(terms)
+                add_term(sub)
+            j = get(pred.value)
+            if j is None:
+                j = index[pred.value] = len(terms)
+                add_term(pred)
+            key = obj.value if obj.__class__ is IRI else obj
+            k = get(key)
+            if k is None:
+                k = index[key] = len(terms)
+                add_term(obj)
+            extend((i, j, k))
             if len(spo) >= step:
                 yield terms[shipped:], spo
                 shipped, spo = len(terms), []
+                extend = spo.extend
         self.complete = True
         if spo or not shipped:
             yield terms[shipped:], spo
