@@ -16,7 +16,6 @@ functional predicates; :func:`stage_plain` returns None (before reading anything
 """
 from __future__ import annotations
 
-import hashlib
 import re
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
@@ -30,8 +29,8 @@ from ..core.terms import IRI, Term
 from ..core.time import MIN_TIME, Interval
 from .canon import canon_of
 from .columns import distinct
+from .pipeline import fact_hashes
 from .schema import BULK_INDEXES
-from .sql import FACT_MAGIC
 from .views import term_row
 
 if TYPE_CHECKING:
@@ -185,9 +184,6 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
     next_id = staged.first_term
     seen: set = set()  # keys of the facts staged so far
     wide = False  # keys are tuples (ids past _KEY_BITS), not ints
-    sha = hashlib.sha256
-    # Every plain fact has no qualifiers and affirms.
-    fact_tail = b"\x00\x00\x00\x00\x01"
     fid = staged.first_fact
     kept_rows: list = []  # per chunk, the kept triples as term-index rows
 
@@ -201,10 +197,12 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
         try:
-            for new_terms, spo in chunks:
+            for chunk in chunks:
+                new_terms, spo = chunk[0], chunk[1]
                 terms.extend(new_terms)
                 spo_all.extend(spo)
-                canon.extend(map(canon_of, new_terms))
+                # A HashedChunk (ledger.pipeline) brings the encodings and every triple's hash.
+                canon.extend(chunk[2] if len(chunk) > 2 else map(canon_of, new_terms))
                 if len(tid) < len(terms):
                     tid = np.concatenate((tid, np.zeros(len(terms) - len(tid), dtype=np.int64)))
                 a = np.asarray(spo, dtype=np.int64)
@@ -249,10 +247,11 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 fact_rows: list = []
                 if len(kept):
                     # 1-D columns to lists (a 2-D tolist builds a list per row).
-                    si, pi, oi = (a[c::3][kept].tolist() for c in range(3))
-                    # bytes bind as BLOBs; one join and one sha256 call per fact is the floor here.
-                    hashes = [sha(b"".join((FACT_MAGIC, canon[s], canon[p], canon[o], fact_tail))).digest()
-                              for s, p, o in zip(si, pi, oi)]
+                    if len(chunk) > 3:
+                        every = chunk[3]
+                        hashes = [every[k:k + 32] for k in (kept * 32).tolist()]
+                    else:
+                        hashes = fact_hashes(canon, a.reshape(-1, 3)[kept].ravel().tolist())
                     # facts.hkey (sql.fact_key) of every hash at once: the first 8 of each 32 bytes.
                     hkeys = np.frombuffer(b"".join(hashes), dtype=">i8")[::4].tolist()
                     fact_rows = list(chain.from_iterable(zip(
