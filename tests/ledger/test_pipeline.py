@@ -152,3 +152,34 @@ def test_a_forked_load_of_a_bad_file_fails_as_the_in_process_one_and_writes_noth
             assert kb.stats()["facts"] == 0 and kb.stats()["terms"] == 0
         errors.append((type(e.value), str(e.value)))
     assert errors[0] == errors[1] and "11001" in errors[0][1]
+
+
+def _records(n: int, odd_at: int | None = None) -> list:
+    from holokb.core import Evidence, SpanRecord
+
+    out = []
+    for i in range(n):
+        o = [IRI(f"{EX}o{i % 31}"), Literal(f"label {i % 200}"), Literal(f"{i % 7:02d}", XSD + "integer"),
+             Literal("Ab", lang="EN")][i % 4]
+        ev = (Evidence("doc", extractor="x", extractor_version="1"),) if i == odd_at else ()
+        out.append(SpanRecord(Fact(IRI(f"{EX}s{i % 997}"), IRI(f"{EX}p{i % 11}"), o), evidence=ev))
+    return out
+
+
+@pytest.mark.parametrize("odd_at", [None, 0, 25_000])
+def test_bulk_assert_of_a_list_through_the_worker_equals_the_in_process_load(tmp_path, monkeypatch, odd_at):
+    from holokb.ledger import Ledger
+
+    records = _records(30_000, odd_at)
+    dumps = []
+    for forked in (True, False):
+        monkeypatch.setattr(pipeline, "FORK_MIN_RECORDS", 1 if forked else 1 << 62)
+        calls = []
+        real = os.fork
+        monkeypatch.setattr(os, "fork", lambda: (calls.append(1), real())[1])
+        with Ledger.open(tmp_path / f"{forked}.db") as led:
+            assert led.bulk_assert(records, at=1000) == led.last_counts.new > 0
+        monkeypatch.setattr(os, "fork", real)
+        assert calls == ([1] if forked else [])
+        dumps.append(_dump(tmp_path / f"{forked}.db"))
+    assert dumps[0] == dumps[1]

@@ -35,6 +35,8 @@ HashedChunk = tuple[Sequence[Term], Sequence[int], list[bytes], bytes]
 #: Inputs smaller than this are read in this process (a fork costs a few milliseconds).
 FORK_MIN_BYTES = 256 * 1024
 
+FORK_MIN_RECORDS = 20_000
+
 #: A plain fact's encoding after its terms: no qualifiers, affirmed.
 PLAIN_FACT_TAIL = b"\x00\x00\x00\x00\x01"
 
@@ -42,6 +44,11 @@ PLAIN_FACT_TAIL = b"\x00\x00\x00\x00\x01"
 def can_fork() -> bool:
     """Whether :func:`forked_chunks` would fork here (else it runs the source in this process)."""
     return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2 and threading.active_count() == 1
+
+
+def worth_forking_records(n: int) -> bool:
+    """Whether ``n`` span records in a list should be read by a forked worker."""
+    return n >= FORK_MIN_RECORDS and can_fork()
 
 
 def worth_forking(input_bytes: int) -> bool:

@@ -50,6 +50,10 @@ _KEY_BITS = 21
 _REFERENCES = re.compile(r"\bREFERENCES\s+\w+\s*\(\w+\)(?:\s+ON\s+DELETE\s+CASCADE)?", re.I)
 
 
+class NotPlainRecords(Exception):
+    """A record that is not plain ended :meth:`RecordColumns.complete_chunks` (the record path takes them all)."""
+
+
 class StagedChanged(LedgerError):
     """Another writer committed between staging and writing: the staged ids are no longer free."""
 
@@ -336,6 +340,12 @@ class RecordColumns:
         self.complete = True
         if spo or not shipped:
             yield terms[shipped:], spo
+
+    def complete_chunks(self) -> Iterator[PlainChunk]:
+        """:meth:`chunks`, then :class:`NotPlainRecords` unless every record was plain."""
+        yield from self.chunks()
+        if not self.complete:
+            raise NotPlainRecords
 
     def remaining(self) -> Iterator[SpanRecord]:
         yield from self._kept
