@@ -258,8 +258,12 @@ class KnowledgeBase:
                     seen += len(c.terms)
                 offset += seen
 
+        from .ledger.pipeline import forked_chunks, worth_forking
+
+        # A large input is read and hashed by a forked worker while this process stages (same rows).
+        fork = worth_forking(sum(f.stat().st_size for f in files))
         try:
-            staged = stage_plain(self.ledger, chunks(), at=at)
+            staged = stage_plain(self.ledger, forked_chunks(chunks) if fork else chunks(), at=at)
         except NotPlain:
             return None
         if staged is None:

@@ -15,6 +15,7 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import MAX_TIME, MIN_TIME, AsOf, Interval
 from .dictionary import TermCache
+from .sql import fact_key
 from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView, span_hash
 
 _COLS = ("f.fact_id, f.hash, f.s, f.p, f.o, f.nq, f.polarity, "
@@ -139,7 +140,8 @@ class LedgerReads:
         """
         x = fact_or_subject_predicate
         if isinstance(x, Fact):
-            where, args = "f.hash = ?", [bytes.fromhex(x.id)]
+            fhash = bytes.fromhex(x.id)
+            where, args = "f.hkey = ? AND f.hash = ?", [fact_key(fhash), fhash]
         else:
             s, p = x
             sid, pid = self._cache.lookup(self._db, s), self._cache.lookup(self._db, p)
