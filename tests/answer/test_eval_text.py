@@ -86,16 +86,20 @@ GIVE_FORMAT = """1 Olga took the lantern.
 """
 
 
+# bAbI 16's induction, made up: the mate stated last, a restatement, an own colour, a tie.
+INDUCTION_FORMAT = ("1 Nell is a toad.\n2 Nell is blue.\n3 Otto is a toad.\n4 Otto is pink.\n5 Pia is a toad.\n"
+                    "6 What color is Pia?\tpink\t3 4 5\n7 Nell is a toad.\n8 What color is Pia?\tblue\t2 5 7\n"
+                    "9 Pia is brown.\n10 What color is Pia?\tbrown\t9\n"
+                    "1 Ray and Sue are owls.\n2 Ray is white.\n3 Sue is black.\n4 Tom is an owl.\n"
+                    "5 What color is Tom?\twhite\t1 2 4\n")
+
+
 def test_induction_default_is_explicit_and_cited(tmp_path):
     """bAbI 16's induction: kind-mates of different colours give the colour of the mate whose kind
     the story states last (lexicon [defaults], rules/babi.hkr induced_colour, both cited); a colour
     stated of the thing itself wins; mates introduced in one sentence are a tie: no answer."""
     f = tmp_path / "qa_train.txt"
-    f.write_text("1 Nell is a toad.\n2 Nell is blue.\n3 Otto is a toad.\n4 Otto is pink.\n5 Pia is a toad.\n"
-                 "6 What color is Pia?\tpink\t3 4 5\n7 Nell is a toad.\n8 What color is Pia?\tblue\t2 5 7\n"
-                 "9 Pia is brown.\n10 What color is Pia?\tbrown\t9\n"
-                 "1 Ray and Sue are owls.\n2 Ray is white.\n3 Sue is black.\n4 Tom is an owl.\n"
-                 "5 What color is Tom?\twhite\t1 2 4\n")
+    f.write_text(INDUCTION_FORMAT)
     latest, restated, own, tie = eval_babi([f], via="reading")[0].results
     for r in (latest, restated, own):
         assert r.correct and r.cited and r.spans_ok, r
@@ -110,11 +114,7 @@ def test_induction_default_through_kb_answer(tmp_path):
     stated last wins, a restatement counts, an own colour wins, a tie is refused; the derived
     colour names the default rule and the chain cites the mate's sentences."""
     f = tmp_path / "qa_train.txt"
-    f.write_text("1 Nell is a toad.\n2 Nell is blue.\n3 Otto is a toad.\n4 Otto is pink.\n5 Pia is a toad.\n"
-                 "6 What color is Pia?\tpink\t3 4 5\n7 Nell is a toad.\n8 What color is Pia?\tblue\t2 5 7\n"
-                 "9 Pia is brown.\n10 What color is Pia?\tbrown\t9\n"
-                 "1 Ray and Sue are owls.\n2 Ray is white.\n3 Sue is black.\n4 Tom is an owl.\n"
-                 "5 What color is Tom?\twhite\t1 2 4\n")
+    f.write_text(INDUCTION_FORMAT)
     latest, restated, own, tie = eval_babi([f], via="kb")[0].results
     for r in (latest, restated, own):
         assert r.correct and r.cited and r.spans_ok and r.path == "kb.answer", r
