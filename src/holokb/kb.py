@@ -293,6 +293,21 @@ class KnowledgeBase:
         with self.ledger.batch(at=at) as b:
             return b.assert_fact(fact, valid=valid, evidence=evidence)
 
+    def declare_predicate(self, iri: IRI, *, at: int, arity: int = 2, functional: bool = False,
+                          world: str | None = None) -> None:
+        """Declare a predicate's properties in an open vocabulary: ``functional`` (one value per
+        subject at a time) and ``world`` ("closed": what the KB does not say of it is false, so
+        counts and lists over it are complete; "open": never a "No" by absence).  The world is
+        stored as the fact ``<iri> hk:world "closed"``, valid always."""
+        if world not in (None, "open", "closed"):
+            raise ValueError(f"world must be 'open' or 'closed', not {world!r}")
+        from .answer.program import WORLD
+
+        with self.ledger.batch(at=at) as b:
+            b.declare_predicate(iri, arity=arity, functional=functional)
+            if world is not None:
+                b.assert_fact(Fact(iri, WORLD, Literal.of(world), (), "affirm"))
+
     def apply_changes(self, *, asserts: Sequence[Fact] = (), retracts: Sequence[Fact] = (), at: int) -> tuple[int, int]:
         """One gated, all-or-nothing batch at ``at``: close the open spans of ``retracts``, then assert
         ``asserts`` (valid time open, no evidence).  Returns (facts asserted, spans closed)."""

@@ -39,10 +39,14 @@ from .conflicts import answer_focus, derived_conflict, detect_conflicts
 from .contract import (
     Answer, AnswerLimit, ChainEntry, ChainRole, Conflict, Missing, MissingKind, Verdict,
 )
+from .refusal import Refuse as _Refuse
 from .evaluate import Incomparable, MissingParam, run_test
 from .plan import AnswerForm, Pattern, QueryPlan, TimeKind, Unplannable, World, YesWhen
 from .program import RuleBook, declared_worlds, rule_sources
 from .resolve import Goal, Resolver, Unresolved
+from ..reasoning import add_program_facts
+from .story_forms import StoryForms
+from .story_policies import ListOrder, StoryPolicies
 from .timeline import anchor_instant
 from .retrieve import FactRequest, Retrieval, RetrievalRequest, Retriever, StructuredRetriever, version_of
 
@@ -56,21 +60,12 @@ class AnswerOptions:
     max_derived: int | None = 1_000_000
     timeout_s: float | None = 10.0
     backend: str = "z3"
+    policies: StoryPolicies = StoryPolicies()  # story semantics the caller switches on (none by default)
 
 
 _STANDARD_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK}
 _LIMITS = {LimitHit.MAX_DEPTH: AnswerLimit.MAX_DEPTH, LimitHit.MAX_DERIVED: AnswerLimit.MAX_DERIVED,
            LimitHit.TIMEOUT: AnswerLimit.DEADLINE}
-
-
-class _Refuse(Exception):
-    """An answer that ends ``unsupported``: raised from deep inside, turned into the answer once."""
-
-    def __init__(self, kind: MissingKind, message: str, detail: str | None = None,
-                 limit: AnswerLimit | None = None):
-        super().__init__(message)
-        self.missing = Missing(kind, message, detail)
-        self.limit = limit
 
 
 @dataclass
@@ -88,7 +83,7 @@ class _Run:
     limit: AnswerLimit | None = None
 
 
-class Answerer:
+class Answerer(StoryForms):
     """Answers plans against one ledger (the KB builds one per call or keeps one)."""
 
     def __init__(self, ledger: Ledger, *, rules: Program | None = None, prefixes: Mapping[str, str] | None = None,
@@ -159,8 +154,12 @@ class Answerer:
         except Unresolved as u:
             raise _Refuse(MissingKind.UNKNOWN_NAME, u.message, u.name) from None
         run.as_of = self._valid_time(plan, run.as_of, resolver)
-        if plan.conditions:  # a join over an event's roles is answered over a story, not here: never drop them
-            raise _Refuse(MissingKind.UNPLANNABLE, "plans with conditions are not answered by kb.answer yet")
+        if plan.conditions:  # a join over an event's roles: never dropped (refused unless the policy says how)
+            try:
+                conditions = [resolver.goal(c) for c in plan.conditions]
+            except Unresolved as u:
+                raise _Refuse(MissingKind.UNKNOWN_NAME, u.message, u.name) from None
+            return self._event_join(run, quoter, rule_views, goal, conditions)
         if goal is None:
             if plan.check is None:
                 raise _Refuse(MissingKind.UNPLANNABLE, "a plan without a goal needs exactly one predicate or a check")
@@ -244,6 +243,7 @@ class Answerer:
             run.views[v.fact_id] = v
             db.add(f.predicate.value, (f.subject, f.object), valid=v.valid, key=v.fact_id,
                    confidence=max((e.confidence for e in v.evidence), default=1.0), negated=f.polarity == "negate")
+        add_program_facts(db, program)  # ground facts written in the rule files are input facts too
         sub = check_program(rules, vocabulary=program.vocabulary, prefixes=program.prefixes, facts=program.facts)
         o = self.options
         model = closure(sub, db, limits=Limits(max_depth=None, max_derived=o.max_derived, max_results=None,
@@ -354,6 +354,19 @@ class Answerer:
                                 goal, frozenset())
         # Neither proved: "No" only from a functional predicate's other value, or a closed world.
         if pred.value in functional:
+            for member in self.options.policies.members_of(pred.value):  # "either … or" shares the key
+                sub, g = self._sub_run(run, member, goal.subject, run.as_of)
+                maybe = [a for a, _ in self._solutions(sub, g, g.predicate, False)]  # type: ignore[arg-type]
+                if any(a[1] == goal.object for a in maybe):
+                    raise _Refuse(MissingKind.NOT_PROVED, f"the KB gives {_atom(pred, args)} as one of "
+                                                          f"{len(maybe)} alternatives (maybe)")
+                if maybe:
+                    entries = self._entries(sub, quoter, rule_views, member, maybe[0], negated=False)
+                    run.views.update(sub.views)
+                    step = derived_entry(goal.subject, pred, goal.object, True, FUNCTIONAL, (entries[-1],),  # type: ignore[arg-type]
+                                         entries[-1].score or 0.0)
+                    return self._finish(run, quoter, entries + [step], [step], "Yes" if asks_negation else "No",
+                                        step.score or 0.0, (), goal, frozenset())
             others = [(a, b) for a, b in self._solutions(run, Goal(pred, goal.subject, Var("v"), (), "affirm"),
                                                           pred, False) if a[1] != goal.object]
             if others:
@@ -402,6 +415,9 @@ class Answerer:
                 value = pred if pvar is not None else b[others[0].name] if others else args[1]
                 found.append((value, pred, args))
         found.sort(key=lambda x: (term_sort_key(x[0]), x[1].value, [term_sort_key(a) for a in x[2]]))
+        if form is AnswerForm.LIST and self.options.policies.list_order is ListOrder.FIRST_HELD:
+            first = self._first_held(run, goal, goal_preds)
+            found.sort(key=lambda x: first.get((x[1].value, x[2]), MAX_TIME))  # stable: ties keep value order
         values = tuple(dict.fromkeys(v for v, _, _ in found))
         one_value = frozenset({goal.predicate.value}) if isinstance(goal.predicate, IRI) and form is AnswerForm.VALUE \
             else frozenset()
@@ -414,7 +430,16 @@ class Answerer:
                 raise _Refuse(MissingKind.BUDGET, f"a budget cut the search, so the {form.value} may be incomplete",
                               limit=run.limit)
         if not values and form is AnswerForm.VALUE:
+            kept = None if negated else self._inertia(run, quoter, rule_views, goal)
+            if kept is not None:
+                return kept
             raise self._nothing(run, goal, goal_preds)
+        spec = self.options.policies.default_of(goal.predicate.value) if isinstance(goal.predicate, IRI) else None
+        if form is AnswerForm.VALUE and len(values) > 1 and spec is not None and not negated \
+                and isinstance(goal.subject, (IRI, Literal)):
+            settled = self._default_value(run, quoter, rule_views, goal, spec)
+            if settled is not None:
+                return settled
         if form is AnswerForm.VALUE and len(values) > 1:
             chain = []
             for _, pred, args in found:
@@ -512,25 +537,7 @@ class Answerer:
             for args, _valid in run.model.rows(p.value):
                 if len(args) == 2:
                     edges.setdefault(args[0], []).append((p, args[1]))
-        prev: dict[Term, tuple[Term, IRI]] = {goal.subject: (goal.subject, hint_preds[0])}
-        frontier = [goal.subject]
-        while frontier and goal.object not in prev:
-            nxt = []
-            for node in frontier:
-                for p, to in sorted(edges.get(node, []), key=lambda e: (e[0].value, term_sort_key(e[1]))):
-                    if to not in prev:
-                        prev[to] = (node, p)
-                        nxt.append(to)
-            frontier = nxt
-        if goal.object not in prev:
-            raise _Refuse(MissingKind.NOT_PROVED, f"no path from {self._label(goal.subject)} to {self._label(goal.object)}")
-        steps: list[tuple[Term, IRI, Term]] = []
-        node: Term = goal.object
-        while node != goal.subject:
-            frm, p = prev[node]
-            steps.append((frm, p, node))
-            node = frm
-        steps.reverse()
+        steps = self._shortest_steps(edges, goal.subject, goal.object)
         chain: list[ChainEntry] = []
         deciding = []
         for frm, p, to in steps:

@@ -20,6 +20,7 @@ from .contract import ChainEntry, ChainFact, ChainRole, SourceSpan
 CLOSED_WORLD = "builtin:closedWorld"
 COMPARE = "builtin:compare"
 FUNCTIONAL = "builtin:functional"
+INERTIA = "builtin:inertia"  # a value carried forward from the moment it was set (story_policies.Inertia)
 ANSWER = IRI(HK + "answer")
 
 
@@ -67,7 +68,8 @@ def statement_id(subject: Term, predicate: IRI, obj: Term | None, negated: bool,
 def _node_fact(n: ProofNode) -> ChainFact:
     s = n.args[0] if n.args else IRI(HK + "nothing")
     o = n.args[1] if len(n.args) > 1 else None
-    return ChainFact(s, IRI(n.predicate), o, (), "negate" if n.negated else "affirm", n.valid)
+    # an absent premise (negation as failure) is shown as what the proof used: "not p(a, b)"
+    return ChainFact(s, IRI(n.predicate), o, (), "negate" if n.negated != n.absent else "affirm", n.valid)
 
 
 def _node_id(n: ProofNode) -> str:
@@ -92,7 +94,8 @@ def proof_entries(root: ProofNode, views: dict[str, FactView], quoter: Quoter,
             if v is not None:
                 out[nid] = premise_entry(v, quoter)
             else:
-                where = n.key[6:] if isinstance(n.key, str) and n.key.startswith("rules:") else "rule files"
+                where = "absent" if n.absent else n.key[6:] if isinstance(n.key, str) and n.key.startswith("rules:") \
+                    else "rule files"
                 src = SourceSpan(where, None, None, None, None, "rule-file", "", 1.0)
                 out[nid] = ChainEntry(nid, ChainRole.PREMISE, _node_fact(n), (src,), score=n.confidence)
             return nid

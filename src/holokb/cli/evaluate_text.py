@@ -52,8 +52,11 @@ def eval_proofwriter_cmd(file: Path = typer.Argument(..., help="ProofWriter JSON
 def eval_babi_cmd(files: list[Path] = typer.Argument(..., help="bAbI task files (qaN_*_train.txt / _test.txt)."),
                   out: Optional[Path] = OUT,
                   limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N questions per file."),
-                  jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
+                  jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept)."),
+                  via: str = typer.Option("auto", "--via", help="Answer path: auto (kb.answer unless the task "
+                                          "still needs the reading's), kb, reading.")) -> None:
     """Read each story up to each question (story time is valid time); one accuracy line per file, then the total.
+    Each line says which answer path answered (kb.answer=N / over_reading=N).
 
     Example: holokb eval babi ../shared/corpora/babi/qa*_train.txt --jobs 2
     """
@@ -61,9 +64,11 @@ def eval_babi_cmd(files: list[Path] = typer.Argument(..., help="bAbI task files 
     from ..answer.evaluation.runner import EvalRun, write_jsonl
 
     _check(limit, jobs)
+    if via not in ("auto", "kb", "reading"):
+        raise Usage("--via must be auto, kb or reading")
     check_output(out)
     started = time.monotonic()
-    runs = eval_babi(list(files), limit=limit, jobs=jobs)
+    runs = eval_babi(list(files), limit=limit, jobs=jobs, via=via)
     write_jsonl(out, [r for run in runs for r in run.results])
     for run in runs:
         typer.echo(f"{Path(run.file).name}: {run.line()}")

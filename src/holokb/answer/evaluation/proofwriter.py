@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core.inputs import bad_record, os_error, parse_json
-from .runner import EvalRun, ItemResult, chain_json, check_citations, run_items
+from .runner import EvalRun, ItemResult, chain_json, check_citations, run_items, shift_spans
 
 LABELS = {"A": "True", "B": "False", "C": "Unknown"}
 _FIELDS = ("id", "context", "question", "answer")
@@ -80,8 +80,6 @@ def score_over_reading(item: tuple[int, dict]) -> ItemResult:
 
 
 def _via_kb(rec: dict, gold: str, plan) -> ItemResult:
-    from dataclasses import replace
-
     from ... import KnowledgeBase
     from ...core import AsOf, HolokbError
     from ...ingest.chunking import chunk_paragraphs
@@ -99,16 +97,7 @@ def _via_kb(rec: dict, gold: str, plan) -> ItemResult:
             return _unplannable(rec, gold, plan, skips)
         answer = kb.answer(plan, as_of=AsOf.latest())
     # Evidence spans are chunk-relative: move them to the context's offsets for the JSON and the check.
-    starts = {c.chunk_id: c.start for c in chunk_paragraphs(context)}
-
-    def shift(span):
-        at = starts.get(span.chunk or "", 0)
-        return span if span.char_start is None else replace(span, char_start=span.char_start + at,
-                                                            char_end=span.char_end + at)
-
-    answer = replace(answer, fact_chain=tuple(
-        replace(e, evidence=tuple(map(shift, e.evidence)), rule_evidence=tuple(map(shift, e.rule_evidence)))
-        for e in answer.fact_chain))
+    answer = shift_spans(answer, {c.chunk_id: c.start for c in chunk_paragraphs(context)})
     return _result(rec, gold, answer, context, set(sentences(context)), skips)
 
 

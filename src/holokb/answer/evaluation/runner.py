@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from ..chain import CLOSED_WORLD
 from ..contract import Answer, ChainRole, Verdict
 
 
@@ -26,6 +27,7 @@ class ItemResult:
     bad_input: bool = False
     cited: bool | None = None       # a correct supported answer cites at least one sentence
     spans_ok: bool | None = None    # every cited span's text is the sentence it claims
+    path: str = ""                  # which answer path answered (bAbI: "kb.answer" or "over_reading")
 
     def to_json(self) -> dict:
         d: dict = {"id": self.id, "gold": self.gold, "predicted": self.predicted, "verdict": self.verdict,
@@ -42,6 +44,8 @@ class ItemResult:
         if self.cited is not None:
             d["cited"] = self.cited
             d["spansOk"] = self.spans_ok
+        if self.path:
+            d["path"] = self.path
         return d
 
 
@@ -65,7 +69,12 @@ class EvalRun:
         bad = sum(r.bad_input for r in self.results)
         uncited = sum(1 for r in self.results if r.cited is False)
         spans = sum(1 for r in self.results if r.spans_ok is False)
-        return f"accuracy={self.accuracy:.4f} n={self.n} bad_input={bad} uncited={uncited} bad_spans={spans}"
+        paths = {}
+        for r in self.results:
+            if r.path:
+                paths[r.path] = paths.get(r.path, 0) + 1
+        via = "".join(f" {p}={n}" for p, n in sorted(paths.items()))  # which answer path answered how many
+        return f"accuracy={self.accuracy:.4f} n={self.n} bad_input={bad} uncited={uncited} bad_spans={spans}{via}"
 
     def by_group(self) -> dict[str, tuple[int, int]]:
         """group → (correct, n), groups sorted."""
@@ -111,19 +120,39 @@ def chain_json(answer: Answer) -> tuple[dict, ...]:
                    "fact": describe_atom(f.predicate.value, (f.subject, f.object), f.polarity == "negate")}
         if e.rule:
             d["rule"] = e.rule
-        spans = [{"start": s.char_start, "end": s.char_end, "text": s.text} for s in e.evidence + e.rule_evidence]
+        spans = [{"start": s.char_start, "end": s.char_end, "text": s.text} for s in e.evidence + e.rule_evidence
+                 if s.char_start is not None]  # a rule from a rule file cites no sentence of the text
         if spans:
             d["sources"] = spans
         out.append(d)
     return tuple(out)
 
 
+def shift_spans(answer: Answer, chunk_starts: dict[str, int]) -> Answer:
+    """The answer with its chunk-relative evidence spans moved to offsets in the whole text."""
+    from dataclasses import replace
+
+    def shift(span):
+        at = chunk_starts.get(span.chunk or "", 0)
+        return span if span.char_start is None else replace(span, char_start=span.char_start + at,
+                                                            char_end=span.char_end + at)
+
+    return replace(answer, fact_chain=tuple(
+        replace(e, evidence=tuple(map(shift, e.evidence)), rule_evidence=tuple(map(shift, e.rule_evidence)))
+        for e in answer.fact_chain))
+
+
 def check_citations(answer: Answer, text: str, sentence_spans: set[tuple[int, int]]) -> tuple[bool | None, bool | None]:
     """(cited, spans_ok) for a supported answer: at least one source sentence is cited, and every
-    cited span is exactly one of the text's sentences with the text it claims."""
+    cited span is exactly one of the text's sentences with the text it claims.  An answer that
+    rests on nothing but a closed world (an empty list, a count of none) has no sentence to cite:
+    (None, None), as for an answer with an empty chain."""
     if answer.verdict is not Verdict.SUPPORTED or not answer.fact_chain:
         return None, None
-    spans = [s for e in answer.fact_chain for s in e.evidence + e.rule_evidence]
+    if all(e.role is ChainRole.CONCLUSION or (not e.premises and e.rule == CLOSED_WORLD) for e in answer.fact_chain):
+        return None, None  # rests on a closed world alone ("none", "nothing"): no sentence to cite
+    spans = [s for e in answer.fact_chain for s in e.evidence + e.rule_evidence if s.char_start is not None]
     ok = all((s.char_start, s.char_end) in sentence_spans and text[s.char_start:s.char_end] == s.text for s in spans)
-    cited = any(e.role is ChainRole.PREMISE and e.evidence for e in answer.fact_chain)
+    cited = any(e.role is ChainRole.PREMISE and any(s.char_start is not None for s in e.evidence)
+                for e in answer.fact_chain)  # a sentence of the text, not a rule file or an absence
     return cited, ok
