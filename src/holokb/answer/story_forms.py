@@ -180,6 +180,8 @@ class StoryForms:
             ranked.append((said, term_sort_key(mate), link, proof(tsub, spec.own, theirs[0])))
         if not ranked:
             return None
+        if len({r[0][0] for r in ranked}) > 1:
+            return None  # spans in different chunks: offsets do not order them (chunk ids are not ordinal)
         ranked.sort(key=lambda r: (r[0], r[1]))
         if len(ranked) > 1 and ranked[-1][0] == ranked[-2][0]:
             return None
