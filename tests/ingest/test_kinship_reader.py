@@ -76,6 +76,25 @@ CASES = [
      ["child(Gabrielle, _Micheal)", "parent(_Micheal, Jason)"]),
     ("[Angela] apologized to her father in law Rod. Rod's son [Jeffrey] had backed into his car.",
      {"Angela": "female", "Jeffrey": "male"}, ["parentInLaw(Angela, _Rod)", "child(_Rod, Jeffrey)"]),
+    # unnamed kin as the subject or the holder: composed by the rules through the unnamed person
+    ("[Chris]'s father has a sister named [Cindy].", {}, ["uncleOrAunt(Chris, Cindy)"]),
+    ("[April]'s mother is the child of [Ashley].", {}, ["grandchild(Ashley, April)"]),
+    ("[Beverly]'s brother has a daughter named [Cheryl].", {}, ["nephewOrNiece(Beverly, Cheryl)"]),
+    ("[Ann]'s brother is tall.", {}, []),
+    # "Her son is named [J]": the pronoun is the earlier phrase's possessor (an unnamed sister here)
+    ("[Dale] enjoys playing tennis with his sister and her son. Her son is named [Jeff].", {"Dale": "male"},
+     ["nephewOrNiece(Dale, Jeff)"]),
+    ("[Dale] plays with his sister and her son. His name is [Jeff].", {"Dale": "male"},
+     ["nephewOrNiece(Dale, Jeff)"]),
+    ("[Dale] plays with his sister and her son. Her name is [Jane].", {"Dale": "male"}, []),
+    # the holder after "have": a relationship with someone, "such a <kin> in/like [B]", "[B] for a <kin>"
+    ("[George] has a great father relationship with the beautiful [Janet].", {}, ["parent(Janet, George)"]),
+    ("[Louis] is very happy to have such a great daughter like [Karen].", {}, ["child(Louis, Karen)"]),
+    ("[Louis] wishes to have a daughter like [Karen].", {}, []),
+    ("[Nettie] is so happy to have [Beverly] for a mother.", {}, ["parent(Nettie, Beverly)"]),
+    ("[Nettie] is so happy to have [Beverly] as a friend.", {}, []),
+    ("[Bob] wants to have a son named [Tim].", {}, ["child(Bob, Tim)"]),
+    ("[Bob] asked [Ann] to have a son named [Tim].", {}, []),
 ]
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from ...core import IRI, Fact, Interval
 from ...resources import data_dir
 from ..english.reading import ReadFact, Reading, ReadSkip, SkipCode, SourceSpan
-from .compose import compose
+from .compose import compose, inverse
 from .lexicon import KinshipLexicon, KinWord, kinship_lexicon
 from .story import Person, ReadChoice, StoryReading, Unnamed
 from .text import Kind, Tok, complement_verb, finite_verb, sentences, tokens
@@ -166,8 +166,23 @@ class KinshipReader:
     def _names_a_person(self, word: str) -> bool:
         return self.lexicon.kin(word) is not None or word in self.lexicon.person_nouns
 
-    def _facts(self, rel: str, possessor: Person, holder: str, span: SourceSpan) -> tuple[ReadFact, ...]:
+    def _facts(self, rel: str, possessor: Person, holder: Person, span: SourceSpan) -> tuple[ReadFact, ...]:
         iri = self.lexicon.iri(rel)
+        if isinstance(holder, Unnamed):
+            # "[A]'s mother is the child of [B]": from B through the mother back to A, composed by the rules
+            if isinstance(possessor, str):
+                possessor = Unnamed(possessor, (), "")
+            if possessor.anchor == holder.anchor:
+                return ()
+            back = tuple(inverse(self.lexicon.iri(r), self.rules) for r in reversed(holder.path))
+            if any(b is None for b in back):
+                return ()
+            path = tuple(self.lexicon.iri(r) for r in possessor.path) + (iri,) + back
+            got = compose(path, self.rules)
+            if len(got) != 1:
+                return ()
+            return (ReadFact(Fact(self.entity(possessor.anchor), IRI(got[0]), self.entity(holder.anchor)),
+                             Interval.always(), span),)
         if isinstance(possessor, str):
             if possessor == holder:
                 return ()
@@ -352,6 +367,8 @@ class _Sentence:
         det = self.t(j)
         ph.start = j + 1  # the determiner is not part of the phrase unless it names the possessor
         holders = self._holder_right(i)
+        if det is not None and det.low in _HAVE and self._have_phrase(ph, i, j, holders):
+            return
         if det is not None and det.kind is Kind.POSS and j >= 1:
             owner = self.t(j - 1)
             ph.start = j - 1
@@ -395,6 +412,8 @@ class _Sentence:
                 ph.start = j
         elif det is not None and det.low in _HAVE:
             ph.possessors, ph.group = self._has_subject(j)
+        elif det is not None and det.low in ("for", "as") and j >= 2 and self._have_for(ph, j):
+            return
         elif det is not None and det.low == "with" and (self._named_after(i) or j == i - 1 and holders):
             ph.possessors = [p for p in self.subject if isinstance(p, str)][:1]
         elif det is not None and det.low == "of" and j >= 1:
@@ -435,6 +454,41 @@ class _Sentence:
             return
         for h in holders:
             self.emit(ph, h, ph.possessors, ph.group, ph.reason)
+
+    def _have_phrase(self, ph: _Phrase, i: int, j: int, holders: list[str]) -> bool:
+        """Phrases after "have" that name the holder elsewhere: "[G] has a great father relationship
+        with [J]" (G is J's father), "[M] is happy to have such a great daughter in/as/like [A]" (A is
+        M's daughter; "a daughter like [A]" without "such" may be someone else), "[N] is happy to have
+        [B] for/as a mother" (B is N's mother).  True when the phrase was read (or cannot be)."""
+        subject, group = self._has_subject(j)
+        one = subject[0] if len(subject) == 1 and not group and isinstance(subject[0], str) else None
+        if self.w(i + 1, "relationship", "relationships", "bond") and self.w(i + 2, "with"):
+            m = i + 3
+            while self.t(m) is not None and self.t(m).kind is Kind.WORD and m <= i + 6 \
+                    and (self.t(m).low in _ARTICLES or _adjective(self.t(m).low)):
+                m += 1
+            if one is not None and _is_name(self.t(m)) and self.t(m).text != one:
+                ph.possessors, ph.holders = [self.t(m).text], [one]
+                self.emit(ph, one, ph.possessors, False)
+            return True
+        if not holders and self.w(i + 1, "like", "in", "as") and _is_name(self.t(i + 2)) \
+                and any(self.w(k, "such") for k in range(j + 1, i)) and one is not None:
+            ph.possessors, ph.holders = [one], [self.t(i + 2).text]
+            self.emit(ph, ph.holders[0], ph.possessors, False)
+            return True
+        return False
+
+    def _have_for(self, ph: _Phrase, j: int) -> bool:
+        """"[N] is happy to have [B] for a mother": B is N's mother."""
+        if not (self.w(j, "for", "as") and _is_name(self.t(j - 1)) and self.t(j - 2) is not None
+                and self.t(j - 2).low in _HAVE and all(self.w(k, *_ARTICLES) or self.t(k).kind is Kind.WORD
+                                                       and _adjective(self.t(k).low) for k in range(j + 1, ph.pos))):
+            return False
+        subject, group = self._has_subject(j - 2)
+        if len(subject) == 1 and not group and isinstance(subject[0], str) and subject[0] != self.t(j - 1).text:
+            ph.possessors, ph.holders = [subject[0]], [self.t(j - 1).text]
+            self.emit(ph, ph.holders[0], ph.possessors, False)
+        return True
 
     def _one_clause(self, k: int) -> bool:
         """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
@@ -528,7 +582,7 @@ class _Sentence:
                 b -= 1
             if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
-            return self._named_at(b)
+            return self._named_at(b) or self._unnamed_subject_at(b)
         if k >= 3 and self.w(k, "name") and self.w(k - 1, "the") and self.toks[k - 2].low in _BE \
                 and self.w(s - 1, "of") and self.toks[s].low in self.lex.pronouns:
             return self._named_at(k - 3)  # "[T] is the name of his granddaughter"
@@ -589,6 +643,10 @@ class _Sentence:
         elif self.w(b, "and") and len(self.subject) == 1 and isinstance(self.subject[0], str) \
                 and not any(x.kind is Kind.NAME and x.text != self.subject[0] for x in self.toks[:b]):
             return [self.subject[0]], False  # "[A] is older than his sister, and has a daughter …"
+        if self.w(b, "to") and len(self.subject) == 1 and isinstance(self.subject[0], str) and not any(
+                x.kind is Kind.NAME and x.text != self.subject[0] or x.kind is Kind.WORD and self.kin_at(k)
+                for k, x in enumerate(self.toks[:b])):
+            return [self.subject[0]], False  # "[M] is happy to have a daughter …": the subject's
         t = self.t(b)
         if t is None:
             return [], False
@@ -596,6 +654,11 @@ class _Sentence:
                 and self.ctx.pending.word.lower() == t.low:
             p = self.ctx.pending.person()  # "… has a brother who … . The brother has a sister …"
             return ([p], False) if p is not None else ([], False)
+        if t.kind is Kind.WORD and self.kin_at(b):
+            ph = next((x for x in self.phrases if x.pos == b), None)
+            p = ph.person() if ph is not None and ph.start == 0 and not ph.group else None
+            if p is not None:  # "[C]'s father has a sister named [S]": through the unnamed father
+                return [p], False
         if t.kind is Kind.NAME:
             if self.w(b - 1, "and") and _is_name(self.t(b - 2)):
                 return [self.t(b - 2).text, t.text], True
@@ -878,6 +941,15 @@ class _Sentence:
             b -= 1
         return self._named_at(b)
 
+    def _unnamed_subject_at(self, b: int) -> Unnamed | None:
+        """The unnamed person of a kinship phrase that starts the sentence and ends at ``b`` ("[A]'s
+        mother is the child of [B]": A's mother), when it names nobody itself."""
+        ph = next((x for x in self.phrases if x.pos == b), None)
+        if ph is None or ph.start != 0 or ph.holders or ph.group or len(ph.possessors) != 1:
+            return None
+        p = ph.person()
+        return p if isinstance(p, Unnamed) else None
+
     def _named_at(self, b: int) -> str | None:
         """The name at token ``b``, or the one certain antecedent of a subject pronoun there."""
         t = self.t(b)
@@ -912,9 +984,13 @@ class _Sentence:
         if any(self.toks[k].low != ph.word.lower() for k in self.kin_words):
             return False  # "The brother has a sister whose name is [M]": the name belongs to this sentence's phrase
         self.ctx.pending = None
-        pron = next((t.low for t in toks if t.low in self.lex.pronouns), None)
-        if pron is not None and ph.kin.gender and self.lex.pronouns[pron] != ph.kin.gender:
-            return False
+        pron = next((k for k, t in enumerate(toks) if t.low in self.lex.pronouns), None)
+        if pron is not None:
+            # "His name is [B]": the pronoun is the holder; "Her son is named [B]": the possessor
+            owner = self.kin_at(pron + 1) is not None
+            want = [self.gender(p) for p in ph.possessors] if owner else [ph.kin.gender]
+            if any(g and self.lex.pronouns[toks[pron].low] != g for g in want):
+                return False
         if ph.group:
             for p in ph.possessors:
                 self.out.append((ph.kin.relation, (p,), name, ph.word, ""))
