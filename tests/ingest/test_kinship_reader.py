@@ -95,6 +95,21 @@ CASES = [
     ("[Nettie] is so happy to have [Beverly] as a friend.", {}, []),
     ("[Bob] wants to have a son named [Tim].", {}, ["child(Bob, Tim)"]),
     ("[Bob] asked [Ann] to have a son named [Tim].", {}, []),
+    # "she's" = "she is"; the object of "calls him her son"; a subject in apposition without commas
+    ("[Reta] is weaker than [Michael] since she's his daughter", {"Reta": "female", "Michael": "male"},
+     ["child(Michael, Reta)"]),
+    ("[Kevin] is doted on by [Dorothy], who calls him her handsome son.", {"Kevin": "male", "Dorothy": "female"},
+     ["child(Dorothy, Kevin)"]),
+    ("[Elliott] hurt his leg so [John] his son had to help him walk.", {"Elliott": "male", "John": "male"},
+     ["child(Elliott, John)"]),
+    ("[Bob] showed [Tim] his son.", {"Bob": "male", "Tim": "male"}, []),
+    ("[Bob] told [Tim] his son was sick.", {"Bob": "male", "Tim": "male"}, []),
+    # "the name of [C]'s <kin>"; "<kin> of one <kin2> [M]"; "the siblings [A], [B], and [C]"
+    ("[Alan] is the name of [Carlos]'s father.", {}, ["parent(Carlos, Alan)"]),
+    ("[Michael] is a proud husband of one wife [Michelle]", {}, ["spouse(Michelle, Michael)", "spouse(Michael, Michelle)"]),
+    ("The siblings, [Felicia] and [Clarence], loved it.", {}, ["sibling(Felicia, Clarence)", "sibling(Clarence, Felicia)"]),
+    ("[Bob] and [Tim] saw the brothers [Al] and [Ed].", {}, ["sibling(Al, Ed)", "sibling(Ed, Al)"]),
+    ("[Bob] visited the brothers' house.", {}, []),
 ]
 
 

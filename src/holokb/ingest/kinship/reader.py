@@ -554,9 +554,25 @@ class _Sentence:
             return self.t(s - 1).text  # "… which makes [Michael] [Marci]'s uncle": the object
         if s >= 1 and _is_name(self.t(s - 1)) and self.w(s, "the") and self.w(ph.pos + 1, "of"):
             return self.t(s - 1).text  # "[Matthew] the uncle of [Donna]"
+        own = s >= 1 and self.toks[s].low in self.lex.pronouns
+        if own and _is_name(self.t(s - 1)) and (s == 1 or self.t(s - 2).kind is Kind.PUNCT or self.w(
+                s - 2, "and", "so", "but", "then", *_SUBORDINATORS)) and self.t(ph.pos + 1) is not None \
+                and self.t(ph.pos + 1).kind is Kind.WORD and (finite_verb(self.t(ph.pos + 1).low)
+                                                             or self.t(ph.pos + 1).low in _MODALS):
+            return self.t(s - 1).text  # "… so [John] his son had to help him": a subject in apposition
+        obj = self.t(s - 1)
+        if own and s >= 2 and obj.kind is Kind.WORD and obj.low in self.lex.object_pronouns \
+                and self.t(s - 2).kind is Kind.WORD and complement_verb(self.t(s - 2).low):
+            got = self._antecedents(s - 1, self.lex.object_pronouns[obj.low], ())
+            if len(got) == 1 and isinstance(got[0], str):
+                return got[0]  # "[D], who calls him her handsome son": the object
+            return None
         k = s - 1
         while k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _ARTICLES | _ADVERBS | {"of"}:
             k -= 1
+        if k >= 1 and self.toks[k].kind is Kind.POSS and self.toks[k].text[-1:] == "s" \
+                and self.toks[k - 1].low in self.lex.subject_pronouns:
+            return self._named_at(k - 1)  # "since she's his daughter": "'s" is "is"
         if k >= 1 and self.toks[k].is_word("and") and self.w(ph.pos + 1, "of", "to"):
             b = k - 1
             while b >= 0 and self.toks[b].kind is Kind.WORD and b >= k - 4 and self.toks[b].low not in _BE:
@@ -584,8 +600,8 @@ class _Sentence:
                 b -= 1
             return self._named_at(b) or self._unnamed_subject_at(b)
         if k >= 3 and self.w(k, "name") and self.w(k - 1, "the") and self.toks[k - 2].low in _BE \
-                and self.w(s - 1, "of") and self.toks[s].low in self.lex.pronouns:
-            return self._named_at(k - 3)  # "[T] is the name of his granddaughter"
+                and self.w(s - 1, "of") and (self.toks[s].low in self.lex.pronouns or self.toks[s].kind is Kind.NAME):
+            return self._named_at(k - 3)  # "[T] is the name of his granddaughter / of [C]'s father"
         return None
 
     def _of_owner(self, i: int, exclude: tuple = ()) -> tuple[list[Person], bool]:
@@ -602,6 +618,9 @@ class _Sentence:
         if t is None:
             return [], False
         between = [x.low for x in self.toks[i + 2:m]]
+        named_kin = between and t.kind is Kind.NAME and self.kin_at(m - 1) is not None  # "of one wife [M]"
+        if named_kin:
+            between = between[:-1]
         if between and between[-1] not in _NAMING and any(x not in _ARTICLES and not _adjective(x) for x in between):
             return [], False  # "the proud [O]", "the amazing [S]"; not "the man who met [O]"
         if t.kind is Kind.WORD and t.low in self.lex.pronouns:
@@ -708,7 +727,16 @@ class _Sentence:
         return out
 
     def _plural_predicate(self, ph: _Phrase) -> None:
-        """"[A] and [B] are sisters", "[A] and [B] were twins": a symmetric relation within the group."""
+        """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …": a symmetric
+        relation within the group."""
+        if ph.kin.plural and ph.kin.relation == "ex:sibling" and (ph.pos == 0 or self.w(ph.pos - 1, "the")):
+            names = self._holder_right(ph.pos)
+            for a in names:
+                for b in names:
+                    if a != b:
+                        self.out.append((ph.kin.relation, (a,), b, "", ""))
+            if names:
+                return
         if not ph.kin.plural or len(self.subject) < 2:
             return
         k = ph.pos - 1
