@@ -54,3 +54,30 @@ def test_a_grandparent_of_a_child_with_two_named_parents_is_not_guessed():
                      "grandfather, [Stanley], would be meeting them there.", ("Elliott", "Stanley"), "father",
                      {"Elliott": "male", "Mark": "male", "Stanley": "male"}))
     assert got.predicted == "father"
+
+
+def test_a_reading_whose_generations_do_not_add_up_is_set_aside():
+    # "her brother [Glen]": Amy's or Mary's; both readings are families, so the answer is refused …
+    base = "[Amy], [Mary]'s mother, was eager to plan a trip with her so she asked her brother, [Glen], for advice."
+    genders = {"Amy": "female", "Mary": "female", "Glen": "male"}
+    got = score(_row(base, ("Mary", "Glen"), "brother", genders))
+    assert got.predicted is None and "disagree" in got.reason
+    # … but once Glen's son is Mary's nephew, "Amy's brother" (Mary's uncle) would put Glen's son in
+    # Mary's generation and one below it at once: that reading is set aside
+    got = score(_row(base + " [Glen] has a son named [Tom]. [Tom] is [Mary]'s nephew.", ("Mary", "Glen"),
+                     "brother", {**genders, "Tom": "male"}))
+    assert got.predicted == "brother" and got.correct, got.reason
+
+
+def test_generation_clash_finds_a_cycle_of_ancestry_and_nothing_in_a_family():
+    from holokb.answer.evaluation import clutrr
+    from holokb.core import IRI
+
+    clutrr._init()
+    ex = "http://example.org/"
+    a, b, c = IRI(ex + "A"), IRI(ex + "B"), IRI(ex + "C")
+    family = {(ex + "child", a, b), (ex + "child", b, c), (ex + "grandchild", a, c), (ex + "spouse", a, c)}
+    assert clutrr.generation_clash(family) is None
+    assert clutrr.generation_clash({(ex + "child", a, b), (ex + "child", b, c), (ex + "parent", a, c)})
+    assert clutrr.generation_clash({(ex + "parent", a, b), (ex + "sibling", a, b)})
+    assert clutrr.generation_clash({(ex + "child", a, a)})

@@ -90,7 +90,7 @@ def score(row: dict) -> ItemResult:
     by_entity = {_reader.entity(n): g for n, g in genders.items()}
     for reading in story.readings():
         stated = stated_facts(reading, _program)
-        clash = stated_clash(stated) or gender_clash(stated, by_entity)
+        clash = stated_clash(stated) or gender_clash(stated, by_entity) or generation_clash(stated)
         if clash is not None:
             clashes.append(clash)  # this reading of the pronouns contradicts itself: not the story's
             continue
@@ -188,6 +188,36 @@ def gender_clash(stated: set, genders: dict) -> str | None:
             if len(hs) > 1:
                 word = lex.answers.get(rel, {}).get(g, rel)
                 return f"{_show(who)} would have two {word}s: " + " and ".join(sorted(_show(h) for h in hs))
+    return None
+
+
+def generation_clash(stated: set) -> str | None:
+    """Blood relations that no numbering of generations fits (rules/kinship.toml ``[generations]``):
+    someone their own ancestor, a parent who is also a sibling, "[A]'s son [B] … [B]'s grandson [A]".
+    Union-find with each person's generation relative to their set's root."""
+    lex = _reader.lexicon
+    steps = {lex.iri(r): int(d) for r, d in lex.data.get("generations", {}).items()}
+    parent: dict = {}
+    offset: dict = {}   # generation of x minus generation of parent[x]
+
+    def find(x):
+        if parent.setdefault(x, x) == x:
+            offset.setdefault(x, 0)
+            return x, 0
+        root, d = find(parent[x])
+        parent[x], offset[x] = root, offset[x] + d
+        return root, offset[x]
+
+    for pred, s, o in sorted(stated, key=str):
+        d = steps.get(pred)
+        if d is None:
+            continue
+        (rs, ds), (ro, do) = find(s), find(o)
+        if rs == ro:
+            if do - ds != d:
+                return f"{_show(o)} cannot be {_show(pred)} of {_show(s)}: the generations do not add up"
+            continue
+        parent[ro], offset[ro] = rs, ds + d - do   # gen(o) = gen(s) + d
     return None
 
 
