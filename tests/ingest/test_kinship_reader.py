@@ -110,6 +110,15 @@ CASES = [
     ("The siblings, [Felicia] and [Clarence], loved it.", {}, ["sibling(Felicia, Clarence)", "sibling(Clarence, Felicia)"]),
     ("[Bob] and [Tim] saw the brothers [Al] and [Ed].", {}, ["sibling(Al, Ed)", "sibling(Ed, Al)"]),
     ("[Bob] visited the brothers' house.", {}, []),
+    # "Her son is [M]" names the earlier phrase's holder; the one unnamed person of a pronoun's gender
+    ("[Louis] enjoys talking to his sister and her son. Her son is [Mario].", {"Louis": "male"},
+     ["nephewOrNiece(Louis, Mario)"]),
+    ("[Louis] enjoys talking to his sister. Her daughter [Mary] is nice.", {"Louis": "male"},
+     ["nephewOrNiece(Louis, Mary)"]),
+    ("[Louis] enjoys talking to his sister and his mother. Her daughter [Mary] is nice.", {"Louis": "male"}, []),
+    # "which is" for "who is"; "[A] and husband [B]"
+    ("But [Ann] was already hanging out with [Bob] which is [Tim]'s grandfather.", {}, ["grandparent(Tim, Bob)"]),
+    ("[Ann] and husband [Bob] disagree about it.", {}, ["spouse(Ann, Bob)"]),
 ]
 
 

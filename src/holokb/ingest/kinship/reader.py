@@ -430,6 +430,9 @@ class _Sentence:
                     ph.reason = "the owner may be " + " or ".join(_show(p) for p in owners)
                 if holders and holders[0] in owners:
                     holders = []
+        if not ph.possessors and det is not None and det.low == "and" and j == i - 1 and j == 1 and holders \
+                and _is_name(self.t(0)) and holders[0] != self.t(0).text:
+            ph.possessors = [self.t(0).text]  # "[Ann] and husband [Bob] disagree …"
         if not ph.possessors and det is not None and det.text == "," and self.phrases[:-1] \
                 and self.phrases[-2].kin.plural and not self.phrases[-2].holders and self.phrases[-2].possessors \
                 and all(x.kind is Kind.WORD for x in self.toks[self.phrases[-2].pos + 1:j]):
@@ -594,7 +597,7 @@ class _Sentence:
             if self.toks[k].low == "been":  # "[J] has been a lovely father of [S]"
                 while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _HAVE | _MODALS | _ADVERBS:
                     b -= 1
-            while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that"}:
+            while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that", "which"}:
                 b -= 1
             if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
@@ -787,6 +790,12 @@ class _Sentence:
                 return list(dict.fromkeys(order))
             prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
                                       if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
+            if not prev:
+                # "[L] talks to his sister. Her daughter is [M].": the one unnamed person of the gender
+                unnamed = list(dict.fromkeys(p for p in self.ctx.mentions if isinstance(p, Unnamed)
+                                             and p.gender == gender and p.anchor not in exclude))
+                if len(unnamed) == 1:
+                    return unnamed
             subj = self.ctx.subject
             if len(prev) > 1 and len(subj) == 1 and subj[0] in prev and \
                     all(p in self.ctx.owned.get(subj[0], ()) for p in prev if p != subj[0]):
@@ -1004,7 +1013,8 @@ class _Sentence:
             if before[-2:] in (["name", "is"], ["name", "was"]) \
                     or before[-2:] in (["is", "named"], ["was", "named"], ["is", "called"], ["named", "him"],
                                        ["named", "her"], ["name", "him"], ["name", "her"]) \
-                    or after[:1] in (["is"], ["was"]) and "name" in after:
+                    or after[:1] in (["is"], ["was"]) and "name" in after \
+                    or before[-2:] in ([ph.word.lower(), "is"], [ph.word.lower(), "was"]):  # "Her son is [B]"
                 name = t.text
                 break
         if name is None:
