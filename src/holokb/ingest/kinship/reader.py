@@ -149,7 +149,8 @@ class KinshipReader:
                     problems.append(mismatch)
                     continue
                 if len(options) == 1:
-                    facts.extend(options[0])
+                    # "… her son. Her son is named [J].": the pending phrase and this one state it once
+                    facts.extend(f for f in options[0] if all(f.fact != g.fact for g in facts))
                     got += bool(options[0])
                 elif options:
                     choices.append(ReadChoice(tuple(options), span, reason))
