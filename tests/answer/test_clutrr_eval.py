@@ -81,3 +81,13 @@ def test_generation_clash_finds_a_cycle_of_ancestry_and_nothing_in_a_family():
     assert clutrr.generation_clash({(ex + "child", a, b), (ex + "child", b, c), (ex + "parent", a, c)})
     assert clutrr.generation_clash({(ex + "parent", a, b), (ex + "sibling", a, b)})
     assert clutrr.generation_clash({(ex + "child", a, a)})
+
+
+def test_generations_broken_by_every_reading_do_not_refuse_the_story():
+    # Ann, Bob and Cal cannot all be as stated (Bob would be his own grandfather's brother), whichever
+    # way "her" is read: that says nothing about the pronoun, so the readings are not set aside for it
+    story = ("[Ann] is [Bob]'s son. [Cal] is [Ann]'s son. [Bob] is [Cal]'s brother. "
+             "[Dee] and [Eve] are sisters. [Dee] met [Eve] and her sister [Fay].")
+    genders = {"Ann": "male", "Bob": "male", "Cal": "male", "Dee": "female", "Eve": "female", "Fay": "female"}
+    got = score(_row(story, ("Eve", "Fay"), "sister", genders))
+    assert got.predicted == "sister" and got.correct, got.reason

@@ -60,6 +60,7 @@ def score(row: dict) -> ItemResult:
     from ..contract import Answer, Verdict
     from ..over_reading import close_reading
     from ..over_reading import explain_at
+    from ...ingest.english.reading import Reading
 
     _init()
     rid = row.get("id") or "?"
@@ -88,9 +89,13 @@ def score(row: dict) -> ItemResult:
     seen: list[str] = []
     clashes: list[str] = []
     by_entity = {_reader.entity(n): g for n, g in genders.items()}
+    # generations choose between readings of the pronouns; statements that break them in every reading
+    # (a crowd story giving some other pair inversely) say nothing about the pronouns
+    by_generation = story.choices and generation_clash(stated_facts(Reading(story.facts), _program)) is None
     for reading in story.readings():
         stated = stated_facts(reading, _program)
-        clash = stated_clash(stated) or gender_clash(stated, by_entity) or generation_clash(stated)
+        clash = stated_clash(stated) or gender_clash(stated, by_entity) or (
+            generation_clash(stated) if by_generation else None)
         if clash is not None:
             clashes.append(clash)  # this reading of the pronouns contradicts itself: not the story's
             continue
