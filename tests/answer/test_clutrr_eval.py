@@ -91,3 +91,54 @@ def test_generations_broken_by_every_reading_do_not_refuse_the_story():
     genders = {"Ann": "male", "Bob": "male", "Cal": "male", "Dee": "female", "Eve": "female", "Fay": "female"}
     got = score(_row(story, ("Eve", "Fay"), "sister", genders))
     assert got.predicted == "sister" and got.correct, got.reason
+
+
+# -- kb.ingest + kb.answer (answer/evaluation/clutrr_kb.py) against the reading path the eval uses ------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PEOPLE = {"Ann": "female", "Bob": "male", "Cat": "female", "Dan": "male", "Eve": "female"}
+_WORDS = ["mother", "father", "son", "daughter", "sister", "brother", "wife", "husband", "grandson",
+          "grandmother", "aunt", "nephew"]
+
+
+def _both(row: dict):
+    from holokb.answer.evaluation.clutrr_kb import score_via_kb
+
+    return score(dict(row)), score_via_kb(dict(row))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(sorted(_PEOPLE)), st.sampled_from(_WORDS), st.sampled_from(sorted(_PEOPLE))),
+                min_size=1, max_size=4),
+       st.tuples(st.sampled_from(sorted(_PEOPLE)), st.sampled_from(sorted(_PEOPLE))),
+       st.booleans(), st.booleans())
+def test_kb_answer_and_the_reading_path_agree_on_made_up_families(statements, query, pronoun, ends):
+    # "[H] is [P]'s <word>." sentences, some with "her"/"his" for the possessor (choices of reading)
+    sentences = []
+    for holder, word, possessor in statements:
+        if pronoun and sentences:
+            sentences.append(f"[{holder}] met {'her' if _PEOPLE[possessor] == 'female' else 'his'} {word}.")
+        else:
+            sentences.append(f"[{holder}] is [{possessor}]'s {word}.")
+    if ends:  # the first statement's possessor and the last one's holder: often related
+        query = (statements[0][2], statements[-1][0])
+    row = _row(" ".join(sentences), query, "?", _PEOPLE)
+    reading, kb = _both(row)
+    assert kb.predicted == reading.predicted, (row["story"], reading.reason, kb.reason)
+
+
+def test_kb_answer_agrees_with_the_reading_path_on_the_corpus(corpora):
+    """A sample of every CLUTRR validation file: kb.answer answers exactly the items the reading path
+    answers, with the same relation."""
+    from holokb.answer.evaluation.clutrr import load
+
+    files = sorted((corpora / "clutrr").glob("*/validation.csv"))
+    assert files
+    answered = 0
+    for f in files:
+        for row in load(f)[::60]:
+            reading, kb = _both(row)
+            assert kb.predicted == reading.predicted, (f.parent.name, row["id"], reading.reason, kb.reason)
+            answered += kb.predicted is not None
+    assert answered > 100

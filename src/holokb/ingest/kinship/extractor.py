@@ -1,0 +1,45 @@
+"""The kinship reader behind the :class:`~holokb.ingest.extract.Extractor` protocol, so a family story
+can go through ``kb.ingest`` (CLUTRR through ``kb.answer``)."""
+from __future__ import annotations
+
+from typing import Iterator, Mapping
+
+from ...analysis.program import PredicateDecl
+from ..extract import DocumentInput, ExtractedFact, Extraction, Skip, SkipReason
+from .reader import KinshipReader
+
+EXTRACTOR_ID = "holokb.kinship"
+EXTRACTOR_VERSION = "1"
+
+
+class KinshipExtractor:
+    """Reads each chunk with :class:`KinshipReader` (genders from the record) and states one reading of
+    its pronouns: ``reading`` indexes :meth:`StoryReading.readings` (0 = every choice's first option)."""
+
+    def __init__(self, genders: Mapping[str, str], *, reading: int = 0, reader: KinshipReader | None = None):
+        self.genders = dict(genders)
+        self.reading = reading
+        self.reader = reader or KinshipReader()
+
+    @property
+    def id(self) -> str:
+        return EXTRACTOR_ID
+
+    @property
+    def version(self) -> str:
+        return EXTRACTOR_VERSION
+
+    @property
+    def vocabulary(self) -> Mapping[str, PredicateDecl]:
+        return {}
+
+    def extract(self, document: DocumentInput) -> Iterator[Extraction]:
+        for chunk in document.chunks:
+            story = self.reader.read_story(document.chunk_text(chunk), self.genders)
+            reading = next((r for i, r in enumerate(story.readings()) if i == self.reading), None)
+            facts = reading.facts if reading is not None else ()
+            yield Extraction(
+                chunk.chunk_id, len(story.sentences),
+                tuple(ExtractedFact(f.fact, f.span.start, f.span.end) for f in facts), (), (),
+                tuple(Skip(SkipReason.NOT_UNDERSTOOD, s.span.start, s.span.end, f"{s.code.value}: {s.detail}")
+                      for s in story.skips if s.code.value != "no_statement"))
