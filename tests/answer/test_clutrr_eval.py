@@ -141,4 +141,6 @@ def test_kb_answer_agrees_with_the_reading_path_on_the_corpus(corpora):
             reading, kb = _both(row)
             assert kb.predicted == reading.predicted, (f.parent.name, row["id"], reading.reason, kb.reason)
             answered += kb.predicted is not None
+            if kb.correct:  # the chain kb.answer gives cites the story's sentences, exactly
+                assert kb.cited and kb.spans_ok, (row["id"], kb.chain)
     assert answered > 100

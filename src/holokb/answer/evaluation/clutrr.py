@@ -262,8 +262,13 @@ def generation_clash(stated: set) -> str | None:
     return None
 
 
-def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1) -> EvalRun:
+def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1, via_kb: bool = False) -> EvalRun:
+    """Score a CLUTRR file over the reading (default) or through kb.ingest + kb.answer (``via_kb``)."""
     rows = load(path)
     if limit is not None:
         rows = rows[:limit]
-    return EvalRun(str(path), tuple(run_items(rows, score, jobs=jobs, init=_init, chunksize=16)))
+    if via_kb:
+        from .clutrr_kb import score_via_kb as scorer
+    else:
+        scorer = score
+    return EvalRun(str(path), tuple(run_items(rows, scorer, jobs=jobs, init=_init, chunksize=16)))

@@ -10,7 +10,7 @@ paths against each other.
 from __future__ import annotations
 
 from . import clutrr
-from .runner import ItemResult, chain_json
+from .runner import ItemResult, chain_json, check_citations
 
 _rules = None
 
@@ -45,7 +45,8 @@ def score_via_kb(row: dict) -> ItemResult:
     def refuse(why: str) -> ItemResult:
         return ItemResult(item.rid, item.gold, None, "unsupported", False, item.group, reason=why, skips=item.skips)
 
-    if len(chunk_paragraphs(text)) != 1:
+    chunks = chunk_paragraphs(text)
+    if len(chunks) != 1:
         return refuse("the story has several paragraphs (each would be read on its own)")
     kept, clashes = clutrr.readings_left(item)
     if not kept:
@@ -74,5 +75,22 @@ def score_via_kb(row: dict) -> ItemResult:
     word = answers[rel.replace(reader.ns, "ex:", 1)].get(item.genders.get(item.b, ""))
     if word is None:
         return refuse(f"no gender for {item.b}")
-    return ItemResult(item.rid, item.gold, word, "supported", word == item.gold, item.group, chain_json(answer),
-                      None, item.skips)
+    answer = _in_story(answer, chunks[0].start)
+    correct = word == item.gold
+    cited, ok = check_citations(answer, text, {(s.start + chunks[0].start, s.end + chunks[0].start)
+                                               for s in item.story.sentences})
+    return ItemResult(item.rid, item.gold, word, "supported", correct, item.group, chain_json(answer), None,
+                      item.skips, cited=cited if correct else None, spans_ok=ok if correct else None)
+
+
+def _in_story(answer, at: int):
+    """The answer with its evidence spans moved from the chunk's offsets to the story's; a rule's
+    evidence without a span (the rule file's rules, given to kb.answer) cites no sentence and is dropped."""
+    from dataclasses import replace
+
+    def shift(spans):
+        return tuple(replace(s, char_start=s.char_start + at, char_end=s.char_end + at)
+                     for s in spans if s.char_start is not None)
+
+    return replace(answer, fact_chain=tuple(
+        replace(e, evidence=shift(e.evidence), rule_evidence=shift(e.rule_evidence)) for e in answer.fact_chain))
