@@ -60,7 +60,8 @@ def score_via_kb(row: dict) -> ItemResult:
         with KnowledgeBase.open(":memory:") as kb:
             try:
                 kb.ingest(text, doc_id=item.rid, at=1,
-                          extractor=KinshipExtractor(item.genders, reading=index, reader=reader))
+                          extractor=KinshipExtractor(item.genders, reading=index, reader=reader,
+                                                     read=(text, item.story)))
                 answer = kb.answer(plan, as_of=AsOf.latest(), rules=_program())
             except HolokbError as e:
                 return refuse(f"kb: {e}")

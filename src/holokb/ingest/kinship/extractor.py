@@ -7,6 +7,7 @@ from typing import Iterator, Mapping
 from ...analysis.program import PredicateDecl
 from ..extract import DocumentInput, ExtractedFact, Extraction, Skip, SkipReason
 from .reader import KinshipReader
+from .story import StoryReading
 
 EXTRACTOR_ID = "holokb.kinship"
 EXTRACTOR_VERSION = "1"
@@ -16,10 +17,12 @@ class KinshipExtractor:
     """Reads each chunk with :class:`KinshipReader` (genders from the record) and states one reading of
     its pronouns: ``reading`` indexes :meth:`StoryReading.readings` (0 = every choice's first option)."""
 
-    def __init__(self, genders: Mapping[str, str], *, reading: int = 0, reader: KinshipReader | None = None):
+    def __init__(self, genders: Mapping[str, str], *, reading: int = 0, reader: KinshipReader | None = None,
+                 read: "tuple[str, StoryReading] | None" = None):
         self.genders = dict(genders)
         self.reading = reading
         self.reader = reader or KinshipReader()
+        self.read = read   # (text, its reading) already made by the caller: not read again
 
     @property
     def id(self) -> str:
@@ -35,7 +38,9 @@ class KinshipExtractor:
 
     def extract(self, document: DocumentInput) -> Iterator[Extraction]:
         for chunk in document.chunks:
-            story = self.reader.read_story(document.chunk_text(chunk), self.genders)
+            text = document.chunk_text(chunk)
+            story = self.read[1] if self.read is not None and self.read[0] == text \
+                else self.reader.read_story(text, self.genders)
             reading = next((r for i, r in enumerate(story.readings()) if i == self.reading), None)
             facts = reading.facts if reading is not None else ()
             yield Extraction(
