@@ -12,20 +12,6 @@ from __future__ import annotations
 from . import clutrr
 from .runner import ItemResult, chain_json, check_citations
 
-_rules = None
-
-
-def _program():
-    global _rules
-    if _rules is None:
-        from ...analysis import analyze
-        from ...resources import data_dir
-        from ...syntax import parse_file
-
-        _rules = analyze(parse_file(data_dir("rules") / "kinship.hkr"))
-    return _rules
-
-
 def score_via_kb(row: dict) -> ItemResult:
     """One CLUTRR row answered by kb.answer (the relation ``?r`` with ``?r(A, B)``) in every reading left."""
     from ... import KnowledgeBase
@@ -62,7 +48,7 @@ def score_via_kb(row: dict) -> ItemResult:
                 kb.ingest(text, doc_id=item.rid, at=1,
                           extractor=KinshipExtractor(item.genders, reading=index, reader=reader,
                                                      read=(text, item.story)))
-                answer = kb.answer(plan, as_of=AsOf.latest(), rules=_program())
+                answer = kb.answer(plan, as_of=AsOf.latest(), rules=clutrr._program)
             except HolokbError as e:
                 return refuse(f"kb: {e}")
         if answer.verdict is not Verdict.SUPPORTED or len(answer.values) != 1:

@@ -2,6 +2,7 @@
 can go through ``kb.ingest`` (CLUTRR through ``kb.answer``)."""
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Iterator, Mapping
 
 from ...analysis.program import PredicateDecl
@@ -24,17 +25,10 @@ class KinshipExtractor:
         self.reader = reader or KinshipReader()
         self.read = read   # (text, its reading) already made by the caller: not read again
 
-    @property
-    def id(self) -> str:
-        return EXTRACTOR_ID
-
-    @property
-    def version(self) -> str:
-        return EXTRACTOR_VERSION
-
-    @property
-    def vocabulary(self) -> Mapping[str, PredicateDecl]:
-        return {}
+    # the Extractor protocol's identity; no declared vocabulary (the kinship relations are open)
+    id = EXTRACTOR_ID
+    version = EXTRACTOR_VERSION
+    vocabulary: Mapping[str, PredicateDecl] = MappingProxyType({})
 
     def extract(self, document: DocumentInput) -> Iterator[Extraction]:
         for chunk in document.chunks:
