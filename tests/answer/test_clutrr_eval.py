@@ -144,3 +144,37 @@ def test_kb_answer_agrees_with_the_reading_path_on_the_corpus(corpora):
             if kb.correct:  # the chain kb.answer gives cites the story's sentences, exactly
                 assert kb.cited and kb.spans_ok, (row["id"], kb.chain)
     assert answered > 100
+
+
+def test_eval_clutrr_kb_option_gives_the_same_lines(tmp_path):
+    """`holokb eval clutrr F --kb` asks through kb.answer: same per-length and accuracy lines, and the
+    same predictions, as the reading path."""
+    import csv
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    f = tmp_path / "v.csv"
+    with open(f, "w", newline="") as out:
+        w = csv.writer(out)
+        w.writerow(["id", "story", "query", "target_text", "genders", "task_name"])
+        w.writerow(["a", "[Ann] is [Bob]'s mother. [Bob] has a son named [Cal].", "('Ann', 'Cal')", "grandson",
+                    "Ann:female,Bob:male,Cal:male", "task_1.2"])
+        w.writerow(["b", "[Dee] met [Eve] and her sister [Fay].", "('Eve', 'Fay')", "sister",
+                    "Dee:female,Eve:female,Fay:female", "task_1.2"])
+        w.writerow(["c", "[Gus] hit his brother [Hal]. [Hal] is [Ivy]'s father.", "('Ivy', 'Gus')", "uncle",
+                    "Gus:male,Hal:male,Ivy:female", "task_1.3"])
+    env = dict(os.environ, PYTHONPATH=str(root / "src"))
+    lines, preds = [], []
+    for extra in ([], ["--kb"]):
+        o = tmp_path / f"o{len(extra)}.jsonl"
+        p = subprocess.run([sys.executable, "-m", "holokb", "eval", "clutrr", str(f), "--out", str(o), *extra],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        lines.append(p.stdout)
+        preds.append([json.loads(x)["predicted"] for x in o.read_text().splitlines()])
+    assert lines[0] == lines[1] and "accuracy=0.6667 n=3" in lines[0], lines
+    assert preds[0] == preds[1] == ["grandson", None, "uncle"]
