@@ -119,6 +119,10 @@ CASES = [
     # "which is" for "who is"; "[A] and husband [B]"
     ("But [Ann] was already hanging out with [Bob] which is [Tim]'s grandfather.", {}, ["grandparent(Tim, Bob)"]),
     ("[Ann] and husband [Bob] disagree about it.", {}, ["spouse(Ann, Bob)"]),
+    # a capitalised word the record does not bracket, after "when"/"and" and before a verb, is a person
+    ("[Nancy] is close to her sister Rachel. When Rachel had her son [Milton], [Nancy] helped.",
+     {"Nancy": "female", "Milton": "male"}, ["sibling(Nancy, _Rachel)", "child(_Rachel, Milton)"]),
+    ("[Nancy] went to Mexico with her son [Bob].", {"Nancy": "female"}, ["child(Nancy, Bob)"]),
 ]
 
 

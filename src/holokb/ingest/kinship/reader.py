@@ -254,7 +254,10 @@ class _Sentence:
         if _known_word(t.low):
             return None
         prev, nxt = self.t(k - 1), self.t(k + 1)
-        if prev is not None and prev.kind is Kind.WORD and (prev.low in _CLOSED or prev.low in ("last", "next")):
+        clause = prev is not None and prev.low in _SUBORDINATORS | {"and", "but", "or", "so"} and nxt is not None \
+            and nxt.kind is Kind.WORD and finite_verb(nxt.low)  # "When Rachel had her son [M], …"
+        if prev is not None and prev.kind is Kind.WORD and (prev.low in _CLOSED or prev.low in ("last", "next")) \
+                and not clause:
             return None  # "on Saturday", "to Mexico", "the Cavaliers"
         subject_like = prev is None or prev.kind is Kind.PUNCT or self.kin_at(k - 1) is not None
         if subject_like or nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and finite_verb(nxt.low)):
