@@ -76,6 +76,53 @@ CASES = [
      ["child(Gabrielle, _Micheal)", "parent(_Micheal, Jason)"]),
     ("[Angela] apologized to her father in law Rod. Rod's son [Jeffrey] had backed into his car.",
      {"Angela": "female", "Jeffrey": "male"}, ["parentInLaw(Angela, _Rod)", "child(_Rod, Jeffrey)"]),
+    # unnamed kin as the subject or the holder: composed by the rules through the unnamed person
+    ("[Chris]'s father has a sister named [Cindy].", {}, ["uncleOrAunt(Chris, Cindy)"]),
+    ("[April]'s mother is the child of [Ashley].", {}, ["grandchild(Ashley, April)"]),
+    ("[Beverly]'s brother has a daughter named [Cheryl].", {}, ["nephewOrNiece(Beverly, Cheryl)"]),
+    ("[Ann]'s brother is tall.", {}, []),
+    # "Her son is named [J]": the pronoun is the earlier phrase's possessor (an unnamed sister here)
+    ("[Dale] enjoys playing tennis with his sister and her son. Her son is named [Jeff].", {"Dale": "male"},
+     ["nephewOrNiece(Dale, Jeff)"]),
+    ("[Dale] plays with his sister and her son. His name is [Jeff].", {"Dale": "male"},
+     ["nephewOrNiece(Dale, Jeff)"]),
+    ("[Dale] plays with his sister and her son. Her name is [Jane].", {"Dale": "male"}, []),
+    # the holder after "have": a relationship with someone, "such a <kin> in/like [B]", "[B] for a <kin>"
+    ("[George] has a great father relationship with the beautiful [Janet].", {}, ["parent(Janet, George)"]),
+    ("[Louis] is very happy to have such a great daughter like [Karen].", {}, ["child(Louis, Karen)"]),
+    ("[Louis] wishes to have a daughter like [Karen].", {}, []),
+    ("[Nettie] is so happy to have [Beverly] for a mother.", {}, ["parent(Nettie, Beverly)"]),
+    ("[Nettie] is so happy to have [Beverly] as a friend.", {}, []),
+    ("[Bob] wants to have a son named [Tim].", {}, ["child(Bob, Tim)"]),
+    ("[Bob] asked [Ann] to have a son named [Tim].", {}, []),
+    # "she's" = "she is"; the object of "calls him her son"; a subject in apposition without commas
+    ("[Reta] is weaker than [Michael] since she's his daughter", {"Reta": "female", "Michael": "male"},
+     ["child(Michael, Reta)"]),
+    ("[Kevin] is doted on by [Dorothy], who calls him her handsome son.", {"Kevin": "male", "Dorothy": "female"},
+     ["child(Dorothy, Kevin)"]),
+    ("[Elliott] hurt his leg so [John] his son had to help him walk.", {"Elliott": "male", "John": "male"},
+     ["child(Elliott, John)"]),
+    ("[Bob] showed [Tim] his son.", {"Bob": "male", "Tim": "male"}, []),
+    ("[Bob] told [Tim] his son was sick.", {"Bob": "male", "Tim": "male"}, []),
+    # "the name of [C]'s <kin>"; "<kin> of one <kin2> [M]"; "the siblings [A], [B], and [C]"
+    ("[Alan] is the name of [Carlos]'s father.", {}, ["parent(Carlos, Alan)"]),
+    ("[Michael] is a proud husband of one wife [Michelle]", {}, ["spouse(Michelle, Michael)", "spouse(Michael, Michelle)"]),
+    ("The siblings, [Felicia] and [Clarence], loved it.", {}, ["sibling(Felicia, Clarence)", "sibling(Clarence, Felicia)"]),
+    ("[Bob] and [Tim] saw the brothers [Al] and [Ed].", {}, ["sibling(Al, Ed)", "sibling(Ed, Al)"]),
+    ("[Bob] visited the brothers' house.", {}, []),
+    # "Her son is [M]" names the earlier phrase's holder; the one unnamed person of a pronoun's gender
+    ("[Louis] enjoys talking to his sister and her son. Her son is [Mario].", {"Louis": "male"},
+     ["nephewOrNiece(Louis, Mario)"]),
+    ("[Louis] enjoys talking to his sister. Her daughter [Mary] is nice.", {"Louis": "male"},
+     ["nephewOrNiece(Louis, Mary)"]),
+    ("[Louis] enjoys talking to his sister and his mother. Her daughter [Mary] is nice.", {"Louis": "male"}, []),
+    # "which is" for "who is"; "[A] and husband [B]"
+    ("But [Ann] was already hanging out with [Bob] which is [Tim]'s grandfather.", {}, ["grandparent(Tim, Bob)"]),
+    ("[Ann] and husband [Bob] disagree about it.", {}, ["spouse(Ann, Bob)"]),
+    # a capitalised word the record does not bracket, after "when"/"and" and before a verb, is a person
+    ("[Nancy] is close to her sister Rachel. When Rachel had her son [Milton], [Nancy] helped.",
+     {"Nancy": "female", "Milton": "male"}, ["sibling(Nancy, _Rachel)", "child(_Rachel, Milton)"]),
+    ("[Nancy] went to Mexico with her son [Bob].", {"Nancy": "female"}, ["child(Nancy, Bob)"]),
 ]
 
 

@@ -83,7 +83,9 @@ def eval_babi_cmd(files: list[Path] = typer.Argument(..., help="bAbI task files 
 def eval_clutrr_cmd(file: Path = typer.Argument(..., help="CLUTRR CSV (story, query, target_text, genders, task_name)."),
                     out: Optional[Path] = OUT,
                     limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
-                    jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept).")) -> None:
+                    jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept)."),
+                    kb: bool = typer.Option(False, "--kb", help="Ask each question through kb.ingest + kb.answer "
+                                                               "(one in-memory KB per reading; same answers).")) -> None:
     """Read each family story, compose kinship by rules/kinship.hkr; accuracy per story length, then overall.
 
     Example: holokb eval clutrr ../shared/corpora/clutrr/gen_train23_test2to10/validation.csv --jobs 2
@@ -93,7 +95,7 @@ def eval_clutrr_cmd(file: Path = typer.Argument(..., help="CLUTRR CSV (story, qu
     _check(limit, jobs)
     check_output(out)
     started = time.monotonic()
-    run = eval_clutrr(file, limit=limit, jobs=jobs)
+    run = eval_clutrr(file, limit=limit, jobs=jobs, via_kb=kb)
     for g, (c, n) in run.by_group().items():
         typer.echo(f"{g}: accuracy={c / n:.4f} n={n}")
     _report(run, out, started)

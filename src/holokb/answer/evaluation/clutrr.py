@@ -6,9 +6,14 @@ from __future__ import annotations
 import ast
 import csv
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...core import HolokbError, IRI
 from .runner import EvalRun, ItemResult, chain_json, check_citations, run_items
+
+if TYPE_CHECKING:
+    from ...ingest.english.reading import Reading
+    from ...ingest.kinship import StoryReading
 
 _COLUMNS = ("id", "story", "query", "target_text", "genders", "task_name")
 
@@ -56,11 +61,21 @@ def _group(task: str) -> str:
     return "length=" + task.rsplit(".", 1)[-1] if "." in task else task
 
 
-def score(row: dict) -> ItemResult:
-    from ..contract import Answer, Verdict
-    from ..over_reading import close_reading
-    from ..over_reading import explain_at
+class Item(NamedTuple):
+    """A checked CLUTRR row: who is asked about, the genders, the story's reading."""
 
+    rid: str
+    gold: str
+    group: str
+    a: str
+    b: str
+    genders: dict
+    story: "StoryReading"
+    skips: tuple
+
+
+def check(row: dict) -> "ItemResult | Item":
+    """The row checked and its story read, or the unsupported result of a bad row / too many readings."""
     _init()
     rid = row.get("id") or "?"
     gold = row.get("target_text") or "?"
@@ -74,26 +89,53 @@ def score(row: dict) -> ItemResult:
         genders = dict(p.split(":", 1) for p in row["genders"].split(",") if ":" in p)
     except (ValueError, SyntaxError, UnicodeEncodeError, TypeError) as e:
         return ItemResult(rid, gold, None, "unsupported", False, group, reason=f"bad_input: {e}", bad_input=True)
-    story_text = row["story"]
-    story = _reader.read_story(story_text, genders)
+    story = _reader.read_story(row["story"], genders)
     skips = tuple({"code": s.code.value, "start": s.span.start, "end": s.span.end, "text": s.text,
                    **({"detail": s.detail} if s.detail.startswith("gender") else {})}
                   for s in story.skips if s.code.value != "no_statement")
     if story.count() > MAX_READINGS:
         return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
                           reason=f"ambiguous: {story.count()} readings of the pronouns (more than {MAX_READINGS})")
+    return Item(rid, gold, group, a, b, genders, story, skips)
+
+
+def readings_left(item: Item) -> tuple[list[tuple[int, "Reading"]], list[str]]:
+    """The readings of the pronouns that do not contradict the family (with their index in
+    ``story.readings()``), and why each other one was set aside."""
+    from ...ingest.english.reading import Reading
+
+    story = item.story
+    by_entity = {_reader.entity(n): g for n, g in item.genders.items()}
+    # generations choose between readings of the pronouns; statements that break them in every reading
+    # (a crowd story giving some other pair inversely) say nothing about the pronouns
+    by_generation = story.choices and generation_clash(stated_facts(Reading(story.facts), _program)) is None
+    kept, clashes = [], []
+    for i, reading in enumerate(story.readings()):
+        stated = stated_facts(reading, _program)
+        clash = stated_clash(stated) or gender_clash(stated, by_entity) or (
+            generation_clash(stated) if by_generation else None)
+        if clash is not None:
+            clashes.append(clash)  # this reading of the pronouns contradicts itself: not the story's
+        else:
+            kept.append((i, reading))
+    return kept, clashes
+
+
+def score(row: dict) -> ItemResult:
+    from ..contract import Answer, Verdict
+    from ..over_reading import close_reading
+    from ..over_reading import explain_at
+
+    item = check(row)
+    if isinstance(item, ItemResult):
+        return item
+    rid, gold, group, a, b, genders, story, skips = item
+    story_text = row["story"]
     ea, eb = _reader.entity(a), _reader.entity(b)
     answers = _reader.lex["answers"]
     first = None
-    seen: list[str] = []
-    clashes: list[str] = []
-    by_entity = {_reader.entity(n): g for n, g in genders.items()}
-    for reading in story.readings():
-        stated = stated_facts(reading, _program)
-        clash = stated_clash(stated) or gender_clash(stated, by_entity)
-        if clash is not None:
-            clashes.append(clash)  # this reading of the pronouns contradicts itself: not the story's
-            continue
+    kept, clashes = readings_left(item)
+    for _, reading in kept:
         # proofs for the reading the answer's chain comes from; the others only have to agree
         closed = close_reading(reading, story_text, document=rid, extra=_extra, program=_program,
                                record_proofs=first is None)
@@ -105,7 +147,6 @@ def score(row: dict) -> ItemResult:
             return ItemResult(rid, gold, None, "unsupported", False, group, reason=why, skips=skips)
         if first is None:
             first = (closed, rels[0], reading)
-        seen.append(rels[0])
         if rels[0] != first[1]:
             return ItemResult(rid, gold, None, "unsupported", False, group, skips=skips,
                               reason=f"the readings disagree ({first[1]} vs {rels[0]}): "
@@ -191,8 +232,43 @@ def gender_clash(stated: set, genders: dict) -> str | None:
     return None
 
 
-def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1) -> EvalRun:
+def generation_clash(stated: set) -> str | None:
+    """Blood relations that no numbering of generations fits (rules/kinship.toml ``[generations]``):
+    someone their own ancestor, a parent who is also a sibling, "[A]'s son [B] … [B]'s grandson [A]".
+    Union-find with each person's generation relative to their set's root."""
+    lex = _reader.lexicon
+    steps = {lex.iri(r): int(d) for r, d in lex.data.get("generations", {}).items()}
+    parent: dict = {}
+    offset: dict = {}   # generation of x minus generation of parent[x]
+
+    def find(x):
+        if parent.setdefault(x, x) == x:
+            offset.setdefault(x, 0)
+            return x, 0
+        root, d = find(parent[x])
+        parent[x], offset[x] = root, offset[x] + d
+        return root, offset[x]
+
+    for pred, s, o in sorted(stated, key=str):
+        d = steps.get(pred)
+        if d is None:
+            continue
+        (rs, ds), (ro, do) = find(s), find(o)
+        if rs == ro:
+            if do - ds != d:
+                return f"{_show(o)} cannot be {_show(pred)} of {_show(s)}: the generations do not add up"
+            continue
+        parent[ro], offset[ro] = rs, ds + d - do   # gen(o) = gen(s) + d
+    return None
+
+
+def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1, via_kb: bool = False) -> EvalRun:
+    """Score a CLUTRR file over the reading (default) or through kb.ingest + kb.answer (``via_kb``)."""
     rows = load(path)
     if limit is not None:
         rows = rows[:limit]
-    return EvalRun(str(path), tuple(run_items(rows, score, jobs=jobs, init=_init, chunksize=16)))
+    if via_kb:
+        from .clutrr_kb import score_via_kb as scorer
+    else:
+        scorer = score
+    return EvalRun(str(path), tuple(run_items(rows, scorer, jobs=jobs, init=_init, chunksize=16)))

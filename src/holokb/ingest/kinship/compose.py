@@ -37,3 +37,17 @@ def compose(path: tuple[str, ...], rules: str) -> tuple[str, ...]:
         if not negated and model.contains(pred, (people[0], people[-1])):
             out.add(pred)
     return tuple(sorted(out))
+
+
+@lru_cache(maxsize=256)
+def inverse(relation: str, rules: str) -> str | None:
+    """The one relation the rules derive back from ``relation`` (child → parent, sibling → sibling), or
+    None when they derive none or several."""
+    from ...engine import Database, closure
+
+    db = Database()
+    a, b = IRI("urn:holokb:kin:0"), IRI("urn:holokb:kin:1")
+    db.add(relation, (a, b), key=0)
+    model = closure(_program(rules), db)
+    out = {pred for (pred, negated) in model.relations if not negated and model.contains(pred, (b, a))}
+    return next(iter(out)) if len(out) == 1 else None

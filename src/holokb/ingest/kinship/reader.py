@@ -35,7 +35,7 @@ from pathlib import Path
 from ...core import IRI, Fact, Interval
 from ...resources import data_dir
 from ..english.reading import ReadFact, Reading, ReadSkip, SkipCode, SourceSpan
-from .compose import compose
+from .compose import compose, inverse
 from .lexicon import KinshipLexicon, KinWord, kinship_lexicon
 from .story import Person, ReadChoice, StoryReading, Unnamed
 from .text import Kind, Tok, complement_verb, finite_verb, sentences, tokens
@@ -149,7 +149,8 @@ class KinshipReader:
                     problems.append(mismatch)
                     continue
                 if len(options) == 1:
-                    facts.extend(options[0])
+                    # "… her son. Her son is named [J].": the pending phrase and this one state it once
+                    facts.extend(f for f in options[0] if all(f.fact != g.fact for g in facts))
                     got += bool(options[0])
                 elif options:
                     choices.append(ReadChoice(tuple(options), span, reason))
@@ -166,8 +167,23 @@ class KinshipReader:
     def _names_a_person(self, word: str) -> bool:
         return self.lexicon.kin(word) is not None or word in self.lexicon.person_nouns
 
-    def _facts(self, rel: str, possessor: Person, holder: str, span: SourceSpan) -> tuple[ReadFact, ...]:
+    def _facts(self, rel: str, possessor: Person, holder: Person, span: SourceSpan) -> tuple[ReadFact, ...]:
         iri = self.lexicon.iri(rel)
+        if isinstance(holder, Unnamed):
+            # "[A]'s mother is the child of [B]": from B through the mother back to A, composed by the rules
+            if isinstance(possessor, str):
+                possessor = Unnamed(possessor, (), "")
+            if possessor.anchor == holder.anchor:
+                return ()
+            back = tuple(inverse(self.lexicon.iri(r), self.rules) for r in reversed(holder.path))
+            if any(b is None for b in back):
+                return ()
+            path = tuple(self.lexicon.iri(r) for r in possessor.path) + (iri,) + back
+            got = compose(path, self.rules)
+            if len(got) != 1:
+                return ()
+            return (ReadFact(Fact(self.entity(possessor.anchor), IRI(got[0]), self.entity(holder.anchor)),
+                             Interval.always(), span),)
         if isinstance(possessor, str):
             if possessor == holder:
                 return ()
@@ -238,7 +254,10 @@ class _Sentence:
         if _known_word(t.low):
             return None
         prev, nxt = self.t(k - 1), self.t(k + 1)
-        if prev is not None and prev.kind is Kind.WORD and (prev.low in _CLOSED or prev.low in ("last", "next")):
+        clause = prev is not None and prev.low in _SUBORDINATORS | {"and", "but", "or", "so"} and nxt is not None \
+            and nxt.kind is Kind.WORD and finite_verb(nxt.low)  # "When Rachel had her son [M], …"
+        if prev is not None and prev.kind is Kind.WORD and (prev.low in _CLOSED or prev.low in ("last", "next")) \
+                and not clause:
             return None  # "on Saturday", "to Mexico", "the Cavaliers"
         subject_like = prev is None or prev.kind is Kind.PUNCT or self.kin_at(k - 1) is not None
         if subject_like or nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and finite_verb(nxt.low)):
@@ -352,6 +371,8 @@ class _Sentence:
         det = self.t(j)
         ph.start = j + 1  # the determiner is not part of the phrase unless it names the possessor
         holders = self._holder_right(i)
+        if det is not None and det.low in _HAVE and self._have_phrase(ph, i, j, holders):
+            return
         if det is not None and det.kind is Kind.POSS and j >= 1:
             owner = self.t(j - 1)
             ph.start = j - 1
@@ -395,6 +416,8 @@ class _Sentence:
                 ph.start = j
         elif det is not None and det.low in _HAVE:
             ph.possessors, ph.group = self._has_subject(j)
+        elif det is not None and det.low in ("for", "as") and j >= 2 and self._have_for(ph, j):
+            return
         elif det is not None and det.low == "with" and (self._named_after(i) or j == i - 1 and holders):
             ph.possessors = [p for p in self.subject if isinstance(p, str)][:1]
         elif det is not None and det.low == "of" and j >= 1:
@@ -411,6 +434,9 @@ class _Sentence:
                     ph.reason = "the owner may be " + " or ".join(_show(p) for p in owners)
                 if holders and holders[0] in owners:
                     holders = []
+        if not ph.possessors and det is not None and det.low == "and" and j == i - 1 and j == 1 and holders \
+                and _is_name(self.t(0)) and holders[0] != self.t(0).text:
+            ph.possessors = [self.t(0).text]  # "[Ann] and husband [Bob] disagree …"
         if not ph.possessors and det is not None and det.text == "," and self.phrases[:-1] \
                 and self.phrases[-2].kin.plural and not self.phrases[-2].holders and self.phrases[-2].possessors \
                 and all(x.kind is Kind.WORD for x in self.toks[self.phrases[-2].pos + 1:j]):
@@ -435,6 +461,41 @@ class _Sentence:
             return
         for h in holders:
             self.emit(ph, h, ph.possessors, ph.group, ph.reason)
+
+    def _have_phrase(self, ph: _Phrase, i: int, j: int, holders: list[str]) -> bool:
+        """Phrases after "have" that name the holder elsewhere: "[G] has a great father relationship
+        with [J]" (G is J's father), "[M] is happy to have such a great daughter in/as/like [A]" (A is
+        M's daughter; "a daughter like [A]" without "such" may be someone else), "[N] is happy to have
+        [B] for/as a mother" (B is N's mother).  True when the phrase was read (or cannot be)."""
+        subject, group = self._has_subject(j)
+        one = subject[0] if len(subject) == 1 and not group and isinstance(subject[0], str) else None
+        if self.w(i + 1, "relationship", "relationships", "bond") and self.w(i + 2, "with"):
+            m = i + 3
+            while self.t(m) is not None and self.t(m).kind is Kind.WORD and m <= i + 6 \
+                    and (self.t(m).low in _ARTICLES or _adjective(self.t(m).low)):
+                m += 1
+            if one is not None and _is_name(self.t(m)) and self.t(m).text != one:
+                ph.possessors, ph.holders = [self.t(m).text], [one]
+                self.emit(ph, one, ph.possessors, False)
+            return True
+        if not holders and self.w(i + 1, "like", "in", "as") and _is_name(self.t(i + 2)) \
+                and any(self.w(k, "such") for k in range(j + 1, i)) and one is not None:
+            ph.possessors, ph.holders = [one], [self.t(i + 2).text]
+            self.emit(ph, ph.holders[0], ph.possessors, False)
+            return True
+        return False
+
+    def _have_for(self, ph: _Phrase, j: int) -> bool:
+        """"[N] is happy to have [B] for a mother": B is N's mother."""
+        if not (self.w(j, "for", "as") and _is_name(self.t(j - 1)) and self.t(j - 2) is not None
+                and self.t(j - 2).low in _HAVE and all(self.w(k, *_ARTICLES) or self.t(k).kind is Kind.WORD
+                                                       and _adjective(self.t(k).low) for k in range(j + 1, ph.pos))):
+            return False
+        subject, group = self._has_subject(j - 2)
+        if len(subject) == 1 and not group and isinstance(subject[0], str) and subject[0] != self.t(j - 1).text:
+            ph.possessors, ph.holders = [subject[0]], [self.t(j - 1).text]
+            self.emit(ph, ph.holders[0], ph.possessors, False)
+        return True
 
     def _one_clause(self, k: int) -> bool:
         """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
@@ -500,9 +561,25 @@ class _Sentence:
             return self.t(s - 1).text  # "… which makes [Michael] [Marci]'s uncle": the object
         if s >= 1 and _is_name(self.t(s - 1)) and self.w(s, "the") and self.w(ph.pos + 1, "of"):
             return self.t(s - 1).text  # "[Matthew] the uncle of [Donna]"
+        own = s >= 1 and self.toks[s].low in self.lex.pronouns
+        if own and _is_name(self.t(s - 1)) and (s == 1 or self.t(s - 2).kind is Kind.PUNCT or self.w(
+                s - 2, "and", "so", "but", "then", *_SUBORDINATORS)) and self.t(ph.pos + 1) is not None \
+                and self.t(ph.pos + 1).kind is Kind.WORD and (finite_verb(self.t(ph.pos + 1).low)
+                                                             or self.t(ph.pos + 1).low in _MODALS):
+            return self.t(s - 1).text  # "… so [John] his son had to help him": a subject in apposition
+        obj = self.t(s - 1)
+        if own and s >= 2 and obj.kind is Kind.WORD and obj.low in self.lex.object_pronouns \
+                and self.t(s - 2).kind is Kind.WORD and complement_verb(self.t(s - 2).low):
+            got = self._antecedents(s - 1, self.lex.object_pronouns[obj.low], ())
+            if len(got) == 1 and isinstance(got[0], str):
+                return got[0]  # "[D], who calls him her handsome son": the object
+            return None
         k = s - 1
         while k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _ARTICLES | _ADVERBS | {"of"}:
             k -= 1
+        if k >= 1 and self.toks[k].kind is Kind.POSS and self.toks[k].text[-1:] == "s" \
+                and self.toks[k - 1].low in self.lex.subject_pronouns:
+            return self._named_at(k - 1)  # "since she's his daughter": "'s" is "is"
         if k >= 1 and self.toks[k].is_word("and") and self.w(ph.pos + 1, "of", "to"):
             b = k - 1
             while b >= 0 and self.toks[b].kind is Kind.WORD and b >= k - 4 and self.toks[b].low not in _BE:
@@ -524,14 +601,14 @@ class _Sentence:
             if self.toks[k].low == "been":  # "[J] has been a lovely father of [S]"
                 while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _HAVE | _MODALS | _ADVERBS:
                     b -= 1
-            while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that"}:
+            while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that", "which"}:
                 b -= 1
             if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
-            return self._named_at(b)
+            return self._named_at(b) or self._unnamed_subject_at(b)
         if k >= 3 and self.w(k, "name") and self.w(k - 1, "the") and self.toks[k - 2].low in _BE \
-                and self.w(s - 1, "of") and self.toks[s].low in self.lex.pronouns:
-            return self._named_at(k - 3)  # "[T] is the name of his granddaughter"
+                and self.w(s - 1, "of") and (self.toks[s].low in self.lex.pronouns or self.toks[s].kind is Kind.NAME):
+            return self._named_at(k - 3)  # "[T] is the name of his granddaughter / of [C]'s father"
         return None
 
     def _of_owner(self, i: int, exclude: tuple = ()) -> tuple[list[Person], bool]:
@@ -548,6 +625,9 @@ class _Sentence:
         if t is None:
             return [], False
         between = [x.low for x in self.toks[i + 2:m]]
+        named_kin = between and t.kind is Kind.NAME and self.kin_at(m - 1) is not None  # "of one wife [M]"
+        if named_kin:
+            between = between[:-1]
         if between and between[-1] not in _NAMING and any(x not in _ARTICLES and not _adjective(x) for x in between):
             return [], False  # "the proud [O]", "the amazing [S]"; not "the man who met [O]"
         if t.kind is Kind.WORD and t.low in self.lex.pronouns:
@@ -589,6 +669,10 @@ class _Sentence:
         elif self.w(b, "and") and len(self.subject) == 1 and isinstance(self.subject[0], str) \
                 and not any(x.kind is Kind.NAME and x.text != self.subject[0] for x in self.toks[:b]):
             return [self.subject[0]], False  # "[A] is older than his sister, and has a daughter …"
+        if self.w(b, "to") and len(self.subject) == 1 and isinstance(self.subject[0], str) and not any(
+                x.kind is Kind.NAME and x.text != self.subject[0] or x.kind is Kind.WORD and self.kin_at(k)
+                for k, x in enumerate(self.toks[:b])):
+            return [self.subject[0]], False  # "[M] is happy to have a daughter …": the subject's
         t = self.t(b)
         if t is None:
             return [], False
@@ -596,6 +680,11 @@ class _Sentence:
                 and self.ctx.pending.word.lower() == t.low:
             p = self.ctx.pending.person()  # "… has a brother who … . The brother has a sister …"
             return ([p], False) if p is not None else ([], False)
+        if t.kind is Kind.WORD and self.kin_at(b):
+            ph = next((x for x in self.phrases if x.pos == b), None)
+            p = ph.person() if ph is not None and ph.start == 0 and not ph.group else None
+            if p is not None:  # "[C]'s father has a sister named [S]": through the unnamed father
+                return [p], False
         if t.kind is Kind.NAME:
             if self.w(b - 1, "and") and _is_name(self.t(b - 2)):
                 return [self.t(b - 2).text, t.text], True
@@ -645,7 +734,16 @@ class _Sentence:
         return out
 
     def _plural_predicate(self, ph: _Phrase) -> None:
-        """"[A] and [B] are sisters", "[A] and [B] were twins": a symmetric relation within the group."""
+        """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …": a symmetric
+        relation within the group."""
+        if ph.kin.plural and ph.kin.relation == "ex:sibling" and (ph.pos == 0 or self.w(ph.pos - 1, "the")):
+            names = self._holder_right(ph.pos)
+            for a in names:
+                for b in names:
+                    if a != b:
+                        self.out.append((ph.kin.relation, (a,), b, "", ""))
+            if names:
+                return
         if not ph.kin.plural or len(self.subject) < 2:
             return
         k = ph.pos - 1
@@ -696,6 +794,12 @@ class _Sentence:
                 return list(dict.fromkeys(order))
             prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
                                       if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
+            if not prev:
+                # "[L] talks to his sister. Her daughter is [M].": the one unnamed person of the gender
+                unnamed = list(dict.fromkeys(p for p in self.ctx.mentions if isinstance(p, Unnamed)
+                                             and p.gender == gender and p.anchor not in exclude))
+                if len(unnamed) == 1:
+                    return unnamed
             subj = self.ctx.subject
             if len(prev) > 1 and len(subj) == 1 and subj[0] in prev and \
                     all(p in self.ctx.owned.get(subj[0], ()) for p in prev if p != subj[0]):
@@ -878,6 +982,15 @@ class _Sentence:
             b -= 1
         return self._named_at(b)
 
+    def _unnamed_subject_at(self, b: int) -> Unnamed | None:
+        """The unnamed person of a kinship phrase that starts the sentence and ends at ``b`` ("[A]'s
+        mother is the child of [B]": A's mother), when it names nobody itself."""
+        ph = next((x for x in self.phrases if x.pos == b), None)
+        if ph is None or ph.start != 0 or ph.holders or ph.group or len(ph.possessors) != 1:
+            return None
+        p = ph.person()
+        return p if isinstance(p, Unnamed) else None
+
     def _named_at(self, b: int) -> str | None:
         """The name at token ``b``, or the one certain antecedent of a subject pronoun there."""
         t = self.t(b)
@@ -904,7 +1017,8 @@ class _Sentence:
             if before[-2:] in (["name", "is"], ["name", "was"]) \
                     or before[-2:] in (["is", "named"], ["was", "named"], ["is", "called"], ["named", "him"],
                                        ["named", "her"], ["name", "him"], ["name", "her"]) \
-                    or after[:1] in (["is"], ["was"]) and "name" in after:
+                    or after[:1] in (["is"], ["was"]) and "name" in after \
+                    or before[-2:] in ([ph.word.lower(), "is"], [ph.word.lower(), "was"]):  # "Her son is [B]"
                 name = t.text
                 break
         if name is None:
@@ -912,9 +1026,13 @@ class _Sentence:
         if any(self.toks[k].low != ph.word.lower() for k in self.kin_words):
             return False  # "The brother has a sister whose name is [M]": the name belongs to this sentence's phrase
         self.ctx.pending = None
-        pron = next((t.low for t in toks if t.low in self.lex.pronouns), None)
-        if pron is not None and ph.kin.gender and self.lex.pronouns[pron] != ph.kin.gender:
-            return False
+        pron = next((k for k, t in enumerate(toks) if t.low in self.lex.pronouns), None)
+        if pron is not None:
+            # "His name is [B]": the pronoun is the holder; "Her son is named [B]": the possessor
+            owner = self.kin_at(pron + 1) is not None
+            want = [self.gender(p) for p in ph.possessors] if owner else [ph.kin.gender]
+            if any(g and self.lex.pronouns[toks[pron].low] != g for g in want):
+                return False
         if ph.group:
             for p in ph.possessors:
                 self.out.append((ph.kin.relation, (p,), name, ph.word, ""))
