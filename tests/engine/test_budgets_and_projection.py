@@ -7,6 +7,7 @@ import pytest
 
 from holokb.core import AssertedRef, LimitHit, Limits
 from holokb.engine import Database, ask, body, closure
+from holokb.engine import rowloop as _rowloop
 from holokb.engine.rowloop import FusedLoop
 from holokb.engine.rowwise import RowIteration
 
@@ -101,6 +102,7 @@ def test_memory_error_becomes_truncated(monkeypatch):
         return real_keep(*args, **kw)
 
     monkeypatch.setattr(FusedLoop, "_keep", failing_keep)
+    monkeypatch.setattr(_rowloop, "FUSE_AFTER", 0)  # a 10-step chain: fused from its first small delta
     db = Database()
     for i in range(10):
         db.add(EX + "e", (iri(f"n{i}"), iri(f"n{i + 1}")))

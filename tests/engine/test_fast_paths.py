@@ -250,6 +250,7 @@ def _small_deltas_and_vector(monkeypatch, text, fs, decimals, record, limits, th
         db.add(EX + "e1", (Literal.of(Decimal("3")), Literal.of(1)))
     with monkeypatch.context() as m:
         m.setattr(_rowwise, "THRESHOLD", threshold)
+        m.setattr(_rowloop, "FUSE_AFTER", 0)  # fuse from the first small delta: short programs exercise it
         small = closure(prog, db, record_proofs=record, limits=limits)
     with monkeypatch.context() as m:
         m.setattr(_rowwise, "ROWWISE", False)
@@ -348,6 +349,7 @@ def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch):
         return got
 
     monkeypatch.setattr(_rowloop.FusedLoop, "run", spy)
+    monkeypatch.setattr(_rowloop, "FUSE_AFTER", 0)
     prog = rules("rule s: ex:b(?y) :- ex:b(?x), ?x < 300, ?y = ?x + 1.\n"
                  "rule w: ex:v(?y) :- ex:v(?x), ex:wide(?z), ?x < 30, ?z < ?x + 5000, ?y = ?x + 1.")
     db = Database()
@@ -365,3 +367,28 @@ def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch):
     assert m.rows(EX + "b") == vec.rows(EX + "b") and m.rows(EX + "v") == vec.rows(EX + "v")
     assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
     assert m.stats == vec.stats
+
+
+def test_short_recursions_stay_on_the_row_path_and_long_ones_fuse(monkeypatch):
+    """The fused loop is built only after FUSE_AFTER small iterations (its compile costs more than a
+    short closure); a long counter still fuses, and both give the vector path's model."""
+    built = []
+    real = _rowloop.FusedLoop.__init__
+
+    def spy(self, *a):
+        built.append(True)
+        real(self, *a)
+
+    monkeypatch.setattr(_rowloop.FusedLoop, "__init__", spy)
+    for n, fuses in ((_rowloop.FUSE_AFTER - 2, False), (200, True)):
+        built.clear()
+        prog = rules(f"rule s: ex:b(?y) :- ex:b(?x), ?x < {n}, ?y = ?x + 1.")
+        db = Database()
+        db.add(EX + "b", (Literal.of(0),))
+        m = closure(prog, db, record_proofs=True)
+        assert bool(built) is fuses
+        with monkeypatch.context() as off:
+            off.setattr(_rowwise, "ROWWISE", False)
+            vec = closure(prog, db, record_proofs=True)
+        assert m.rows(EX + "b") == vec.rows(EX + "b") and len(m.rows(EX + "b")) == n + 1
+        assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]

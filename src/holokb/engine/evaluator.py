@@ -162,6 +162,7 @@ class Evaluation(BodySolver):
         first = True
         iteration = 0
         fused, back = None, False  # the fused small-delta loop (:mod:`.rowloop`), made on first use
+        small = 0  # small-delta iterations so far: the fused loop is built after FUSE_AFTER of them
         while True:
             if self.deadline.expired():
                 self._hit(LimitHit.TIMEOUT)
@@ -169,7 +170,8 @@ class Evaluation(BodySolver):
             if self.limits.max_depth is not None and iteration >= self.limits.max_depth:
                 self._hit(LimitHit.MAX_DEPTH)
                 return
-            if not first and not back and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+            if (not first and not back and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD
+                    and (fused is not None or small >= _rowloop.FUSE_AFTER)):
                 if fused is None:
                     fused = _rowloop.eligible(self, rules, own)
                     if fused:
@@ -188,6 +190,7 @@ class Evaluation(BodySolver):
             out: dict[RelKey, list] = {}
             rows = None
             if not first and _rowwise.ROWWISE and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+                small += 1
                 rows = self._row_iteration(shapes, delta, old_end)
                 if rows is _STOP:
                     return

@@ -43,7 +43,24 @@ MIN_CAP = 1 << 16
 #: Rows the loop keeps before it hands them to the relations (and comes back): the hand-over then
 #: costs ~10 ms, so a deadline that stops the loop is not overrun by storing a long run's rows.
 FLUSH_ROWS = 8192
+#: Small-delta iterations a stratum runs on the row path before the fused loop is built: compiling
+#: a rule variant costs ~0.5 ms, more than a short closure's whole run (a CLUTRR story: ~30 rules, a
+#: few iterations, 2.7x the CPU when every closure compiled), so only long recursions pay for it.
+FUSE_AFTER = 8
 _SMALL = 2**31  # operands of + - * below this: exact in int64 (as rowwise / builtins)
+_CODE: dict[tuple[str, str], object] = {}  # generated source -> code object (same source, same code)
+_CODE_MAX = 4096
+
+
+def _compile(src: str, name: str):
+    """``compile`` with a cache: the generated source names only its own namespace, so one code
+    object serves every closure whose plan prints the same (a program closed many times)."""
+    code = _CODE.get((src, name))
+    if code is None:
+        if len(_CODE) >= _CODE_MAX:
+            _CODE.clear()
+        code = _CODE[(src, name)] = compile(src, name, "exec")
+    return code
 
 
 class _Over(Exception):
@@ -251,7 +268,7 @@ class FusedLoop:
         lines += ["        if not grew:", "            return 'done', iteration",
                   "        if grew > THRESHOLD or derived >= FLUSH_ROWS:", "            return 'more', iteration",
                   "    finally:", "        EV.iterations += iteration - start", "        EV.derived += derived"]
-        exec(compile("\n".join(lines) + "\n", "<fused loop>", "exec"), ns)  # noqa: S102 - our generated loop
+        exec(_compile("\n".join(lines) + "\n", "<fused loop>"), ns)  # noqa: S102 - our generated loop
         self._code["loop"] = (key, ns["loop"])
         return ns["loop"]
 
@@ -509,7 +526,7 @@ class _Compiler:
         for level in reversed(semi):
             self.emit(level, "break")
         src = "def fn(delta, old_end, out):\n" + "\n".join(self.lines) + "\n"
-        exec(compile(src, f"<fused rule {rule.name}>", "exec"), self.ns)  # noqa: S102 - our own generated plan code
+        exec(_compile(src, f"<fused rule {rule.name}>"), self.ns)  # noqa: S102 - our own generated plan code
         fn = self.ns["fn"]
         fn.head = (rule.head.predicate, rule.head.negated)
         fn.source, fn.lines, fn.ns = src, self.lines, {k: v for k, v in self.ns.items() if k not in ("__builtins__", "fn")}
