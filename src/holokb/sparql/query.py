@@ -193,9 +193,11 @@ def _dataset(default_graph: tuple[str, ...] | None, named_graphs: tuple[str, ...
 def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str, limits: Limits,
             name: str = "<query>", base_iri: str | None = None,
             prefixes: Mapping[str, str] | None = None, default_graph: tuple[str, ...] | None = None,
-            named_graphs: tuple[str, ...] | None = None) -> QueryResult:
+            named_graphs: tuple[str, ...] | None = None, stream: bool = False) -> QueryResult:
     """Run ``text`` on one snapshot store; rows capped by ``limits`` (never raises on a budget).
-    ``default_graph``/``named_graphs`` (graph IRIs) give the dataset instead of the query's FROM clauses."""
+    ``default_graph``/``named_graphs`` (graph IRIs) give the dataset instead of the query's FROM clauses.
+    A SELECT is read as one TSV table (.tsv_results); ``stream`` reads it solution by solution
+    instead (the reference read the tests hold it equal to; also used for zero-variable SELECTs)."""
     deadline = limits.deadline()
     cap = limits.max_results
     try:
@@ -216,11 +218,13 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
             names = tuple(v.value for v in raw.variables)
             shown = star_order(text, names)
             pos = [names.index(v) for v in shown]
-            if cap is None and limits.timeout_s is None and limits.ends_at is None and names:
-                # No budget to keep: read the whole table at once (see .tsv_results for why).
+            if names and not stream:
+                # The whole table read at once, stopped between chunks by the budgets (see .tsv_results).
                 from .tsv_results import read_select
 
-                rows, keys, bnodes = read_select(raw, len(names), pos, ordered)
+                rows, keys, bnodes, cut = read_select(raw, len(names), pos, ordered, cap=cap, deadline=deadline)
+                if cut is not None:
+                    truncated, hit = True, cut
                 if keys is not None:
                     order = sorted(range(len(rows)), key=keys.__getitem__)  # stable, as canonical_rows
                     rows = [rows[i] for i in order]
