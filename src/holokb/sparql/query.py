@@ -268,11 +268,20 @@ def query_ledger(ledger: Any, text: str, *, as_of: AsOf, program: Program | None
     ``program`` by ``derive(program, as_of=, limits=)``) or, with ``ledger_view``, the reified ledger;
     ``default_graph``/``named_graphs`` give a protocol dataset (see :func:`execute`)."""
     form = check_syntax(text, name=name, base_iri=base_iri, prefixes=prefixes)
-    kind = "ledger" if ledger_view else "snapshot"
-    snap = (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
-                                        closure_limits, derive)
-    return execute(snap, text, form=form, as_of=as_of, view=kind, limits=limits or Limits(), name=name,
+    snap = snapshot_of(ledger, as_of=as_of, program=program, derive=derive, ledger_view=ledger_view,
+                       closure_limits=closure_limits, cache=cache)
+    return execute(snap, text, form=form, as_of=as_of, view=snap.key.kind, limits=limits or Limits(), name=name,
                    base_iri=base_iri, prefixes=prefixes, default_graph=default_graph, named_graphs=named_graphs)
+
+
+def snapshot_of(ledger: Any, *, as_of: AsOf, program: Program | None = None, derive: Any = None,
+                ledger_view: bool = False, closure_limits: Limits | None = None,
+                cache: SnapshotCache | None = None) -> Snapshot:
+    """The store :func:`query_ledger` runs a query on (several queries can then share it through
+    :func:`execute`, as ``holokb query -f a.rq -f b.rq`` does)."""
+    kind = "ledger" if ledger_view else "snapshot"
+    return (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
+                                        closure_limits, derive)
 
 
 def run_query(kb: Any, query_text: str, *, as_of: AsOf, rules_program: Program | None = None,
