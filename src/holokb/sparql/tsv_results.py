@@ -125,6 +125,7 @@ class _Budgeted:
     def write(self, b: bytes) -> int:
         if self.hit is not None:  # pyoxigraph may write once more while unwinding
             raise _Stop
+        b = bytes(b)  # bytes from pyoxigraph 0.5 (then no copy); a buffer type would be copied
         self.parts.append(b)
         self.lines += b.count(b"\n")
         self.size += len(b)
