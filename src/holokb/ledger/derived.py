@@ -41,6 +41,7 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.premises import AssertedRef, DerivedRef
 from ..core.terms import IRI, Literal, Term
 from ..core.time import MAX_TIME, AsOf, Interval
+from .derived_columns import DerivedColumns, write_columns
 from .dictionary import TermCache, TxnTerms
 from .sql import INSERT_TERM
 from .schema import DERIVED_INDEXES
@@ -184,14 +185,15 @@ class LedgerDerived:
     # -- writing ---------------------------------------------------------------------------------
 
     def store_closure(self, *, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                      derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool = False,
+                      derived: Iterable[DerivedRecord] | EncodedClosure | DerivedColumns, truncated: bool = False,
                       limit_hit: LimitHit | None = None,
                       change_marker: int | None = None) -> ClosureInfo:
         """Store a closure in one transaction, replacing an earlier one with the same (hash, AsOf).
 
         ``change_marker`` is the marker read before the closure's input was read (default: the
         current one); pass it so that a write racing the computation leaves the result stale.
-        ``derived``: records, or an :class:`EncodedClosure` (term ids; same rows, no decoding).
+        ``derived``: records, or an :class:`EncodedClosure` (term ids; same rows, no decoding), or
+        :class:`~holokb.ledger.derived_columns.DerivedColumns` (the same as id columns).
         """
         if not isinstance(rule_set_hash, str) or not rule_set_hash:
             raise InvalidValueError("rule_set_hash must be a non-empty string")
@@ -389,8 +391,8 @@ class LedgerDerived:
         import numpy as np
 
         out = np.ones(len(fact_ids), dtype=np.float64)
-        if not len(fact_ids):
-            return out
+        if not len(fact_ids) or self._db.execute("SELECT 1 FROM evidence LIMIT 1").fetchone() is None:
+            return out  # no evidence at all (a plain RDF load): skip hashing and probing every id
         rows = [(i, _fact_hash(h)) for i, h in enumerate(fact_ids)]
         db = self._db
         # A savepoint works both inside a batch and outside any transaction; only temp is written,
@@ -455,7 +457,7 @@ class LedgerDerived:
 
 
 def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                  derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool,
+                  derived: Iterable[DerivedRecord] | EncodedClosure | DerivedColumns, truncated: bool,
                   limit_hit: LimitHit | str | None,
                   marker: int) -> tuple[int, "_ClosureWriter", tuple[tuple[str, int], ...]]:
     """Write one closure inside the caller's transaction (replacing the same key); (id, writer, rule counts)."""
@@ -473,7 +475,9 @@ def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, a
     defer = terms.defer
     writer = _ClosureWriter(db, terms, cid, indexes)
     try:
-        if isinstance(derived, EncodedClosure):
+        if isinstance(derived, DerivedColumns):
+            write_columns(writer, derived)
+        elif isinstance(derived, EncodedClosure):
             writer.add_encoded(derived)
         else:
             for rec in derived:
