@@ -1,5 +1,9 @@
 """A snapshot built from the ledger's stored closure equals one built by closing the rules again.
 
+The stored path writes N-Quads from term ids and the ledger's term rows (``snapshot.build_data`` →
+``_data_from_ids``), the other decodes terms and encodes them (``NQuadsWriter``): the lines must be
+the same, over IRIs, skolem IRIs, literals with escapes, language tags and datatypes, named graphs.
+
 `holokb derive` stores the closure; the first `holokb query` then reads the derived triples from it
 (``snapshot.stored_closure`` / ``Ledger.derived_triples``) instead of computing the same closure a
 second time — but only when the stored one is for the same rule set and AsOf, fresh, and complete.
@@ -14,10 +18,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from holokb.analysis import analyze
 from holokb.bridge import bridge
-from holokb.core import MAX_TIME, AsOf, Fact, Interval, Limits, Literal
+from holokb.core import MAX_TIME, AsOf, Fact, Interval, IRI, Limits, Literal
+from holokb.core.terms import SKOLEM_PREFIX
 from holokb.kb import KnowledgeBase
 from holokb.sparql import SnapshotCache
-from holokb.sparql.snapshot import snapshot_quads, stored_closure
+from holokb.sparql.nquads import NQuadsWriter
+from holokb.sparql.snapshot import build_data, key_for, snapshot_quads, stored_closure
 from holokb.syntax import parse_rules
 
 from _sparql_kb import EX, RULES, T1, ex
@@ -43,8 +49,20 @@ def quad_set(quads) -> set[str]:
     return {" ".join(str(t) for t in q) for q in quads}
 
 
-fact_st = st.tuples(st.sampled_from(NAMES), st.sampled_from(PREDS), st.sampled_from(NAMES + ["lit"]),
-                    st.sampled_from(["always", "early", "late"]))
+OBJECTS = {
+    "lit": Literal.of("x"),
+    "esc": Literal('say "hi"\\\n\r\té'),
+    "lang": Literal("Hallo", lang="DE-at"),
+    "int": Literal.of(7),
+    "typed": Literal("q", "http://example.org/dt"),
+    "skolem": IRI(SKOLEM_PREFIX + "0f" * 16),
+}
+fact_st = st.tuples(st.sampled_from(NAMES), st.sampled_from(PREDS), st.sampled_from(NAMES + sorted(OBJECTS)),
+                    st.sampled_from(["always", "early", "late"]), st.sampled_from([None, "g1", "g2"]))
+
+
+def lines(data: bytes) -> set[bytes]:
+    return set(data.splitlines())
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -53,17 +71,27 @@ fact_st = st.tuples(st.sampled_from(NAMES), st.sampled_from(PREDS), st.sampled_f
 def test_the_stored_closure_gives_the_same_snapshot_as_closing_again(facts, symmetric, valid):
     with tempfile.TemporaryDirectory() as tmp, KnowledgeBase.open(Path(tmp) / "kb.db") as kb:
         with kb.ledger.batch(at=T1) as b:
-            for s, p, o, when in facts:
+            for s, p, o, when, graph in facts:
                 iv = {"always": Interval.always(), "early": Interval(T1, V_MID), "late": Interval(V_MID, None)}[when]
-                b.assert_fact(Fact(ex(s), ex(p), Literal.of("x") if o == "lit" else ex(o)), valid=iv)
+                q = {"graph": ex(graph)} if graph else {}
+                b.assert_fact(Fact(ex(s), ex(p), OBJECTS.get(o) or ex(o), q), valid=iv)
             if symmetric:
                 b.assert_fact(Fact(ex("knows"), ex("kind"), ex("Symmetric")))
         as_of = AsOf(MAX_TIME, valid)
         again, _, _ = snapshot_quads(kb.ledger, as_of, PROGRAM, None, kb.derive)
+        key = key_for(kb.ledger, "snapshot", as_of, PROGRAM, None)
+        again_data = NQuadsWriter(deskolemise=True).encode(again)
         kb.derive_and_store(PROGRAM, as_of=as_of, computed_at=T1 + 5)
         assert stored_closure(kb.ledger, PROGRAM, as_of, None) is not None
         stored, truncated, _ = snapshot_quads(kb.ledger, as_of, PROGRAM, None, _boom)
         assert quad_set(stored) == quad_set(again) and not truncated
+        # the id path (what the disk snapshot is filled from) writes the same lines
+        data = build_data(kb.ledger, key, PROGRAM, None, _boom)
+        assert lines(data.nquads) == lines(again_data) and not data.truncated
+        # and with no rules, the plain quads alone
+        plain, _, _ = snapshot_quads(kb.ledger, as_of, None, None)
+        assert (build_data(kb.ledger, key_for(kb.ledger, "snapshot", as_of, None, None), None, None).nquads
+                == NQuadsWriter(deskolemise=True).encode(plain))
 
 
 def test_a_stale_truncated_or_budgeted_closure_is_not_used(kb):

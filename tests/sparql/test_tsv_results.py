@@ -1,4 +1,5 @@
-"""The whole-table TSV read (no budget) gives the same SELECT result as the streaming read (budgets).
+"""The whole-table TSV read gives the same SELECT result as the streaming read (solution objects),
+with and without budgets (a row cap, a deadline that holds, a deadline that cuts the read short).
 
 Random result tables are stored as rows (``<urn:row:i> <urn:cK> term``, an absent cell is
 unbound) and read back with OPTIONALs, so every cell is a term we chose: repeated
@@ -8,12 +9,14 @@ rows, their order and every output format must be identical.
 """
 from __future__ import annotations
 
+import time
+
 import pytest
 
 ox = pytest.importorskip("pyoxigraph")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from holokb.core.limits import Limits  # noqa: E402
+from holokb.core.limits import LimitHit, Limits  # noqa: E402
 from holokb.core.time import AsOf  # noqa: E402
 from holokb.sparql.cache import Snapshot  # noqa: E402
 from holokb.sparql.query import execute  # noqa: E402
@@ -62,8 +65,16 @@ def _snapshot(table: list[list[str]]) -> Snapshot:
     return Snapshot(SnapshotKey("snapshot", AsOf.latest(), (), "plain"), store, len(lines), False)
 
 
-def _run(snap: Snapshot, query: str, limits: Limits):
-    return execute(snap, query, form="SELECT", as_of=AsOf.latest(), view="snapshot", limits=limits)
+def _run(snap: Snapshot, query: str, limits: Limits, stream: bool = False):
+    return execute(snap, query, form="SELECT", as_of=AsOf.latest(), view="snapshot", limits=limits, stream=stream)
+
+
+def _same(fast, slow) -> None:
+    assert fast.variables == slow.variables
+    assert fast.rows == slow.rows
+    assert (fast.truncated, fast.limit_hit) == (slow.truncated, slow.limit_hit)
+    for fmt in ("json", "xml", "csv", "tsv", "table"):
+        assert fast.serialize(fmt) == slow.serialize(fmt)
 
 
 def _rows_query(width: int, star: bool, order: bool, minted: bool) -> str:
@@ -77,18 +88,38 @@ def _rows_query(width: int, star: bool, order: bool, minted: bool) -> str:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pool=st.lists(_cell(), min_size=1, max_size=8), data=st.data(), star=st.booleans(),
-       order=st.booleans(), minted=st.booleans(), width=st.integers(1, 3))
-def test_tsv_read_equals_streaming_read(pool, data, star, order, minted, width):
+       order=st.booleans(), minted=st.booleans(), width=st.integers(1, 3),
+       cap=st.none() | st.integers(0, 14), timed=st.booleans())
+def test_tsv_read_equals_streaming_read(pool, data, star, order, minted, width, cap, timed):
     # Rows drawn from a small pool, so terms repeat across rows and columns.
     table = data.draw(st.lists(st.lists(st.sampled_from(pool), min_size=width, max_size=width), max_size=12))
     snap, query = _snapshot(table), _rows_query(width, star, order, minted)
-    fast = _run(snap, query, Limits(max_results=None))  # no budget: the TSV read
-    slow = _run(snap, query, Limits(max_results=10**9))  # a cap: the streaming read
-    assert len(fast.rows) == len(table)
-    assert fast.variables == slow.variables
-    assert fast.rows == slow.rows
-    for fmt in ("json", "xml", "csv", "tsv", "table"):
-        assert fast.serialize(fmt) == slow.serialize(fmt)
+    # A deadline far away (the CLI's default case) must change nothing; a cap keeps the first rows.
+    limits = Limits(max_results=cap, timeout_s=3600.0 if timed else None).started()
+    fast, slow = _run(snap, query, limits), _run(snap, query, limits, stream=True)
+    assert len(fast.rows) == (len(table) if cap is None else min(cap, len(table)))
+    assert fast.truncated == (cap is not None and cap < len(table))
+    _same(fast, slow)
+
+
+@pytest.mark.parametrize("order", [False, True])
+def test_an_expired_deadline_cuts_the_tsv_read_between_chunks(order):
+    # 20k rows (~1 MB of TSV, pyoxigraph writes ~8 KiB at a time): a deadline already past stops
+    # the write after its first chunk; the rows kept are the first m solutions, byte for byte what
+    # the streaming read keeps with a cap of m.
+    snap = _snapshot([[f'"{i}"', f"<http://ex.org/n{i % 7}>"] for i in range(20_000)])
+    query = _rows_query(2, False, order, False)
+    past = Limits(max_results=None, ends_at=time.monotonic() - 1.0)
+    cut = _run(snap, query, past)
+    assert cut.truncated and cut.limit_hit is LimitHit.TIMEOUT
+    assert 0 < len(cut.rows) < 20_000
+    capped = _run(snap, query, Limits(max_results=len(cut.rows)), stream=True)
+    assert capped.limit_hit is LimitHit.MAX_RESULTS
+    assert cut.rows == capped.rows
+    assert cut.serialize("tsv") == capped.serialize("tsv")
+    whole = _run(snap, query, Limits(max_results=None, timeout_s=3600.0).started())
+    assert not whole.truncated and len(whole.rows) == 20_000
+    assert set(cut.rows) < set(whole.rows)
 
 
 def test_bare_numbers_and_escapes_are_read_as_the_engine_means_them():

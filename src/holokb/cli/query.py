@@ -18,13 +18,16 @@ from .common import (
 
 @app.command()
 def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (or use --file)."),
-          file: Optional[Path] = typer.Option(None, "--file", "-f", help="Read the query from a .rq file."),
+          file: Optional[list[Path]] = typer.Option(
+              None, "--file", "-f", help="Read the query from a .rq file.  Repeat it, or name a folder (its *.rq "
+              "files in name order), to run several queries on one snapshot: each result then follows a line "
+              "'==> FILE <=='."),
           db: str = DB, as_of: Optional[str] = AS_OF, valid: Optional[str] = VALID, rules: Optional[list[Path]] = RULES,
           no_rules: bool = typer.Option(False, "--no-rules", help="Query the asserted triples only: close under no rules."),
           ledger: bool = typer.Option(False, "--ledger", help="Query the reified ledger (provenance, time as data)."),
-          limit: Optional[int] = typer.Option(None, "--limit", help="Most result rows (default: all)."),
+          limit: Optional[int] = typer.Option(None, "--limit", help="Most result rows per query (default: all)."),
           timeout: Optional[str] = typer.Option(None, "--timeout", help=TIMEOUT_HELP.format(QUERY_TIMEOUT_S)
-                                                + " Covers building the snapshot (closing the rules) too."),
+                                                + " Covers building the snapshot (closing the rules) and every query."),
           format: str = typer.Option("table", "--format", help="table, json, xml, csv, tsv (SELECT/ASK); turtle, ntriples (CONSTRUCT/DESCRIBE).")) -> None:
     """SPARQL over the as-of snapshot: visible triples plus the closure under the rules at the same time.
 
@@ -32,57 +35,132 @@ def query(text: Optional[str] = typer.Argument(None, help="A SPARQL 1.1 query (o
     says which (or none); --no-rules queries the asserted triples only.  The prefixes declared in
     ./kb and ./rules (and rdf, rdfs, owl, xsd, hk, ex) need no PREFIX lines.
 
+    Several queries (-f a.rq -f b.rq, or -f folder/) share one snapshot and one --timeout; a file that
+    cannot be read or parsed gets its diagnostic and the others still run (exit code: the worst).
+
     \b
     Example: holokb query 'SELECT ?c WHERE { ex:AchillesIDE ex:hasCapability ?c }' --valid 2026-04-01
     Example: holokb query --ledger --file provenance.rq
+    Example: holokb query -f queries/ --format tsv
     """
-    from ..core.inputs import read_text
-    from ..sparql import SparqlSyntaxError
-
-    if (text is None) == (file is None):
+    if (text is None) == (not file):
         raise Usage("give the query as an argument or with --file, not both" if text else
                     "give the query as an argument or with --file")
     if no_rules and rules is not None:
         raise Usage("--rules and --no-rules contradict each other")
     budget = Limits(max_results=limit, timeout_s=seconds(timeout, QUERY_TIMEOUT_S)).started()
-    q = read_text(file, what="query file") if file else text
+    names = _query_files(file) if file else ["<query>"]
+    batch = len(names) > 1 or any(f.is_dir() for f in file or ())
     point = as_of_point(as_of, valid)
     closure_limits = replace(Limits.unbounded(), timeout_s=budget.timeout_s, ends_at=budget.ends_at)
-    name = str(file) if file else "<query>"
     paths = None if ledger or no_rules else rule_paths(rules)
     digest = None
     if paths is not None and point == AsOf.latest():
         from ..sparql.rules_index import rule_digest
 
         digest = rule_digest(paths)
-    try:
-        result = _from_warm_snapshot(db, digest, q, point, rules, budget, closure_limits, name, format)
-        if result is None:
+    # Read and parse every query first: a bad file is reported under its name, and no snapshot is
+    # built when none of them can run.
+    checked, worst = [], 0
+    for name in names:
+        q, form, rc = _checked(text, name, db)
+        checked.append((name, q, form))
+        worst = max(worst, rc)
+    runnable = [(name, q, form) for name, q, form in checked if form is not None]
+    snap = None
+    if runnable:
+        snap = _warm_snapshot(db, digest, point, rules, closure_limits)
+        if snap is None:
             with open_kb(db, []) as kb:
                 program, said = None, "rules: not used (the reified ledger view)"
                 if not ledger:
                     program, said = _rule_set(kb, rules, no_rules)
                 typer.echo(said, err=True)
-                with working("querying (builds the snapshot when it is missing or stale)", format):
-                    result = kb.query(q, as_of=point, rules=program, ledger_view=ledger, limits=budget, name=name,
-                                      prefixes=prefixes(), closure_limits=closure_limits)
+                with working("building the snapshot when it is missing or stale", format):
+                    from ..sparql.query import snapshot_of
+
+                    snap = snapshot_of(kb.ledger, as_of=point, program=program, derive=kb.derive, ledger_view=ledger,
+                                       closure_limits=closure_limits)
                 if program is not None:
                     from ..sparql.rules_index import remember_program
 
                     remember_program(db, digest, program)
+        if snap.built:
+            typer.echo("snapshot rebuilt", err=True)
+    for name, q, form in checked:
+        if batch:
+            sys.stdout.write(f"==> {name} <==\n")
+        if form is None or snap is None:
+            continue
+        worst = max(worst, _run_one(snap, q, form, name, point, budget, format, batch))
+    if worst:
+        raise typer.Exit(worst)
+
+
+def _query_files(given: list[Path]) -> list[str]:
+    """The query files named: a folder stands for its *.rq files, in name order."""
+    out: list[str] = []
+    for f in given:
+        if f.is_dir():
+            found = sorted(p for p in f.glob("*.rq") if p.is_file())
+            if not found:
+                from ..core.inputs import IS_FOLDER, input_error
+
+                raise input_error(IS_FOLDER, str(f), "is a folder with no .rq files, not a query file",
+                                  hint="name a .rq file, or a folder that holds some")
+            out.extend(str(p) for p in found)
+        else:
+            out.append(str(f))
+    return out
+
+
+def _checked(text: Optional[str], name: str, db: str) -> tuple[str, Optional[str], int]:
+    """The query text, its form (None when it cannot run) and the exit code of its diagnostic (0: none)."""
+    from ..core.errors import HolokbError
+    from ..core.inputs import read_text
+    from ..sparql.query import SparqlSyntaxError, check_syntax
+
+    try:
+        q = text if text is not None else read_text(name, what="query file")
+        return q, check_syntax(q, name=name, prefixes=prefixes()), 0
     except SparqlSyntaxError as e:  # the query is the command's input: a usage error (exit 2)
         typer.echo(e.render(), err=True)
-        raise typer.Exit(2)
-    if result.snapshot_built:
-        typer.echo("snapshot rebuilt", err=True)
-    sys.stdout.write(result.serialize(format))
+        return "", None, 2
+    except HolokbError as e:
+        from .diagnostics import outcome
+
+        done = outcome(e, ledger=db)
+        typer.echo(done.text, err=True)
+        return "", None, done.exit_code
+
+
+def _run_one(snap, q: str, form: str, name: str, point: AsOf, budget: Limits, format: str, batch: bool) -> int:
+    """Run one checked query on the shared snapshot and print its result; the exit code of its
+    diagnostic (0: none).  In a batch an evaluation failure is reported and the next query runs."""
+    from ..core.errors import HolokbError
+    from ..sparql.query import execute
+
+    try:
+        with working("querying", format):
+            result = execute(snap, q, form=form, as_of=point, view=snap.key.kind, limits=budget, name=name,
+                             prefixes=prefixes())
+        out = result.serialize(format)
+    except HolokbError as e:
+        if not batch:
+            raise
+        from .diagnostics import outcome
+
+        done = outcome(e)
+        typer.echo(f"{name}: {done.text}", err=True)
+        return done.exit_code
+    sys.stdout.write(out)
     if result.truncated:
-        typer.echo(f"truncated: the {result.limit_hit} budget was hit", err=True)
+        typer.echo(f"{name + ': ' if batch else ''}truncated: the {result.limit_hit} budget was hit", err=True)
+    return 0
 
 
-def _from_warm_snapshot(db: str, digest: Optional[str], q: str, point: AsOf, rules: Optional[list[Path]], budget: Limits,
-                        closure_limits: Limits, name: str, format: str):
-    """The result from the snapshot already on disk for these rule files (found by their digest, see
+def _warm_snapshot(db: str, digest: Optional[str], point: AsOf, rules: Optional[list[Path]], closure_limits: Limits):
+    """The snapshot already on disk for these rule files (found by their digest, see
     ``sparql.rules_index``), or built from the closure `holokb derive` stored for them, without parsing
     the rules or opening the KB; None when neither exists (the full path then parses, builds, and
     records the digest)."""
@@ -96,20 +174,15 @@ def _from_warm_snapshot(db: str, digest: Optional[str], q: str, point: AsOf, rul
         return None
     from ..ledger import Ledger
     from ..sparql.cache import DEFAULT_CACHE
-    from ..sparql.query import check_syntax, execute
 
-    form = check_syntax(q, name=name, prefixes=prefixes())
     led = Ledger.open(db)
     try:
         snap = DEFAULT_CACHE.get_stored(led, point, entry.program, entry.rule_set_hash, closure_limits)
-        if snap is None:
-            return None
-        typer.echo(_closed_under(_where(rules), entry.rules, entry.rule_set_hash), err=True)
-        with working("querying", format):
-            return execute(snap, q, form=form, as_of=point, view="snapshot", limits=budget, name=name,
-                           prefixes=prefixes())
     finally:
         led.close()
+    if snap is not None:
+        typer.echo(_closed_under(_where(rules), entry.rules, entry.rule_set_hash), err=True)
+    return snap
 
 
 def _where(rules: Optional[list[Path]]) -> str:

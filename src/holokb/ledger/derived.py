@@ -345,25 +345,27 @@ class LedgerDerived:
         What the SPARQL snapshot adds to the plain triples, read from the stored rows instead of
         closing the rules again.  Order: position in the closure.
         """
+        rows = self.derived_triple_ids(closure, valid, triple)
+        term = self._cache.terms
+        for k in range(0, len(rows), 20_000):
+            part = rows[k:k + 20_000]
+            self._cache.terms_of(self._db, [i for r in part for i in r])
+            for s, p, o in part:
+                yield term[s], term[p], term[o]
+
+    def derived_triple_ids(self, closure: ClosureInfo, valid: int, triple: IRI) -> list[tuple[int, int, int]]:
+        """:meth:`derived_triples` as term ids ``(s, p, o)``, in the same order (for a ``triple`` fact,
+        ``p`` is its second argument, the ``o`` column, and ``o`` the first of ``rest``)."""
         self._check_closure(closure)
         tid = self._cache.lookup(self._db, triple)
-        cur = self._db.execute(
-            "SELECT d.s, d.p, d.o, d.rest FROM derived d JOIN terms ts ON ts.term_id = d.s "
+        return self._db.execute(
+            "SELECT d.s, CASE WHEN d.rest IS NULL THEN d.p ELSE d.o END, "
+            "CASE WHEN d.rest IS NULL THEN d.o ELSE json_extract(d.rest, '$[0]') END "
+            "FROM derived d JOIN terms ts ON ts.term_id = d.s LEFT JOIN terms tq ON tq.term_id = d.o "
             "WHERE d.closure_id = ? AND d.negated = 0 AND ts.kind = 0 AND d.valid_from <= ? "
             "AND (d.valid_to IS NULL OR d.valid_to > ?) AND (d.arity = 2 OR (d.arity = 3 AND d.p = ?)) "
-            "ORDER BY d.seq", (closure.id, valid, valid, -1 if tid is None else tid))
-        terms = self._cache.terms
-        while True:
-            rows = cur.fetchmany(20_000)
-            if not rows:
-                return
-            rest = {r: json.loads(r[3])[0] for r in rows if r[3] is not None}
-            self._cache.terms_of(self._db, [i for r in rows for i in r[:3]] + list(rest.values()))
-            for r in rows:
-                if r[3] is None:
-                    yield terms[r[0]], terms[r[1]], terms[r[2]]
-                elif isinstance(p := terms[r[2]], IRI):
-                    yield terms[r[0]], p, terms[rest[r]]
+            "AND (d.rest IS NULL OR tq.kind = 0) ORDER BY d.seq", (closure.id, valid, valid, -1 if tid is None else tid),
+        ).fetchall()
 
     def encoded_derived(self, closure: ClosureInfo) -> EncodedDerived:
         """Affirmed binary derived facts as term-id columns (the SPARQL snapshot's input).

@@ -192,21 +192,37 @@ class LedgerReads:
 
         Order: subject id, predicate id, object id, graph id (deterministic for a given file).
         """
-        cur = self._db.execute(
+        rows = self.visible_quad_ids(as_of)
+        term = self.term
+        for k in range(0, len(rows), 4000):
+            part = rows[k:k + 4000]
+            self._cache.terms_of(self._db, [i for r in part for i in r if i is not None])
+            for s, p, o, g in part:
+                yield term(s), term(p), term(o), None if g is None else term(g)
+
+    def visible_quad_ids(self, as_of: AsOf) -> list[tuple[int, int, int, int | None]]:
+        """:meth:`visible_quads` as term ids (graph None: the default graph), in the same order;
+        :meth:`term_rows` gives the terms' stored columns."""
+        return self._db.execute(
             "SELECT DISTINCT f.s, f.p, f.o, q.term_id FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id "
             "LEFT JOIN qualifiers q ON f.nq = 1 AND q.fact_id = f.fact_id AND q.key = 'graph' "
             f"WHERE f.polarity = 1 AND (f.nq = 0 OR q.term_id IS NOT NULL) AND {_VISIBLE} "
             "ORDER BY f.s, f.p, f.o, q.term_id",
             _vis(as_of),
-        )
-        term = self.term
-        while True:
-            rows = cur.fetchmany(4000)
-            if not rows:
-                return
-            self._cache.terms_of(self._db, [i for r in rows for i in r if i is not None])
-            for s, p, o, g in rows:
-                yield term(s), term(p), term(o), None if g is None else term(g)
+        ).fetchall()
+
+    def term_rows(self, term_ids: Iterable[int]) -> dict[int, tuple[int, str, str, str]]:
+        """The stored columns (kind 0 IRI / 1 literal, lexical, datatype, lang) of many ids, read 500
+        to a query and not made into terms (``views.term_from_row`` makes one)."""
+        ids = sorted(set(term_ids))
+        out: dict[int, tuple[int, str, str, str]] = {}
+        for k in range(0, len(ids), 500):
+            part = ids[k:k + 500]
+            for tid, *row in self._db.execute(
+                    f"SELECT term_id, kind, lexical, datatype, lang FROM terms WHERE term_id IN ({','.join('?' * len(part))})",
+                    part):
+                out[tid] = tuple(row)  # type: ignore[assignment]
+        return out
 
     def changes_since(self, marker: int, as_of: AsOf) -> QuadChanges:
         """What committed writes after change marker ``marker`` did to the plain quads visible at

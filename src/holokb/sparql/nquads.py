@@ -8,13 +8,62 @@ export does, so a fact node's ``hk:subject`` names the same node as the ledger.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Mapping, Sequence
 
 from ..core.terms import IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
 
 _NEEDS_ESC = re.compile(r'[\\"\n\r]')
 _ESC = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}
 _SKOLEM_LEN = len(SKOLEM_PREFIX)
+
+
+def iri_text(value: str, deskolemise: bool) -> str:
+    """The N-Quads form of an IRI (a skolem IRI as its stable blank node when ``deskolemise``)."""
+    if deskolemise and value.startswith(SKOLEM_PREFIX):
+        return "_:b" + value[_SKOLEM_LEN:]
+    return f"<{value}>"
+
+
+def literal_text(lexical: str, datatype: str, lang: str | None) -> str:
+    """The N-Quads form of a literal as :class:`~holokb.core.terms.Literal` holds it."""
+    body = '"' + (_NEEDS_ESC.sub(lambda m: _ESC[m.group()], lexical) if _NEEDS_ESC.search(lexical) else lexical) + '"'
+    if datatype == RDF_LANGSTRING and lang:
+        return f"{body}@{lang}"
+    if datatype == XSD_STRING:
+        return body
+    return f"{body}^^<{datatype}>"
+
+
+def row_text(kind: int, lexical: str, datatype: str, lang: str, deskolemise: bool) -> str:
+    """The N-Quads form of a term from its stored ledger columns (``Ledger.term_rows``): the same
+    text as the term ``ledger.views.term_from_row`` makes would get, without making the term."""
+    if kind == 0:
+        return iri_text(lexical, deskolemise)
+    if lang:  # Literal(lexical, datatype, lang) holds rdf:langString and the tag in lower case
+        return literal_text(lexical, RDF_LANGSTRING, lang.lower())
+    return literal_text(lexical, datatype, None)
+
+
+def encode_ids(quads: Sequence[tuple[int, ...]], texts: Mapping[int, bytes]) -> bytes:
+    """N-Quads bytes for quads of term ids, one line each, in the given order: all of them
+    ``(s, p, o)`` (the default graph) or all ``(s, p, o, g)`` (g None: the default graph); ``texts``
+    maps each id to its N-Quads form, UTF-8.  Spliced by C-level slice assignments and one join,
+    not a Python step per quad (LUBM: 187k quads, 31 MB)."""
+    n = len(quads)
+    if not n:
+        return b""
+    cols = list(zip(*quads))
+    t = texts.__getitem__
+    out: list[bytes] = [b" "] * (7 * n)  # s _ p _ o [ g] " .\n"
+    out[0::7], out[2::7], out[4::7] = map(t, cols[0]), map(t, cols[1]), map(t, cols[2])
+    if len(cols) == 4 and any(g is not None for g in cols[3]):
+        graph = {g: b" " + texts[g] for g in set(cols[3]) if g is not None}
+        graph[None] = b""  # type: ignore[index]
+        out[5::7] = map(graph.__getitem__, cols[3])
+    else:
+        out[5::7] = [b""] * n
+    out[6::7] = [b" .\n"] * n
+    return b"".join(out)
 
 
 class NQuadsWriter:
@@ -33,18 +82,9 @@ class NQuadsWriter:
 
     def _encode(self, t: Term) -> str:
         if isinstance(t, IRI):
-            v = t.value
-            if self.deskolemise and v.startswith(SKOLEM_PREFIX):
-                return "_:b" + v[_SKOLEM_LEN:]
-            return f"<{v}>"
+            return iri_text(t.value, self.deskolemise)
         assert isinstance(t, Literal)
-        lex = t.lexical
-        body = '"' + (_NEEDS_ESC.sub(lambda m: _ESC[m.group()], lex) if _NEEDS_ESC.search(lex) else lex) + '"'
-        if t.datatype == RDF_LANGSTRING and t.lang:
-            return f"{body}@{t.lang}"
-        if t.datatype == XSD_STRING:
-            return body
-        return f"{body}^^<{t.datatype}>"
+        return literal_text(t.lexical, t.datatype, t.lang)
 
     def encode(self, quads: Iterable[tuple[Term, Term, Term, Term | None]]) -> bytes:
         """N-Quads bytes for ``quads`` (graph None = the default graph), one line each, in the given order."""

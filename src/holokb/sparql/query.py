@@ -193,9 +193,11 @@ def _dataset(default_graph: tuple[str, ...] | None, named_graphs: tuple[str, ...
 def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str, limits: Limits,
             name: str = "<query>", base_iri: str | None = None,
             prefixes: Mapping[str, str] | None = None, default_graph: tuple[str, ...] | None = None,
-            named_graphs: tuple[str, ...] | None = None) -> QueryResult:
+            named_graphs: tuple[str, ...] | None = None, stream: bool = False) -> QueryResult:
     """Run ``text`` on one snapshot store; rows capped by ``limits`` (never raises on a budget).
-    ``default_graph``/``named_graphs`` (graph IRIs) give the dataset instead of the query's FROM clauses."""
+    ``default_graph``/``named_graphs`` (graph IRIs) give the dataset instead of the query's FROM clauses.
+    A SELECT is read as one TSV table (.tsv_results); ``stream`` reads it solution by solution
+    instead (the reference read the tests hold it equal to; also used for zero-variable SELECTs)."""
     deadline = limits.deadline()
     cap = limits.max_results
     try:
@@ -216,11 +218,13 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
             names = tuple(v.value for v in raw.variables)
             shown = star_order(text, names)
             pos = [names.index(v) for v in shown]
-            if cap is None and limits.timeout_s is None and limits.ends_at is None and names:
-                # No budget to keep: read the whole table at once (see .tsv_results for why).
+            if names and not stream:
+                # The whole table read at once, stopped between chunks by the budgets (see .tsv_results).
                 from .tsv_results import read_select
 
-                rows, keys, bnodes = read_select(raw, len(names), pos, ordered)
+                rows, keys, bnodes, cut = read_select(raw, len(names), pos, ordered, cap=cap, deadline=deadline)
+                if cut is not None:
+                    truncated, hit = True, cut
                 if keys is not None:
                     order = sorted(range(len(rows)), key=keys.__getitem__)  # stable, as canonical_rows
                     rows = [rows[i] for i in order]
@@ -264,11 +268,20 @@ def query_ledger(ledger: Any, text: str, *, as_of: AsOf, program: Program | None
     ``program`` by ``derive(program, as_of=, limits=)``) or, with ``ledger_view``, the reified ledger;
     ``default_graph``/``named_graphs`` give a protocol dataset (see :func:`execute`)."""
     form = check_syntax(text, name=name, base_iri=base_iri, prefixes=prefixes)
-    kind = "ledger" if ledger_view else "snapshot"
-    snap = (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
-                                        closure_limits, derive)
-    return execute(snap, text, form=form, as_of=as_of, view=kind, limits=limits or Limits(), name=name,
+    snap = snapshot_of(ledger, as_of=as_of, program=program, derive=derive, ledger_view=ledger_view,
+                       closure_limits=closure_limits, cache=cache)
+    return execute(snap, text, form=form, as_of=as_of, view=snap.key.kind, limits=limits or Limits(), name=name,
                    base_iri=base_iri, prefixes=prefixes, default_graph=default_graph, named_graphs=named_graphs)
+
+
+def snapshot_of(ledger: Any, *, as_of: AsOf, program: Program | None = None, derive: Any = None,
+                ledger_view: bool = False, closure_limits: Limits | None = None,
+                cache: SnapshotCache | None = None) -> Snapshot:
+    """The store :func:`query_ledger` runs a query on (several queries can then share it through
+    :func:`execute`, as ``holokb query -f a.rq -f b.rq`` does)."""
+    kind = "ledger" if ledger_view else "snapshot"
+    return (cache or DEFAULT_CACHE).get(ledger, kind, as_of, program if not ledger_view else None,
+                                        closure_limits, derive)
 
 
 def run_query(kb: Any, query_text: str, *, as_of: AsOf, rules_program: Program | None = None,
