@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
+
 _EMPTY = -1
 _GONE = -2  # a released key: occupied for probing, equal to no key
 _NO_CLAIM = np.iinfo(np.int32).max  # batches are far smaller than 2**31 candidates
@@ -82,6 +84,9 @@ class KeySet:
         keys = np.asarray(keys, dtype=np.int64)
         if len(keys) <= SMALL and self.used + len(keys) <= (3 * len(self.table)) // 4:
             return np.array(self._add_small(keys.tolist()), dtype=bool)
+        jit = kernels.get(len(keys))
+        if jit is not None:
+            return self._add_jit(jit, keys)
         absent = start = None
         if self.size:
             # Most candidates are usually old: look them up first so the table grows by what is new.
@@ -110,6 +115,26 @@ class KeySet:
             # first slot of its probe run that can hold its key.
             mask[chunk[self._insert(keys[chunk], None if start is None else start[done:done + room])]] = True
             done += len(chunk)
+        return mask
+
+    def _add_jit(self, jit, keys: np.ndarray) -> np.ndarray:
+        """:meth:`add_new` by the compiled kernel: keys go in one at a time in candidate order, so a
+        key's first candidate is the one that inserts it (the same answer as the vector rounds)."""
+        keys = np.ascontiguousarray(keys)
+        mask = np.zeros(len(keys), dtype=bool)
+        i = 0
+        while i < len(keys):
+            room = (3 * len(self.table)) // 4 - self.used
+            if room < max(1024, len(self.table) // 64):
+                cap = len(self.table)
+                old = self.table[self.table >= 0]
+                self._alloc(cap if cap >= 8192 and 2 * self.size <= cap else 2 * cap)
+                self.size = self.used = len(old)
+                jit.ks_insert(self.table, int(self.shift), old, np.zeros(len(old), dtype=bool), 0, len(old))
+                continue
+            i, added = jit.ks_insert(self.table, int(self.shift), keys, mask, i, room)
+            self.used += added
+            self.size += added
         return mask
 
     def add_list(self, keys: list[int]) -> list[bool]:
@@ -180,6 +205,9 @@ class KeySet:
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         """Boolean mask: is each key in the set."""
+        jit = kernels.get(len(keys))
+        if jit is not None:
+            return jit.ks_contains(self.table, int(self.shift), np.ascontiguousarray(keys, dtype=np.int64))
         return self._lookup(keys)[0]
 
     def _lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
