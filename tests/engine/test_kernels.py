@@ -140,3 +140,27 @@ def test_small_inputs_stay_on_numpy(monkeypatch):
     assert calls == []
     s.add_new(np.arange(kernels.MIN_N, dtype=np.int64))
     assert calls == [1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2**20 - 1), st.integers(0, 7), st.integers(0, 2**20 - 1)), max_size=300),
+       st.integers(1, 4), st.booleans())
+def test_claim_new_packs_inside_the_kernel_like_pack_widths(rows, parts, readonly):
+    """Relation.claim_new hands the key columns to the kernel (packed there, read-only views
+    among them): the same marks as packing with pack_widths then the vector key set."""
+    def story():
+        r, out = Relation(3), []
+        r.rekey([np.zeros(0, np.int64)] * 3, (20, 3, 20))
+        for part in np.array_split(np.array(rows, dtype=np.int64).reshape(-1, 3), parts):
+            cols = [part[:, i].copy() for i in range(3)]
+            if readonly:
+                cols[1].flags.writeable = False
+            out.append(r.claim_new(cols, (20, 3, 20)).tolist())
+        return out
+    fast, slow = both(story)
+    assert fast == slow
+    seen, want = set(), []
+    for t in rows:
+        want.append(t not in seen)
+        seen.add(t)
+    assert sum(fast, []) == want

@@ -57,7 +57,10 @@ def _warm(k: "_Kernels") -> "_Kernels":
     """Run every kernel once on a tiny input: compiling (or loading the cached code) happens
     here, inside :func:`load`'s fallback, never as a failure in the middle of an evaluation."""
     keys = np.arange(3, dtype=np.int64)
-    k.ks_insert(np.full(16, -1, np.int64), 60, keys, np.zeros(3, np.bool_), 0, 3)
+    ro = keys.view()
+    ro.flags.writeable = False  # the key set hands its columns over as read-only views
+    for n in range(1, 6):  # one specialisation per key column count (args, plus interval ranks)
+        k.ks_insert(np.full(16, -1, np.int64), 60, (ro,) * n, np.zeros(n, np.int64), np.zeros(3, np.bool_), 0, 3)
     k.ks_contains(np.full(16, -1, np.int64), 60, keys)
     k.first_mask(keys)
     lo, cnt = k.probe_counts(keys, keys)
@@ -77,18 +80,23 @@ def _build(cache: bool) -> _Kernels:
     mult = np.uint64(_MULT)
 
     @njit(cache=cache, nogil=True)
-    def ks_insert(table, shift, keys, mask, start, limit):
-        """Insert keys[start:] one by one until ``limit`` new keys went in; True in ``mask`` at
-        each new key's first position.  Returns (next position, keys added)."""
+    def ks_insert(table, shift, cols, widths, mask, start, limit):
+        """Insert the keys packed from ``cols`` (``widths`` bits each, the first column's bits
+        unshifted: :func:`.relation.pack_widths`) one by one from position ``start`` until
+        ``limit`` new keys went in; True in ``mask`` at each new key's first position.
+        Returns (next position, keys added).  Packing here saves the key array's temporaries."""
         top = len(table) - 1
         sh = np.uint64(shift)
         added = 0
         i = start
-        n = len(keys)
+        n = len(cols[0])
+        nc = len(cols)
         while i < n:
             if added >= limit:
                 break
-            k = keys[i]
+            k = cols[0][i]
+            for c in range(1, nc):
+                k = (k << widths[c]) | cols[c][i]
             s = np.int64((np.uint64(k) * mult) >> sh)
             while True:
                 cur = table[s]

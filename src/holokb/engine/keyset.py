@@ -27,6 +27,13 @@ _MULT_INT, _M64 = int(_MULT), (1 << 64) - 1  # the same hash in Python ints (:me
 SMALL = 16
 
 
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only int64 view of ``a`` (a copy only when it is not contiguous int64)."""
+    v = np.ascontiguousarray(a, dtype=np.int64).view()
+    v.flags.writeable = False
+    return v
+
+
 class KeySet:
     """A growing set of int64 keys >= 0.
 
@@ -120,19 +127,29 @@ class KeySet:
     def _add_jit(self, jit, keys: np.ndarray) -> np.ndarray:
         """:meth:`add_new` by the compiled kernel: keys go in one at a time in candidate order, so a
         key's first candidate is the one that inserts it (the same answer as the vector rounds)."""
-        keys = np.ascontiguousarray(keys)
-        mask = np.zeros(len(keys), dtype=bool)
+        return self.add_cols(jit, (np.ascontiguousarray(keys),), (0,))
+
+    def add_cols(self, jit, cols: tuple[np.ndarray, ...], widths: tuple[int, ...]) -> np.ndarray:
+        """:meth:`add_new` of the keys packed from int64 ``cols`` (``widths`` bits each, as
+        :func:`.relation.pack_widths`), packed and inserted by the compiled kernel ``jit``."""
+        cols = tuple(_readonly(c) for c in cols)  # one array type for the kernel's tuple
+        n = len(cols[0])
+        w = np.array(widths, dtype=np.int64)
+        mask = np.zeros(n, dtype=bool)
         i = 0
-        while i < len(keys):
+        while i < n:
             room = (3 * len(self.table)) // 4 - self.used
             if room < max(1024, len(self.table) // 64):
+                # Doubling, as the vector path: sizing by a guess at this batch's new keys
+                # (early candidates are mostly new) over-allocated the table.
                 cap = len(self.table)
                 old = self.table[self.table >= 0]
                 self._alloc(cap if cap >= 8192 and 2 * self.size <= cap else 2 * cap)
                 self.size = self.used = len(old)
-                jit.ks_insert(self.table, int(self.shift), old, np.zeros(len(old), dtype=bool), 0, len(old))
+                jit.ks_insert(self.table, int(self.shift), (_readonly(old),), w[:1], np.zeros(len(old), dtype=bool),
+                              0, len(old))
                 continue
-            i, added = jit.ks_insert(self.table, int(self.shift), keys, mask, i, room)
+            i, added = jit.ks_insert(self.table, int(self.shift), cols, w, mask, i, room)
             self.used += added
             self.size += added
         return mask

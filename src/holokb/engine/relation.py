@@ -352,6 +352,9 @@ class Relation:
         if sum(widths) <= 63:
             if self._dedup is None or self._dedup_bits != widths:
                 raise ValueError("key width changed: call rekey() first")
+            jit = kernels.get(n)
+            if jit is not None:  # packed inside the kernel: no key array
+                return self._dedup.add_cols(jit, tuple(key_cols), widths)
             return self._dedup.add_new(pack_widths(key_cols, widths))
         if self._dedup_set is None:
             self._dedup_set = set()
