@@ -42,7 +42,7 @@ import scipy.sparse.csgraph  # noqa: E402,F401
 from holokb.engine import kernels  # noqa: E402
 
 _t = time.perf_counter()
-KERNELS = kernels.load() is not None
+KERNELS = kernels.JIT and kernels.load() is not None  # HOLOKB_JIT=0: the numpy paths (a before/after run)
 KERNEL_LOAD_S = time.perf_counter() - _t
 
 RUNS = 3
@@ -416,7 +416,7 @@ def main() -> None:
     if "--cap" in sys.argv:  # a shorter cap per run keeps a full run bounded on a busy machine
         cap = int(sys.argv[sys.argv.index("--cap") + 1])
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; cap {cap} s per run", flush=True)
-    print(f"compiled kernels: {'loaded in %.2f s before the runs (a cold process pays it once)' % KERNEL_LOAD_S if KERNELS else 'unavailable (numpy paths)'}",
+    print(f"compiled kernels: {'loaded in %.2f s before the runs (a cold process pays it once)' % KERNEL_LOAD_S if KERNELS else 'off or unavailable (numpy paths)'}",
           flush=True)
     print(HEADER, flush=True)
     if LINEAR_ONLY or not (QUICK or RDFS_ONLY):

@@ -137,22 +137,9 @@ def _build(cache: bool) -> _Kernels:
         while cap < 2 * n:
             cap *= 2
             lg += 1
-        sh = np.uint64(64 - lg)
         table = np.full(cap, -1, dtype=np.int64)
-        top = cap - 1
         out = np.zeros(n, dtype=np.bool_)
-        for i in range(n):
-            k = keys[i]
-            s = np.int64((np.uint64(k) * mult) >> sh)
-            while True:
-                cur = table[s]
-                if cur == k:
-                    break
-                if cur == -1:
-                    table[s] = k
-                    out[i] = True
-                    break
-                s = (s + 1) & top
+        ks_insert(table, 64 - lg, (keys,), np.zeros(1, np.int64), out, 0, n)
         return out
 
     @njit(cache=cache, nogil=True)
