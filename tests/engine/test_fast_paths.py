@@ -69,6 +69,7 @@ def test_fast_paths_give_the_same_model(plain, text, fs, record, decimals):
         db.add(EX + "e1", (Literal.of(Decimal("3")), Literal.of(1)))
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_kernels, "MIN_N", 0)  # the compiled kernels on every input, however small
+        m.setattr(_kernels, "LOAD_AFTER", 0)
         fast = closure(prog, db, record_proofs=record)
     slow = plain(lambda: closure(prog, db, record_proofs=record))
     assert not fast.truncated and not slow.truncated

@@ -25,6 +25,7 @@ def both(fn):
     """Run ``fn`` with the kernels on for every size, then off: (jit answer, numpy answer)."""
     with pytest.MonkeyPatch.context() as m:
         m.setattr(kernels, "MIN_N", 0)
+        m.setattr(kernels, "LOAD_AFTER", 0)
         fast = fn()
     with pytest.MonkeyPatch.context() as m:
         m.setattr(kernels, "JIT", False)
@@ -131,14 +132,19 @@ def test_probe_cap_holds_on_the_kernel_path(monkeypatch):
 
 
 def test_small_inputs_stay_on_numpy(monkeypatch):
-    """Below MIN_N nothing asks for the kernels (the test suite and the CLI never import numba)."""
+    """Below MIN_N nothing asks for the kernels, and numba is loaded only after LOAD_AFTER inputs
+    past MIN_N went the numpy way (the test suite, the CLI and small closures never import it)."""
     calls = []
     monkeypatch.setattr(kernels, "load", lambda: calls.append(1))
+    monkeypatch.setattr(kernels, "_kernels", None)
+    monkeypatch.setattr(kernels, "_work", 0)
+    monkeypatch.setattr(kernels, "LOAD_AFTER", 2 * kernels.MIN_N)
     s = KeySet()
     s.add_new(np.arange(kernels.MIN_N - 1, dtype=np.int64))
     s.contains(np.arange(100, dtype=np.int64))
+    s.add_new(np.arange(2 * kernels.MIN_N, dtype=np.int64))
     assert calls == []
-    s.add_new(np.arange(kernels.MIN_N, dtype=np.int64))
+    s.contains(np.arange(kernels.MIN_N, dtype=np.int64))
     assert calls == [1]
 
 
