@@ -25,9 +25,11 @@ JIT = os.environ.get("HOLOKB_JIT", "1") != "0"
 #: Inputs below this many keys / probes stay on numpy (a call's fixed cost is not worth it).
 MIN_N = 50_000
 #: numba is imported only once this process has sent this many inputs past MIN_N to the numpy
-#: paths: loading costs ~0.5-1.5 s, which a kernel earns back at ~65 ns a key (numpy's vector
-#: rounds ~100 ns, the kernel ~35): a closure that stays small never pays it.
-LOAD_AFTER = 2_000_000
+#: paths: a cold load (import + cached machine code) cost ~1.5 s CPU at load 7, which a kernel
+#: earns back at ~65 ns an input (numpy's vector rounds ~100 ns a key, the kernel ~35), i.e.
+#: after ~20M inputs.  Measured cold, RDFS 100k: 2.5-3.0 s CPU with an early load vs 1.65-1.96
+#: s on numpy; so a closure of that size stays on numpy and RDFS 1M loads after its first steps.
+LOAD_AFTER = 20_000_000
 _work = 0
 
 _MULT = 0x9E3779B97F4A7C15

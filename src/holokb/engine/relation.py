@@ -124,7 +124,7 @@ class SortedIndex:
             # Merge the sorted new keys in: each goes after the stored rows of an equal key (rows stay
             # ascending within a key), found by binary search; one copy of the old arrays, no sort
             # of the whole relation (which a long recursion with small deltas paid every step).
-            jit = kernels.get(n)
+            jit = kernels.get(m)  # (sized by the new rows: np.insert is a fast copy when they are few)
             if jit is not None:  # one pass over both (the stored order widened if rows outgrew int32)
                 self.keys, self.order = jit.merge(self.keys, self.order.astype(odt, copy=False), new_sorted, new_rows)
                 self.n_rows = n
