@@ -17,7 +17,7 @@ from .core import (
     RDFS, AsOf, AssertedRef, Deadline, DerivedRef, Evidence, EvidenceError, Fact, Interval, IRI, LimitHit, Limits,
     Literal, Page, SpanRecord,
 )
-from .ledger import ClosureInfo, DerivedRecord, EncodedClosure, FactView, Ledger
+from .ledger import ClosureInfo, DerivedRecord, FactView, Ledger
 
 # The stages below import rdflib, pyshacl, numpy, lark, z3 and pyoxigraph: each method imports what it
 # uses, so that opening a KB for a count or a lookup (holokb stats, facts) starts in a blink.
@@ -132,9 +132,9 @@ class _Reserve:
         return left is not None and left <= self.share * (time.monotonic() - self.start)
 
 
-#: Storing a closure's encoded proof steps costs about 1.05× computing them (LUBM: 1.39 s vs 1.31 s CPU;
-#: decoded steps cost 0.55×), so computing stops early enough that storing what it did still fits the deadline.
-_STORE_SHARE = 1.2
+#: Storing a closure's proof-step columns costs about 5× computing them (LUBM: 0.8 s vs 0.16 s CPU), so
+#: computing stops early enough that storing what it did still fits the deadline.
+_STORE_SHARE = 6.0
 
 
 def derived_records(model: Model, deadline: Deadline | _Reserve | None = None) -> list[DerivedRecord]:
@@ -258,8 +258,12 @@ class KnowledgeBase:
                     seen += len(c.terms)
                 offset += seen
 
+        from .ledger.pipeline import forked_chunks, worth_forking
+
+        # A large input is read and hashed by a forked worker while this process stages (same rows).
+        fork = worth_forking(sum(f.stat().st_size for f in files))
         try:
-            staged = stage_plain(self.ledger, chunks(), at=at)
+            staged = stage_plain(self.ledger, forked_chunks(chunks) if fork else chunks(), at=at)
         except NotPlain:
             return None
         if staged is None:
@@ -414,23 +418,22 @@ class KnowledgeBase:
         limits = (limits or Limits.unbounded()).started()  # one deadline for closing, decoding and storing
         marker = self.ledger.change_marker()
         self.ledger.store_rule_set(program.rule_set_hash, render(program, queries=False))
-        model = self.derive(program, as_of=as_of, limits=limits, record_proofs=True)
+        # The ledger's term ids seed the engine's dictionary (input_at), so proof steps go to the ledger
+        # as id columns: only the terms the closure minted are decoded and interned.
+        from .engine import closure
+        from .engine.encoded import encoded_columns
+        from .reasoning import input_at, stored_columns
+
+        db, fact_rows = input_at(self.ledger, as_of, program, deadline=limits.deadline())
+        model = closure(program, db, limits=limits, record_proofs=True, valid_at=as_of.valid)
         deadline = limits.deadline()
-        # The ledger's term ids seed the engine's dictionary (database_at), so proof steps go to the
-        # ledger as ids: only the terms the closure minted are decoded and interned.
-        encoded = model.encoded_proof_steps(deadline=_Reserve(deadline, _STORE_SHARE)) if not deadline.expired() \
-            else None
-        records = encoded.steps if encoded is not None else ()
+        columns = encoded_columns(model, deadline=_Reserve(deadline, _STORE_SHARE))  # expired: nothing
         truncated, hit = model.truncated, model.limit_hit
-        if len(records) < model.derived_count():  # the deadline came while decoding: store what was done,
+        if columns.count < model.derived_count():  # the deadline came while encoding: store what was done,
             truncated, hit = True, hit or LimitHit.TIMEOUT  # without premises past the prefix (partial proofs)
-            n = len(records)
-            records = tuple(replace(r, premises=tuple(p for p in r.premises if not isinstance(p, DerivedRef)
-                                                      or p.seq < n)) for r in records)
-        minted = {i: model.terms.term(i) for i in encoded.minted} if encoded is not None else {}
         info = self.ledger.store_closure(rule_set_hash=program.rule_set_hash, as_of=as_of, computed_at=computed_at,
-                                         derived=EncodedClosure(records, minted), truncated=truncated, limit_hit=hit,
-                                         change_marker=marker)
+                                         derived=stored_columns(model, columns, fact_rows), truncated=truncated,
+                                         limit_hit=hit, change_marker=marker)
         return model, info
 
     def loaded_rules(self) -> Program | None:

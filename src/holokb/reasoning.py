@@ -6,7 +6,7 @@ integer term ids seed the engine's dictionary, so no term is decoded unless a ru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from .syntax import parse_rules
 
 if TYPE_CHECKING:
     from .analysis.lint import Census
+    from .engine import Model
+    from .engine.encoded import EncodedColumns
+    from .ledger.derived_columns import DerivedColumns
 
 
 #: The ternary relation holding every visible triple, for rules that quantify over properties.
@@ -121,21 +124,31 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
     expires while reading, what was read so far is returned: the closure, which checks the same
     deadline before its first step, then derives nothing and says it was cut.
     """
+    return input_at(ledger, as_of, program, deadline=deadline, fact_rows=False)[0]
+
+
+def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, deadline: Deadline | None = None,
+             fact_rows: bool = True) -> tuple[Database, dict[str, int]]:
+    """:func:`database_at` and (``fact_rows``) the ledger row id of each asserted fact it read, by fact
+    id (a stored closure names its asserted premises by row id: :func:`stored_columns`)."""
     enc = ledger.encoded_visible(as_of, all_valid=True)
     terms = TermDictionary()
     db = Database(terms)
+    rows: dict[str, int] = {}
     if len(enc) == 0:
         _add_program_facts(db, program)
-        return db
+        return db, rows
     if deadline is not None and deadline.expired():
-        return db
+        return db, rows
     used = distinct(np.concatenate([enc.s, enc.p, enc.o])).tolist()
     for tid, t in zip(used, ledger.terms(used)):
         terms.seed(t, tid)
     keys = np.empty(len(enc.fact_ids), dtype=object)
     keys[:] = [AssertedRef(h) for h in enc.fact_ids]
     if deadline is not None and deadline.expired():
-        return db
+        return db, rows
+    if fact_rows and getattr(enc, "rowids", None) is not None:
+        rows = dict(zip(enc.fact_ids, enc.rowids.tolist()))
     confidence = ledger.confidences(enc.fact_ids) if hasattr(ledger, "confidences") else np.ones(len(enc))
     wanted = None
     if program is not None:
@@ -153,7 +166,46 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
         db.add_ids(TRIPLE, [enc.s, enc.p, enc.o], valid_from=enc.valid_from, valid_to=enc.valid_to,
                    confidence=np.asarray(confidence), keys=keys.tolist())
     _add_program_facts(db, program)
-    return db
+    return db, rows
+
+
+def stored_columns(model: "Model", columns: "EncodedColumns", fact_rows: Mapping[str, int]) -> "DerivedColumns":
+    """The closure's proof steps (:func:`holokb.engine.encoded.encoded_columns` of a model over
+    :func:`input_at`'s input, so engine ids of input terms are ledger ids) as the ledger stores them:
+    asserted premises by the row ids ``fact_rows`` gives, premises written in rule files left out
+    (:func:`holokb.kb.derived_records` leaves them out too), derived premises past ``columns.count``
+    (a deadline cut the steps) left out as well."""
+    from .ledger.derived_columns import DerivedColumns, DerivedGroup
+
+    input_codes: dict = {}
+
+    def codes_of(rk) -> np.ndarray:
+        hit = input_codes.get(rk)
+        if hit is None:
+            keys = model.input_keys[rk]
+            try:
+                hit = input_codes[rk] = np.fromiter(
+                    (fact_rows[k.fact_id] if k.__class__ is AssertedRef else 0 for k in keys), np.int64, len(keys))
+            except KeyError as e:  # an input fact input_at did not read: the model is not over this input
+                raise HolokbError(f"premise fact {str(e.args[0])[:12]}… is not one input_at read") from None
+        return hit
+
+    n = columns.count
+    groups = []
+    for g in columns.groups:
+        m = len(g.facts)
+        premises = np.zeros((m, len(g.premises)), dtype=np.int64)
+        for c, p in enumerate(g.premises):
+            code = np.zeros(m, dtype=np.int64)
+            d = p.derived
+            code[d] = np.where(p.value[d] < n, -1 - p.value[d], 0)
+            if not d.all():
+                code[~d] = codes_of(p.relation)[p.value[~d]]
+            premises[:, c] = code
+        names = tuple(name for name, _ in g.bindings)
+        bindings = np.stack([v for _, v in g.bindings], axis=1) if names else np.zeros((m, 0), dtype=np.int64)
+        groups.append(DerivedGroup(g.facts, premises, names, bindings))
+    return DerivedColumns(tuple(groups), n, {i: model.terms.term(i) for i in columns.minted})
 
 
 def _add_program_facts(db: Database, program: Program | None) -> None:

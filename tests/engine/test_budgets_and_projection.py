@@ -7,6 +7,7 @@ import pytest
 
 from holokb.core import AssertedRef, LimitHit, Limits
 from holokb.engine import Database, ask, body, closure
+from holokb.engine.rowloop import FusedLoop
 from holokb.engine.rowwise import RowIteration
 
 from lang import EX, facts, iri, query, rules
@@ -91,6 +92,15 @@ def test_memory_error_becomes_truncated(monkeypatch):
         return real_rows(*args, **kw)
 
     monkeypatch.setattr(RowIteration, "_join", failing_rows)
+    real_keep = FusedLoop._keep
+
+    def failing_keep(*args, **kw):  # the fused small-delta loop's store step fails the same way
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise MemoryError("simulated")
+        return real_keep(*args, **kw)
+
+    monkeypatch.setattr(FusedLoop, "_keep", failing_keep)
     db = Database()
     for i in range(10):
         db.add(EX + "e", (iri(f"n{i}"), iri(f"n{i + 1}")))

@@ -16,6 +16,7 @@ from holokb.engine import Database, closure
 from holokb.engine import builtins as _builtins
 from holokb.engine import kernels as _kernels
 from holokb.engine import joins as _joins
+from holokb.engine import rowloop as _rowloop
 from holokb.engine import rowwise as _rowwise
 from holokb.engine.body import BodySolver
 from holokb.engine.dictionary import TermDictionary
@@ -26,7 +27,8 @@ from stratified_programs import IDB, database, programs, temporal_facts
 
 SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (BodySolver, "skip_validity"),
             (_joins, "UNIT_VIEWS"),
-            (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE"), (_kernels, "JIT")]
+            (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE"), (_rowloop, "FUSED"),
+            (_kernels, "JIT")]
 
 
 @pytest.fixture
@@ -158,6 +160,34 @@ def test_small_integer_interning_matches_the_vector_path():
     assert small[0] == small[2] and small[1] == small[5]
 
 
+@given(st.lists(st.one_of(st.integers(-5, 5), st.sampled_from([2**40, 2**62 - 1, 2**62, -(2**63), 2**70]),
+                          st.sampled_from(["s", Decimal("2.5"), True])), max_size=12),
+       st.lists(st.integers(0, 2), max_size=12))
+def test_lazy_integer_interning_matches_the_eager_one(values, readers):
+    """Integers interned lazily (the fused loop's minting: no Literal built until read) get the same
+    ids, value columns, terms and lookups as eager interning, read in any order, mixed with others."""
+    eager, lazy = TermDictionary(), TermDictionary()
+    cache: dict = {}
+    mint = lazy.lazy_int_minter(cache)
+    got_e, got_l = [], []
+    for k, v in enumerate(values):
+        reader = readers[k] if k < len(readers) else 0
+        if isinstance(v, int) and not isinstance(v, bool):
+            got_e.append(eager.intern_int(v))
+            got_l.append(mint(v) if reader == 0 else lazy.intern_int_lazy(v) if reader == 1 else lazy.intern_int(v))
+        else:
+            got_e.append(eager.intern(Literal.of(v)))
+            got_l.append(lazy.intern(Literal.of(v)))
+        if reader == 2:  # read the value columns in between (pending lazy ids are written then)
+            lazy.values()
+    assert got_e == got_l and len(eager) == len(lazy)
+    for (e_col, l_col) in zip(eager.values() + eager.integers(), lazy.values() + lazy.integers()):
+        assert e_col[:eager.id_bound].tolist() == l_col[:lazy.id_bound].tolist()
+    assert [eager.term(i) for i in got_e] == [lazy.term(i) for i in got_l]
+    assert all(lazy.lookup(Literal.of(v)) == i for v, i in zip(values, got_l))
+    assert all(lazy.term(i).value == v and abs(v) < 2**62 for i, v in cache.items())
+
+
 @given(st.lists(st.sampled_from([0, 1, -2, 7, Decimal("1"), Decimal("0.5"), 1.0, True, "a"]), min_size=1, max_size=12),
        st.lists(st.sampled_from([0, 1, -2, 7, Decimal("1"), 2.5, False, "a"]), min_size=1, max_size=12),
        st.sampled_from(["=", "!=", "<", "<=", ">", ">="]))
@@ -211,19 +241,25 @@ def test_row_at_a_time_iterations_give_the_same_model(monkeypatch, text, fs, rec
                                                       decimals):
     """Small deltas solved row at a time == the vector path: the same rows in the same order, the
     same intervals, proofs (premises, bindings, absent premises), statistics and budget cuts."""
-    prog = rules(text + "\n" + ARITH)
+    rows, vec = _small_deltas_and_vector(monkeypatch, text + "\n" + ARITH, fs, decimals, record,
+                                         Limits(max_derived=max_derived), threshold)
+    assert _observed(rows) == _observed(vec), text
+
+
+def _small_deltas_and_vector(monkeypatch, text, fs, decimals, record, limits, threshold):
+    """The models of ``text`` over ``fs`` with the small-delta paths on (at ``threshold``) and off."""
+    prog = rules(text)
     db = database(fs)
     if decimals:  # values equal to integers under other ids: key steps and comparisons by value
         db.add(EX + "e0", (Literal.of(Decimal("2.5")), Literal.of(Decimal("2"))))
         db.add(EX + "e1", (Literal.of(Decimal("3")), Literal.of(1)))
-    limits = Limits(max_derived=max_derived)
     with monkeypatch.context() as m:
         m.setattr(_rowwise, "THRESHOLD", threshold)
-        rows = closure(prog, db, record_proofs=record, limits=limits)
+        small = closure(prog, db, record_proofs=record, limits=limits)
     with monkeypatch.context() as m:
         m.setattr(_rowwise, "ROWWISE", False)
         vec = closure(prog, db, record_proofs=record, limits=limits)
-    assert _observed(rows) == _observed(vec), text
+    return small, vec
 
 
 def test_row_at_a_time_falls_back_past_its_binding_cap(monkeypatch):
@@ -247,6 +283,7 @@ def test_row_at_a_time_falls_back_past_its_binding_cap(monkeypatch):
             raise
 
     monkeypatch.setattr(_rowwise.RowIteration, "solve", counting)
+    monkeypatch.setattr(_rowloop, "FUSED", False)  # the row path's own fallback (the fused one: below)
     db.add(EX + "c", (Literal.of(7),))
     m = closure(prog, db, record_proofs=True)
     assert sorted(a[0].value for a in m.relation(EX + "b")) == list(range(51)) + [107]
@@ -273,3 +310,63 @@ def test_row_at_a_time_functions_and_division_match_the_vector_path(monkeypatch)
     for p in ("n", "m", "w", "h"):
         assert rows.rows(EX + p) == vec.rows(EX + p) and rows.rows(EX + p)
     assert [s.bindings for s in rows.proof_steps()] == [s.bindings for s in vec.proof_steps()]
+
+
+LOOPS = """
+rule l1: ex:l(?x, ?y) :- ex:e0(?x, ?y).
+rule l2: ex:l(?x, ?z) :- ex:l(?x, ?y), ex:e1(?y, ?z), not ex:e2(?z).
+rule l3: ex:l(?x, ?w) :- ex:l(?x, ?y), ?y < 9, ?w = ?y + 2, ?x != ?w.
+rule k1: ex:k(?y) :- ex:n(?x), ex:l(?x, ?y), ?y > 1.
+rule k2: ex:k(?y) :- ex:k(?x), ex:l(?_, ?x), ?x < 14, ?y = ?x * 2 - 1.
+rule k3: ex:k(?y) :- ex:k(?x), ex:e1(?x, ?_), ?y = ?x - 1, ?y >= -3.
+"""
+
+
+def _observed_loops(m):
+    rels, steps, stats, truncated, hit = _observed(m)
+    rels.update({p: m.rows(EX + p) for p in ("l", "k")})
+    return rels, steps, stats, truncated, hit
+
+
+@settings(max_examples=80, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(programs(), temporal_facts(timeless=True), st.booleans(), st.sampled_from([None, 5, 20]),
+       st.sampled_from([1, 4, 64]), st.booleans(), st.sampled_from([None, 3]))
+def test_fused_small_delta_loop_gives_the_same_model(monkeypatch, text, fs, record, max_derived, threshold,
+                                                     decimals, max_depth):
+    """The fused loop (generated code per rule variant, many iterations per call) == the vector
+    path on programs whose rows hold always: rows in stored order, proofs, statistics, budget cuts."""
+    fused, vec = _small_deltas_and_vector(monkeypatch, text + "\n" + ARITH + LOOPS, fs, decimals, record,
+                                          Limits(max_derived=max_derived, max_depth=max_depth), threshold)
+    assert _observed_loops(fused) == _observed_loops(vec), text
+
+
+def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch):
+    """A counter runs fused (one call, many iterations); where a one-row delta joins into more
+    bindings than the loop holds the iteration goes back to the other paths, nothing lost."""
+    states = []
+    real = _rowloop.FusedLoop.run
+
+    def spy(self, *a):
+        got = real(self, *a)
+        states.append(got[0])
+        return got
+
+    monkeypatch.setattr(_rowloop.FusedLoop, "run", spy)
+    prog = rules("rule s: ex:b(?y) :- ex:b(?x), ?x < 300, ?y = ?x + 1.\n"
+                 "rule w: ex:v(?y) :- ex:v(?x), ex:wide(?z), ?x < 30, ?z < ?x + 5000, ?y = ?x + 1.")
+    db = Database()
+    db.add(EX + "b", (Literal.of(0),))
+    db.add(EX + "v", (Literal.of(0),))
+    for i in range(_rowloop.MAX_BINDINGS + 10):
+        db.add(EX + "wide", (Literal.of(i),))
+    m = closure(prog, db, record_proofs=True)
+    assert sorted(a[0].value for a in m.relation(EX + "b")) == list(range(301))
+    assert sorted(a[0].value for a in m.relation(EX + "v")) == list(range(31))
+    assert "done" in states and m.stats.iterations >= 301  # the counter: one call
+    assert states.count("back") >= 25  # ex:v: each step joins all of ex:wide, then goes back
+    monkeypatch.setattr(_rowwise, "ROWWISE", False)
+    vec = closure(prog, db, record_proofs=True)
+    assert m.rows(EX + "b") == vec.rows(EX + "b") and m.rows(EX + "v") == vec.rows(EX + "v")
+    assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
+    assert m.stats == vec.stats

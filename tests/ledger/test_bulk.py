@@ -91,4 +91,4 @@ def test_bulk_rejects_bad_span_ids_and_changes_nothing(ledger, db_path):
 def test_bulk_into_an_empty_file_keeps_indexes(ledger):
     ledger.bulk_assert([SpanRecord(fact("a", "p", i)) for i in range(50)], at=1)
     names = {r[0] for r in ledger._db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"terms_canon", "facts_hash", "facts_sp", "facts_o", "spans_key", "evidence_sid"} <= names
+    assert {"terms_canon", "facts_hkey", "facts_sp", "facts_o", "spans_key", "evidence_sid"} <= names

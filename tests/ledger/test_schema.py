@@ -15,10 +15,10 @@ from ledger_support import fact, iri
 
 def test_new_file_has_identity_and_current_version(db_path):
     with Ledger.open(db_path) as led:
-        assert led.schema_version == CURRENT_VERSION == 6
+        assert led.schema_version == CURRENT_VERSION == 7
     db = sqlite3.connect(db_path)
     assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 6
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 7
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -123,3 +123,74 @@ def test_refused_foreign_file_is_left_untouched(tmp_path):
     db = sqlite3.connect(other)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     db.close()
+
+
+def _facts_and_spans(led: Ledger) -> list:
+    return [(r.fact, r.valid, r.system, r.evidence) for r in led.spans()]
+
+
+def test_migration_v6_to_v7_keys_facts_by_hash_prefix(db_path):
+    from holokb.ledger.sql import fact_key
+
+    ev = Evidence("doc", extractor="x", extractor_version="1", confidence=0.25)
+    with Ledger.open(db_path) as led:
+        with led.batch(at=100) as b:
+            b.assert_fact(fact("alice", "knows", "bob"), evidence=[ev])
+            b.assert_fact(fact("alice", "age", 41))
+            b.assert_fact(fact("bob", "knows", "carol"))
+        with led.batch(at=200) as b:
+            b.retract(fact("alice", "age", 41))
+        before = _facts_and_spans(led)
+    db = sqlite3.connect(db_path)  # make it a v6 file: a unique index on the 32-byte hash, no hkey
+    db.execute("DROP INDEX facts_hkey")
+    db.execute("ALTER TABLE facts DROP COLUMN hkey")
+    db.execute("CREATE UNIQUE INDEX facts_hash ON facts(hash)")
+    db.execute("PRAGMA user_version = 6")
+    db.commit()
+    db.close()
+    with Ledger.open(db_path) as led:
+        assert led.schema_version == CURRENT_VERSION == 7
+        assert _facts_and_spans(led) == before
+        assert [(v.system.start, v.system.end) for v in led.history(fact("alice", "age", 41))] == [(100, 200)]
+        assert led.confidences([fact("alice", "knows", "bob").id, fact("bob", "knows", "carol").id]).tolist() == [0.25, 1.0]
+        with led.batch(at=300) as b:
+            b.assert_fact(fact("alice", "knows", "bob"), evidence=[ev])  # found by hkey + hash: unchanged
+            assert b.retract(fact("bob", "knows", "carol")) == 1
+        assert led.last_counts.unchanged == 1 and led.stats()["facts"] == 3
+    db = sqlite3.connect(db_path)
+    rows = db.execute("SELECT hash, hkey FROM facts").fetchall()
+    assert rows and all(k == fact_key(h) == int.from_bytes(h[:8], "big", signed=True) for h, k in rows)
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "facts_hkey" in names and "facts_hash" not in names
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    db.close()
+
+
+def _writes_and_reads(path) -> tuple:
+    ev = Evidence("doc", extractor="x", extractor_version="1", confidence=0.5)
+    facts = [fact("a", "p", "b"), fact("a", "p", "c"), fact("b", "q", 3), fact("c", "q", "b")]
+    with Ledger.open(path) as led:
+        with led.batch(at=100) as b:
+            for f in facts:
+                b.assert_fact(f, evidence=[ev] if f.object == iri("c") else [])
+        with led.batch(at=200) as b:
+            b.assert_fact(facts[0])
+            b.retract(facts[2])
+        unchanged = led.last_counts.unchanged
+        return (unchanged, led.stats()["facts"], _facts_and_spans(led),
+                [[(v.valid, v.system) for v in led.history(f)] for f in facts],
+                led.confidences([f.id for f in facts]).tolist())
+
+
+def test_colliding_hash_keys_are_told_apart_by_the_full_hash(tmp_path, monkeypatch):
+    """Every lookup compares the full hash after the int64 key: with all keys equal, nothing changes."""
+    from holokb.ledger import derived, reads, writes
+
+    plain = _writes_and_reads(tmp_path / "plain.db")
+    for mod in (writes, reads, derived):
+        monkeypatch.setattr(mod, "fact_key", lambda h: 7)
+    collided = _writes_and_reads(tmp_path / "collided.db")
+    db = sqlite3.connect(tmp_path / "collided.db")
+    assert {r[0] for r in db.execute("SELECT hkey FROM facts")} == {7}
+    db.close()
+    assert collided == plain and plain[0] == 1 and plain[1] == 4

@@ -66,7 +66,8 @@ class TermDictionary:
     Literal(lexical='3', datatype='http://www.w3.org/2001/XMLSchema#integer', lang=None)
     """
 
-    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const", "_seeded")
+    __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const", "_seeded",
+                 "_lazy", "_lazy_pending")
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
@@ -79,9 +80,13 @@ class TermDictionary:
         self._pending: list[int] = []
         self._const: dict[Term, int] = {}
         self._seeded: set[int] = set()  # ids a caller chose (:meth:`seed`); every other id was minted here
+        # Integers minted by :meth:`intern_int_lazy`: id -> value, the Literal built on first :meth:`term`
+        # (a 100k-step recursion mints 100k integers; building each Literal costs more than the step).
+        self._lazy: dict[int, int] = {}
+        self._lazy_pending: list[int] = []
 
     def __len__(self) -> int:
-        return len(self._terms)
+        return len(self._terms) + len(self._lazy)
 
     @property
     def id_bound(self) -> int:
@@ -96,6 +101,8 @@ class TermDictionary:
         old = self._ids.get(key)
         if old is not None and old != term_id:
             raise ValueError(f"{term} already has id {old}, not {term_id}")
+        if term_id in self._lazy:
+            self.term(term_id)
         if term_id in self._terms and identity_key(self._terms[term_id]) != key:
             raise ValueError(f"id {term_id} already names {self._terms[term_id]}")
         self._add(key, term, term_id)
@@ -146,7 +153,13 @@ class TermDictionary:
 
     def term(self, term_id: int) -> Term:
         """The term with id ``term_id``."""
-        return self._terms[int(term_id)]
+        term_id = int(term_id)
+        t = self._terms.get(term_id)
+        if t is None and term_id in self._lazy:
+            t = self._terms[term_id] = Literal.of(self._lazy.pop(term_id))
+        if t is None:
+            raise KeyError(term_id)
+        return t
 
     def values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kind int8, number float64, ms int64) columns indexed by id, grown as literals arrive."""
@@ -162,6 +175,12 @@ class TermDictionary:
             v = self._terms[i].value  # type: ignore[union-attr]
             self._isint[i] = isinstance(v, int) and not isinstance(v, bool) and -_INT_FAST < v < _INT_FAST
         self._pending.clear()
+        if self._lazy_pending:  # lazy integers: all exact (intern_int_lazy takes only those), in bulk
+            ids = np.array(self._lazy_pending, dtype=np.int64)
+            vals = np.array([self._lazy[i] if i in self._lazy else self._terms[i].value  # type: ignore[union-attr]
+                             for i in self._lazy_pending], dtype=np.int64)
+            self._kind[ids], self._num[ids], self._ms[ids], self._isint[ids] = KIND_NUMBER, vals, vals, True
+            self._lazy_pending.clear()
         return self._kind, self._num, self._ms
 
     def integers(self) -> tuple[np.ndarray, np.ndarray]:
@@ -180,6 +199,42 @@ class TermDictionary:
             i = known.get(("L", "int", v, ""))  # identity_key of Literal.of(v), without building it
             out[k] = i if i is not None else self.intern(Literal.of(v))
         return out[inv.reshape(-1)]
+
+    def intern_int_lazy(self, v: int) -> int:
+        """:meth:`intern_int` that defers building the Literal of a new ``v`` (|v| < 2**62) to the
+        first :meth:`term` of its id: same id, same value columns."""
+        key = ("L", "int", v, "")
+        i = self._ids.get(key)
+        if i is None:
+            if not -_INT_FAST < v < _INT_FAST:
+                return self.intern_int(v)
+            i = self._bound
+            self._ids[key] = i
+            self._bound = i + 1
+            self._lazy[i] = v
+            self._lazy_pending.append(i)
+        return i
+
+    def lazy_int_minter(self, cache: dict[int, int]):
+        """A function ``v -> id`` doing :meth:`intern_int_lazy` (one call, no method lookup: the
+        fused small-delta loop mints an integer per step) that also records ``cache[id] = v``."""
+        ids, lazy, pending, fast = self._ids, self._lazy, self._lazy_pending, _INT_FAST
+
+        def mint(v: int) -> int:
+            if not -fast < v < fast:
+                return self.intern_int(v)
+            key = ("L", "int", v, "")
+            i = ids.get(key)
+            if i is None:
+                i = self._bound
+                ids[key] = i
+                self._bound = i + 1
+                lazy[i] = v
+                pending.append(i)
+            cache[i] = v
+            return i
+
+        return mint
 
     def intern_int(self, v: int) -> int:
         """The id of the integer literal ``v`` (interned if new), without building the literal when known."""

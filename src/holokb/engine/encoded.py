@@ -13,9 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from ..core.fact_columns import FactColumns
 from ..core.limits import Deadline
 from ..core.premises import DerivedRef, PremiseRef
 from ..core.time import Interval
+from .database import RelKey
 from .dictionary import TermDictionary
 from .model import Absence, _interval
 from .proofs import path_score
@@ -115,6 +119,109 @@ def encoded_steps(model: "Model", *, deadline: Deadline | None = None) -> Encode
     return EncodedSteps(tuple(out), _minted(model.terms, used))
 
 
+@dataclass(frozen=True, slots=True)
+class PremiseColumn:
+    """One positive body atom's premise in each step of a :class:`StepColumns`: where ``derived``,
+    ``value`` is the position (in :meth:`Model.derived`) of the derived fact whose interval holds the
+    premise row (what :class:`~holokb.core.DerivedRef` names); elsewhere it is the premise's input
+    row of ``relation`` (its key: ``model.input_keys[relation][value]``)."""
+
+    relation: RelKey
+    derived: np.ndarray
+    value: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class StepColumns:
+    """The proof steps of the derived facts of one relation that one rule derived (with or without a
+    recorded step), as columns: :class:`EncodedStep` without a Python object per step.
+
+    ``facts``: positions (in :meth:`Model.derived`), args, intervals, depths, scores;
+    ``premises``: one per positive body atom (empty when the step is not recorded: no proofs, or a
+    row of the transitive plan); ``bindings``: (name, ids) sorted by name.  Absences are left out."""
+
+    facts: FactColumns
+    premises: tuple[PremiseColumn, ...]
+    bindings: tuple[tuple[str, np.ndarray], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedColumns:
+    """:func:`encoded_steps` as columns: groups covering the first ``count`` positions of
+    :meth:`Model.derived` (all of them unless a deadline cut whole relations off), and, sorted, the
+    ids the groups use (args, bindings) that the dictionary minted itself."""
+
+    groups: tuple[StepColumns, ...]
+    count: int
+    minted: tuple[int, ...]
+
+
+def encoded_columns(model: "Model", *, deadline: Deadline | None = None) -> EncodedColumns:
+    """The model's proof steps as :class:`StepColumns` (the same content as :func:`encoded_steps`,
+    absences aside); ``deadline`` is checked between relations (then a prefix of whole relations)."""
+    names = [r.name for r in model.program.rules]
+    proofs = model.proofs
+    order = model._derived_order()
+    base = {rk: n for rk, _, n in order}
+    fact_of = {rk: ft.row_fact for rk, ft, _ in order}
+    layouts: dict[int, RuleLayout] = {}
+    groups: list[StepColumns] = []
+    used: list[np.ndarray] = []
+    count = 0
+    for rk, ft, n0 in order:
+        if deadline is not None and deadline.expired():
+            break
+        rel = model.relations[rk]
+        first = ft.first
+        seq = np.arange(n0, n0 + len(first), dtype=np.int64)
+        rule, depth = rel.meta("rule")[first].astype(np.int64), rel.meta("depth")[first].astype(np.int64)
+        # path_score's arithmetic, elementwise in the same order: the same doubles
+        score = None if proofs is None else \
+            rel.meta("prod")[first] * (1.0 / (1.0 + 0.25 * rel.meta("plen")[first].astype(np.int64)))
+        recorded = (depth >= 0) if proofs is not None else np.zeros(len(first), dtype=bool)
+        proof_col = rel.meta("proof")[first].astype(np.int64) if proofs is not None else None
+        used.append(ft.ids.reshape(-1))
+        for ri in np.unique(rule).tolist():
+            for rec in (False, True):
+                sel = np.flatnonzero((rule == ri) & (recorded == rec))
+                if not len(sel):
+                    continue
+                premises: tuple[PremiseColumn, ...] = ()
+                bindings: tuple[tuple[str, np.ndarray], ...] = ()
+                if rec:
+                    table = proofs.rules[ri]  # type: ignore[union-attr]
+                    layout = layouts.get(ri)
+                    if layout is None:
+                        layout = layouts[ri] = RuleLayout.of(model.program, ri, tuple(n for n, _ in table.values))
+                    step = proof_col[sel]  # type: ignore[index]
+                    rows = [p[step].astype(np.int64) for p in table.premise_rows]
+                    vals = {name: model.relations[layout.atoms[label]].col(pos)[rows[label]].astype(np.int64)
+                            for name, label, pos in layout.slots}
+                    values = dict(table.values)
+                    for name in layout.values:
+                        vals[name] = values[name][step].astype(np.int64)
+                    bindings = tuple(sorted(vals.items(), key=lambda kv: kv[0]))
+                    used.extend(v for _, v in bindings)
+                    premises = tuple(_premise_column(model, prk, prow, base, fact_of)
+                                     for prk, prow in zip(layout.atoms, rows))
+                facts = FactColumns(rk[0], rk[1], names[ri], seq[sel], ft.ids[sel], ft.valid_from[sel],
+                                    ft.valid_to[sel], depth[sel], None if score is None else score[sel])
+                groups.append(StepColumns(facts, premises, bindings))
+        count = n0 + len(first)
+    ids = np.unique(np.concatenate(used)) if used else np.zeros(0, np.int64)
+    terms = model.terms
+    return EncodedColumns(tuple(groups), count, tuple(i for i in ids.tolist() if not terms.is_seeded(i)))
+
+
+def _premise_column(model: "Model", prk: RelKey, prow: np.ndarray, base: dict, fact_of: dict) -> PremiseColumn:
+    """PremiseRefs.of for a column of premise rows of relation ``prk``."""
+    derived = model.relations[prk].meta("rule")[prow] >= 0
+    value = prow.copy()
+    if derived.any():
+        value[derived] = base[prk] + fact_of[prk][prow[derived]]
+    return PremiseColumn(prk, derived, value)
+
+
 class PremiseRefs:
     """The premises of proof steps as typed references: an input row's key, or the
     :class:`~holokb.core.DerivedRef` of the derived fact (position in :meth:`Model.derived`) whose
@@ -167,4 +274,5 @@ def decode(encoded: EncodedSteps, terms: TermDictionary) -> tuple["ProofStep", .
     return tuple(out)
 
 
-__all__ = ["EncodedAbsence", "PremiseRefs", "EncodedStep", "EncodedSteps", "decode", "encoded_steps"]
+__all__ = ["EncodedAbsence", "EncodedColumns", "EncodedStep", "EncodedSteps", "PremiseColumn", "PremiseRefs",
+           "StepColumns", "decode", "encoded_columns", "encoded_steps"]

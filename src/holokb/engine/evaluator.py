@@ -26,6 +26,7 @@ import numpy as np
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
 from ..core.limits import LimitHit, Limits
 from . import body as _body
+from . import rowloop as _rowloop
 from . import rowwise as _rowwise
 from .body import BodySolver
 from .database import Database, RelKey
@@ -79,6 +80,8 @@ class Evaluation(BodySolver):
         self.rule_counts = [0] * len(program.rules)
         self.stale_keys: set[RelKey] = set()
         self._rows: _rowwise.RowIteration | None = None
+        self._premise_names: dict[tuple, list[str]] = {}  # binding meta keys -> the premise-row ones
+        self._value_names: dict[int, frozenset[str]] = {}
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -158,6 +161,7 @@ class Evaluation(BodySolver):
         old_end = {rk: 0 for rk in own}
         first = True
         iteration = 0
+        fused, back = None, False  # the fused small-delta loop (:mod:`.rowloop`), made on first use
         while True:
             if self.deadline.expired():
                 self._hit(LimitHit.TIMEOUT)
@@ -165,6 +169,20 @@ class Evaluation(BodySolver):
             if self.limits.max_depth is not None and iteration >= self.limits.max_depth:
                 self._hit(LimitHit.MAX_DEPTH)
                 return
+            if not first and not back and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+                if fused is None:
+                    fused = _rowloop.eligible(self, rules, own)
+                    if fused:
+                        if self._rows is None:
+                            self._rows = _rowwise.RowIteration(self)
+                        fused = _rowloop.FusedLoop(self, self._rows, shapes, own)
+                if fused:
+                    state, iteration = fused.run(delta, old_end, iteration)
+                    if state in ("done", "stop"):
+                        return
+                    back = state == "back"  # that iteration runs on the other paths
+                    continue
+            back = False
             iteration += 1
             self.iterations += 1
             out: dict[RelKey, list] = {}
@@ -398,12 +416,30 @@ class Evaluation(BodySolver):
     def _proof_chunk(self, ri: int, b, rows: np.ndarray) -> int:
         """Append the bindings and premise rows of ``b``'s ``rows`` to rule ``ri``'s proof table;
         the proof number of the first of them."""
-        table = {k: v[rows] for k, v in b.vars.items()}
-        table.update({"#" + k: v[rows] for k, v in b.meta.items() if k.startswith("p") and k[1:].isdigit()})
+        names = self._premise_names.get(tuple(b.meta))
+        if names is None:
+            names = self._premise_names[tuple(b.meta)] = [k for k in b.meta if k.startswith("p") and k[1:].isdigit()]
+        own = self.proof_value_names(ri)
+        if len(rows) == b.n:  # every row kept (the usual case): no gather of arrays the bindings own
+            table = {k: v if v.base is None else v.copy() for k, v in b.vars.items() if k in own}
+            table.update({"#" + k: b.meta[k] if b.meta[k].base is None else b.meta[k].copy() for k in names})
+        else:
+            table = {k: v[rows] for k, v in b.vars.items() if k in own}
+            table.update({"#" + k: b.meta[k][rows] for k in names})
         base = self.proof_sizes.get(ri, 0)
         self.proof_tables.setdefault(ri, []).append(table)
         self.proof_sizes[ri] = base + len(rows)
         return base
+
+    def proof_value_names(self, ri: int) -> frozenset[str]:
+        """The variables whose ids rule ``ri``'s proof table stores (:class:`~.model.RuleProofs`
+        ``values``): those no positive atom binds — the others are read back from the premise rows."""
+        got = self._value_names.get(ri)
+        if got is None:
+            body = self.program.rules[ri].body
+            in_atoms = {t.name for a in positive_atoms(body) for t in a.args if isinstance(t, Var)}
+            got = self._value_names[ri] = frozenset(_named_vars(body) - in_atoms)
+        return got
 
     def _hit(self, limit: LimitHit) -> None:
         if not self.truncated:

@@ -615,7 +615,8 @@ class RowIteration:
             groups.setdefault(c[0], []).append(c)
         for cs in groups.values():
             ri, first = cs[0][1], cs[0][3]
-            table = {k: [c[3].vars[k] for c in cs] for k in first.vars}
+            own = ev.proof_value_names(ri)
+            table = {k: [c[3].vars[k] for c in cs] for k in first.vars if k in own}
             table.update({f"#p{label}": [c[3].prem[label] for c in cs] for label in first.prem})
             base = ev.proof_sizes.get(ri, 0)
             ev.proof_tables.setdefault(ri, []).append(table)

@@ -18,8 +18,8 @@ from ..core.fact import Fact, SpanRecord
 from ..core.terms import IRI
 from ..core.time import MIN_TIME, Interval
 from .schema import BULK_INDEXES
-from .sql import (FACT_MAGIC, INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN, INSERT_TERM,
-                  SPAN_MAGIC, evidence_row, qualifier_bytes)
+from .sql import (FACT_BY_HASH, FACT_MAGIC, INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN,
+                  INSERT_TERM, SPAN_MAGIC, evidence_row, fact_key, qualifier_bytes)
 
 _CHUNK = 20_000  # span rows per executemany chunk
 _PRELOAD_MAX = 200_000  # existing terms read into memory so a fresh load need not query them
@@ -104,9 +104,9 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 end = b"\x00" if vt is None else b"\x01" + pack_q(vt)
                 sh = sha(SPAN_MAGIC + fhash + pack_q(vf) + end + pack_q(system.start)).digest()
                 slow = sh in spans_new or (not fresh and db.execute(
-                    "SELECT 1 FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.hash = ? "
+                    "SELECT 1 FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.hkey = ? AND f.hash = ? "
                     "AND sp.system_from = ? AND sp.valid_from = ? AND sp.valid_to IS ?",
-                    (fhash, system.start, vf, vt)).fetchone() is not None)
+                    (fact_key(fhash), fhash, system.start, vf, vt)).fetchone() is not None)
             else:
                 slow = p_id in functional
             if slow:
@@ -131,7 +131,8 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 continue
             fid = facts_new.get(fhash)
             if fid is None:
-                row = None if fresh else db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
+                hkey = fact_key(fhash)
+                row = None if fresh else db.execute(FACT_BY_HASH, (hkey, fhash)).fetchone()
                 if row is not None:
                     fid = row[0]
                 else:
@@ -139,7 +140,7 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                     b._next_fact += 1
                     nq = len(fact.qualifiers)
                     fact_rows.append((fid, fhash, s_id, p_id, o_id, nq, 1 if fact.polarity == "affirm" else 0,
-                                      sha(qb).digest() if nq else None))
+                                      sha(qb).digest() if nq else None, hkey))
                     for k, v in fact.qualifiers:
                         qual_rows.append((fid, k, term(v)[0]))
                 facts_new[fhash] = fid

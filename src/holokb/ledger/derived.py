@@ -41,8 +41,9 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.premises import AssertedRef, DerivedRef
 from ..core.terms import IRI, Literal, Term
 from ..core.time import MAX_TIME, AsOf, Interval
+from .derived_columns import DerivedColumns, write_columns
 from .dictionary import TermCache, TxnTerms
-from .sql import INSERT_TERM
+from .sql import INSERT_TERM, fact_key
 from .schema import DERIVED_INDEXES
 
 _CHUNK = 20_000  # derived rows per executemany
@@ -184,14 +185,15 @@ class LedgerDerived:
     # -- writing ---------------------------------------------------------------------------------
 
     def store_closure(self, *, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                      derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool = False,
+                      derived: Iterable[DerivedRecord] | EncodedClosure | DerivedColumns, truncated: bool = False,
                       limit_hit: LimitHit | None = None,
                       change_marker: int | None = None) -> ClosureInfo:
         """Store a closure in one transaction, replacing an earlier one with the same (hash, AsOf).
 
         ``change_marker`` is the marker read before the closure's input was read (default: the
         current one); pass it so that a write racing the computation leaves the result stale.
-        ``derived``: records, or an :class:`EncodedClosure` (term ids; same rows, no decoding).
+        ``derived``: records, or an :class:`EncodedClosure` (term ids; same rows, no decoding), or
+        :class:`~holokb.ledger.derived_columns.DerivedColumns` (the same as id columns).
         """
         if not isinstance(rule_set_hash, str) or not rule_set_hash:
             raise InvalidValueError("rule_set_hash must be a non-empty string")
@@ -387,19 +389,21 @@ class LedgerDerived:
         import numpy as np
 
         out = np.ones(len(fact_ids), dtype=np.float64)
-        if not len(fact_ids):
-            return out
-        rows = [(i, _fact_hash(h)) for i, h in enumerate(fact_ids)]
+        if not len(fact_ids) or self._db.execute("SELECT 1 FROM evidence LIMIT 1").fetchone() is None:
+            return out  # no evidence at all (a plain RDF load): skip hashing and probing every id
+        rows = [(i, h, fact_key(h)) for i, h in enumerate(map(_fact_hash, fact_ids))]
         db = self._db
         # A savepoint works both inside a batch and outside any transaction; only temp is written,
         # and rolling back to it empties the temp table whatever happened.  CROSS JOIN pins the
         # plan: probe from the ids, never scan all evidence.
         db.execute("SAVEPOINT confidences")
         try:
-            db.execute("CREATE TEMP TABLE IF NOT EXISTS conf_ids(pos INTEGER PRIMARY KEY, hash BLOB NOT NULL)")
-            db.executemany("INSERT INTO temp.conf_ids(pos, hash) VALUES (?, ?)", rows)
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS conf_ids(pos INTEGER PRIMARY KEY, hash BLOB NOT NULL, "
+                       "hkey INTEGER NOT NULL)")
+            db.executemany("INSERT INTO temp.conf_ids(pos, hash, hkey) VALUES (?, ?, ?)", rows)
             found = db.execute(
-                "SELECT t.pos, max(e.confidence) FROM temp.conf_ids t CROSS JOIN facts f ON f.hash = t.hash "
+                "SELECT t.pos, max(e.confidence) FROM temp.conf_ids t CROSS JOIN facts f "
+                "ON f.hkey = t.hkey AND f.hash = t.hash "
                 "JOIN spans sp ON sp.fact_id = f.fact_id JOIN evidence e ON e.sid = sp.sid GROUP BY t.pos"
             ).fetchall()
         finally:
@@ -453,7 +457,7 @@ class LedgerDerived:
 
 
 def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, as_of: AsOf, computed_at: int,
-                  derived: Iterable[DerivedRecord] | EncodedClosure, truncated: bool,
+                  derived: Iterable[DerivedRecord] | EncodedClosure | DerivedColumns, truncated: bool,
                   limit_hit: LimitHit | str | None,
                   marker: int) -> tuple[int, "_ClosureWriter", tuple[tuple[str, int], ...]]:
     """Write one closure inside the caller's transaction (replacing the same key); (id, writer, rule counts)."""
@@ -471,7 +475,9 @@ def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, a
     defer = terms.defer
     writer = _ClosureWriter(db, terms, cid, indexes)
     try:
-        if isinstance(derived, EncodedClosure):
+        if isinstance(derived, DerivedColumns):
+            write_columns(writer, derived)
+        elif isinstance(derived, EncodedClosure):
             writer.add_encoded(derived)
         else:
             for rec in derived:
@@ -679,9 +685,10 @@ class _ClosureWriter:
         unknown = sorted(wanted)
         for k in range(0, len(unknown), _IN):
             part = unknown[k:k + _IN]
-            for fid, h in self.db.execute(
-                    f"SELECT fact_id, hash FROM facts WHERE hash IN ({','.join('?' * len(part))})",
-                    [_fact_hash(p) for p in part]):
+            hs = [_fact_hash(p) for p in part]
+            marks = ",".join("?" * len(part))
+            for fid, h in self.db.execute(f"SELECT fact_id, hash FROM facts WHERE hkey IN ({marks}) AND hash IN ({marks})",
+                                          [*map(fact_key, hs), *hs]):
                 known[h.hex()] = fid
         max_ref = self.max_ref
         for r in rows:

@@ -11,7 +11,7 @@ import sqlite3
 from typing import Iterable
 
 from ..core.errors import LedgerError
-from ..core.fact import encode_term
+from .canon import canon_of
 from ..core.terms import Term
 from .sql import INSERT_TERM
 from .views import term_from_row, term_row
@@ -38,7 +38,7 @@ class TermCache:
         if e is None:
             if len(self.enc) > 2_000_000:
                 self.enc.clear()
-            e = self.enc[t] = encode_term(t)
+            e = self.enc[t] = canon_of(t)
         return e
 
     def lookup(self, db: sqlite3.Connection, t: Term) -> int | None:
@@ -100,7 +100,7 @@ class TxnTerms:
 
     def intern_encoded(self, t: Term) -> tuple[int, bytes]:
         """(id, canonical encoding) of ``t``: the bulk loader's path, one encoding and few lookups."""
-        canon = encode_term(t)
+        canon = canon_of(t)
         tid = self.cache.ids.get(t)
         return (self._resolve(t, canon) if tid is None else tid), canon
 

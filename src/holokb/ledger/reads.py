@@ -15,6 +15,7 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import MAX_TIME, MIN_TIME, AsOf, Interval
 from .dictionary import TermCache
+from .sql import fact_key
 from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView, span_hash
 
 _COLS = ("f.fact_id, f.hash, f.s, f.p, f.o, f.nq, f.polarity, "
@@ -139,7 +140,8 @@ class LedgerReads:
         """
         x = fact_or_subject_predicate
         if isinstance(x, Fact):
-            where, args = "f.hash = ?", [bytes.fromhex(x.id)]
+            fhash = bytes.fromhex(x.id)
+            where, args = "f.hkey = ? AND f.hash = ?", [fact_key(fhash), fhash]
         else:
             s, p = x
             sid, pid = self._cache.lookup(self._db, s), self._cache.lookup(self._db, p)
@@ -259,17 +261,20 @@ class LedgerReads:
         for a given file (ids are that file's dictionary encoding).
         """
         where, args = (_RECORDED, (as_of.system, as_of.system)) if all_valid else (_VISIBLE, _vis(as_of))
+        # Every span is read either way: a plain scan of spans with a rowid lookup of its fact is ~20%
+        # cheaper than walking facts by index and searching each one's spans (LUBM: 0.20 s vs 0.26 s).
+        # The ORDER BY is a total order, so the plan cannot change the rows' order.
         rows = self._db.execute(
-            "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.hash "
-            f"FROM facts f JOIN spans sp ON sp.fact_id = f.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {where} "
+            "SELECT f.s, f.p, f.o, sp.valid_from, coalesce(sp.valid_to, ?), f.fact_id, f.hash "
+            f"FROM spans sp CROSS JOIN facts f ON f.fact_id = sp.fact_id WHERE f.polarity = 1 AND f.nq = 0 AND {where} "
             f"ORDER BY f.s, f.p, f.o, sp.valid_from, f.hash, {_SPAN_KEY}",
             (MAX_TIME, *args),
         ).fetchall()
         import numpy as np  # where arrays are built: a ledger opened for a count stays light
 
         n = len(rows)
-        cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(5)]
-        return EncodedFacts(*cols, tuple(r[5].hex() for r in rows))
+        cols = [np.fromiter((r[k] for r in rows), dtype=np.int64, count=n) for k in range(6)]
+        return EncodedFacts(*cols[:5], tuple(r[6].hex() for r in rows), cols[5])
 
     def timeless_at(self, system: int) -> bool:
         """Whether every plain triple recorded at ``system`` holds over the whole valid-time axis (a

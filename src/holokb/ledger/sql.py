@@ -16,7 +16,10 @@ from .views import SPAN_MAGIC, evidence_hash
 FACT_MAGIC = b"HKF1"
 
 INSERT_TERM = "INSERT INTO terms(term_id, kind, lexical, datatype, lang, canon) VALUES (?, ?, ?, ?, ?, ?)"
-INSERT_FACT = "INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity, qhash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_FACT = ("INSERT INTO facts(fact_id, hash, s, p, o, nq, polarity, qhash, hkey) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+#: A fact row by its hash: the int64 key narrows through the index, the full hash decides (v7).
+FACT_BY_HASH = "SELECT fact_id FROM facts WHERE hkey = ? AND hash = ?"
 INSERT_QUALIFIER = "INSERT INTO qualifiers(fact_id, key, term_id) VALUES (?, ?, ?)"
 INSERT_SPAN = "INSERT INTO spans(sid, fact_id, valid_from, valid_to, system_from, system_to) VALUES (?, ?, ?, ?, ?, ?)"
 #: Identical evidence on one span is stored once (``ev_hash`` is unique).
@@ -25,8 +28,14 @@ INSERT_EVIDENCE = (
     "extractor_version, confidence, asserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
-__all__ = ["FACT_MAGIC", "INSERT_EVIDENCE", "INSERT_FACT", "INSERT_QUALIFIER", "INSERT_SPAN", "INSERT_TERM",
-           "SPAN_MAGIC", "evidence_row", "qualifier_bytes"]
+__all__ = ["FACT_BY_HASH", "FACT_MAGIC", "INSERT_EVIDENCE", "INSERT_FACT", "INSERT_QUALIFIER", "INSERT_SPAN", "INSERT_TERM",
+           "SPAN_MAGIC", "evidence_row", "fact_key", "qualifier_bytes"]
+
+
+def fact_key(fhash: bytes) -> int:
+    """``facts.hkey`` of a fact hash: its first 8 bytes as a signed big-endian int64 (SQLite's
+    integer range).  Not unique in principle; every lookup also compares the full hash."""
+    return int.from_bytes(fhash[:8], "big", signed=True)
 
 
 def qualifier_bytes(encode: Callable[[object], bytes], fact: Fact) -> bytes:

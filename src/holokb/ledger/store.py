@@ -182,15 +182,26 @@ class Ledger(LedgerDerived, LedgerReads):
         :meth:`bulk_assert_plain` (same rows); the first other record sends everything through
         the record path.
         """
-        from .plain import RecordColumns, discard_staged, stage_plain
+        from .pipeline import forked_chunks, worth_forking_records
+        from .plain import NotPlainRecords, RecordColumns, discard_staged, stage_plain
 
         self._check_usable()
         cols = RecordColumns(records)
-        staged = stage_plain(self, cols.chunks(), at=at)
-        if staged is not None and cols.complete:
-            return self.write_staged(staged)
-        if staged is not None:
-            discard_staged(self)
+        if isinstance(records, (list, tuple)) and worth_forking_records(len(records)):
+            # A forked worker reads (a copy of) the list into columns and hashes them; it fails,
+            # and this process then reads the records itself, as soon as one is not plain.
+            try:
+                staged = stage_plain(self, forked_chunks(cols.complete_chunks), at=at)
+            except NotPlainRecords:
+                staged = None
+            if staged is not None:
+                return self.write_staged(staged)
+        else:
+            staged = stage_plain(self, cols.chunks(), at=at)
+            if staged is not None and cols.complete:
+                return self.write_staged(staged)
+            if staged is not None:
+                discard_staged(self)
         with self.batch(at) as b:
             b.check_time()
             return b.bulk(cols.remaining())

@@ -57,6 +57,8 @@ class EncodedFacts:
     valid_from: np.ndarray
     valid_to: np.ndarray
     fact_ids: tuple[str, ...]
+    #: each row's fact as this file's fact row id (what stored closures name premises by)
+    rowids: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.fact_ids)

@@ -18,7 +18,8 @@ from ..core.time import format_ms
 from ..core.terms import IRI, Term
 from ..core.time import Interval
 from .dictionary import TxnTerms
-from .sql import INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN, evidence_row, qualifier_bytes
+from .sql import (FACT_BY_HASH, INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN, evidence_row, fact_key,
+                  qualifier_bytes)
 from .views import PredicateInfo, span_hash
 
 if TYPE_CHECKING:
@@ -184,7 +185,7 @@ class Batch:
         self._check_open()
         when = self.at if at is None else at
         fhash = bytes.fromhex(fact.id)
-        row = self._db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
+        row = self._db.execute(FACT_BY_HASH, (fact_key(fhash), fhash)).fetchone()
         if row is None:
             msg = f"cannot retract a fact that was never asserted: {fact.id[:12]}"
             raise RetractionError(msg, (Diagnostic("HK504", msg, hint="`holokb facts SUBJECT` lists what is held"),))
@@ -341,14 +342,15 @@ class Batch:
         stmt = (s_id, p_id, qhash)
         fid = self._facts.get(fhash)
         if fid is None:
-            row = self._db.execute("SELECT fact_id FROM facts WHERE hash = ?", (fhash,)).fetchone()
+            hkey = fact_key(fhash)
+            row = self._db.execute(FACT_BY_HASH, (hkey, fhash)).fetchone()
             if row is not None:
                 fid = row[0]
             else:
                 fid = self._next_fact
                 self._next_fact += 1
                 self._db.execute(INSERT_FACT, (fid, fhash, s_id, p_id, o_id, len(fact.qualifiers),
-                                             1 if fact.polarity == "affirm" else 0, qhash))
+                                             1 if fact.polarity == "affirm" else 0, qhash, hkey))
                 self._db.executemany(INSERT_QUALIFIER, [(fid, k, intern(v)) for k, v in fact.qualifiers])
             self._facts[fhash] = fid
         return fid, fhash, stmt, p_id, o_id

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..core import Interval, SpanRecord
+from ..ledger.pipeline import forked_chunks, worth_forking
 from .mapping import Changes, changes_from_quads, records_from_quads
 from .parse import NotPlain, Source, parse_quads, plain_chunks, read_source
 
@@ -84,7 +85,11 @@ def import_file(ledger: Any, path: str | Path, *, at: int, source_id: str | None
     try:
         # Plain triples only (no named graph, no hk: term): columnar, no per-triple objects,
         # parsed while the previous chunk is written; an error anywhere rolls the batch back.
-        return ledger.bulk_assert_plain(((c.terms, c.spo) for c in plain_chunks(src)), at=at)
+        def chunks() -> Iterator[tuple]:
+            return ((c.terms, c.spo) for c in plain_chunks(src))
+
+        # A large file is read and hashed by a forked worker while this process stages (same rows).
+        return ledger.bulk_assert_plain(forked_chunks(chunks) if worth_forking(len(src.data)) else chunks(), at=at)
     except NotPlain:
         pass
     # Parse everything before the ledger is touched; plain records go in with the default system

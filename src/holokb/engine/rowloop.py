@@ -1,0 +1,643 @@
+"""Fused small-delta fixpoint: a stratum's later iterations run as generated Python (physical layer).
+
+:class:`~.rowwise.RowIteration` solves one iteration at a time over binding objects (~40 us per
+iteration of a counter).  When every row holds always (:attr:`~.body.BodySolver.timeless`) and the
+stratum's delta is small, :class:`FusedLoop` instead runs *many* iterations in one go: each rule
+variant's plan (the same :meth:`~.body.BodySolver._plan`) is compiled once into a Python function of
+nested loops over the relations' Python mirrors and dict indexes, with variables as locals, integer
+arithmetic and comparisons inline, new integers interned lazily
+(:meth:`~.dictionary.TermDictionary.intern_int_lazy`), dedup in a Python set, and the rows, depths,
+rule numbers, proof rows and scores kept in lists that reach the relations (numpy) once, when the
+loop hands back.  A 100k-step counter then costs a few microseconds per step.
+
+Same model as the vector path by construction: bindings in the vector order (nested loops over
+matching rows ascending give the breadth-first order; a duplicate binding only repeats candidates
+that come later), candidates kept first-come per relation in the evaluator's relation order, the
+same depth filter, ``max_derived`` cut, ``max_depth`` and deadline checks per iteration, proof
+tables numbered per rule in candidate order.  Anything else — intervals (not timeless), aggregates,
+a tight ``max_edges`` cap, a relation too large to mirror — is not for this path (:func:`eligible`);
+an iteration whose bindings pass :data:`MAX_BINDINGS` is handed back before anything is stored, as
+is every iteration whose delta grows past :data:`~.rowwise.THRESHOLD` rows.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+
+import numpy as np
+
+from ..analysis.program import Aggregate, BinOp, Const, Var
+from ..core.limits import LimitHit
+from . import joins as _joins
+from . import rowwise as _rowwise
+from .joins import expr_vars, int_const
+from .planning import positive_atoms
+from .temporal import MAX_T, MIN_T
+
+#: Switch: small-delta iterations of timeless strata run fused in generated code (off: row path).
+FUSED = True
+#: Bindings one rule variant may produce in one iteration before the iteration is handed back.
+MAX_BINDINGS = 1024
+#: Below this ``max_edges``/intermediate cap the vector path's pair counts could stop a join this
+#: path would finish: such runs stay on the other paths.
+MIN_CAP = 1 << 16
+#: Rows the loop keeps before it hands them to the relations (and comes back): the hand-over then
+#: costs ~10 ms, so a deadline that stops the loop is not overrun by storing a long run's rows.
+FLUSH_ROWS = 8192
+_SMALL = 2**31  # operands of + - * below this: exact in int64 (as rowwise / builtins)
+
+
+class _Over(Exception):
+    """A variant produced more bindings than this path holds: hand the iteration back."""
+
+
+def eligible(ev, rules, own) -> bool:
+    """Whether a stratum can run fused: timeless rows, no aggregate, no negation of its own
+    predicates, a cap the bindings cannot reach, every relation it reads small enough to mirror."""
+    if not (FUSED and _rowwise.ROWWISE and ev.timeless and ev.skip_validity and ev.cap >= MIN_CAP):
+        return False
+    for _, rule in rules:
+        for item in rule.body:
+            if isinstance(item, Aggregate):
+                return False
+            atom = getattr(item, "atom", None)
+            if atom is not None and (atom.predicate, atom.negated) in own:
+                return False
+        for a in positive_atoms(rule.body):
+            rel = ev.relations.get((a.predicate, a.negated))
+            if rel is not None and rel.size > _rowwise.DICT_INDEX_MAX:
+                return False
+    return True
+
+
+class _Store:
+    """One relation as the loop sees it: a row-path mirror (Python lists), dict indexes by bound
+    columns, and for the stratum's own relations the dedup set and, per row added since the last
+    hand-back, its rule and proof number."""
+
+    __slots__ = ("rel", "mirror", "indexes", "seen", "start", "rules", "proofs")
+
+    def __init__(self, rel, own: bool):
+        self.rel, self.mirror, self.indexes = rel, _rowwise._Mirror(rel).sync(rel), {}
+        m = self.mirror
+        self.seen = None
+        if own:
+            self.seen = set(zip(*m.cols)) if rel.arity else ({()} if m.n else set())
+        self.start, self.rules, self.proofs = m.n, [], []
+
+    def catch_up(self) -> None:
+        """Read the rows the other paths appended since the loop last ran."""
+        m = self.mirror
+        lo = m.n
+        m.sync(self.rel)
+        if m.n > lo:
+            self.grew(lo, m.n)
+            if self.seen is not None:
+                self.seen.update(zip(*[c[lo:] for c in m.cols]) if self.rel.arity else [()])
+        self.start = m.n
+
+    def index(self, cols: tuple[int, ...]) -> dict:
+        idx = self.indexes.get(cols)
+        if idx is None:
+            idx = self.indexes[cols] = {}
+            self._add(idx, cols, 0, self.mirror.n)
+        return idx
+
+    def _add(self, idx: dict, cols, lo: int, hi: int) -> None:
+        m = self.mirror.cols
+        for r, key in enumerate(zip(*[m[c][lo:hi] for c in cols]), lo):
+            hit = idx.get(key)
+            if hit is None:
+                idx[key] = [r]
+            else:
+                hit.append(r)
+
+    def grew(self, lo: int, hi: int) -> None:
+        for cols, idx in self.indexes.items():
+            self._add(idx, cols, lo, hi)
+
+
+class FusedLoop:
+    """Runs iterations of one stratum fused (see the module doc) for an :class:`~.evaluator.Evaluation`;
+    kept for the stratum's whole run (mirrors, indexes and compiled variants are reused)."""
+
+    def __init__(self, ev, rw, shapes, own):
+        self.ev, self.rw, self.shapes, self.own = ev, rw, shapes, own
+        self.terms = ev.terms
+        self.stores: dict = {}
+        self._code: dict = {}
+        self.chunks: dict[int, dict] = {}  # rule -> proof table columns (lists) added since the last flush
+        self.sizes: dict[int, int] = {}
+
+    def store(self, rk, arity: int) -> _Store:
+        st = self.stores.get(rk)
+        if st is None:
+            st = self.stores[rk] = _Store(self.ev.relation(rk, arity), rk in self.own)
+        return st
+
+    # -- the loop ----------------------------------------------------------------------------------
+    def run(self, delta: dict, old_end: dict, iteration: int) -> tuple[str, int]:
+        """Iterate until the fixpoint (``"done"``), a budget (``"stop"``), a delta past the threshold
+        or :data:`FLUSH_ROWS` rows kept (``"more"``) or an iteration past :data:`MAX_BINDINGS` (``"back"``: not run, not counted);
+        ``delta``/``old_end`` are updated in place.  The rows reach the relations before it returns."""
+        ev = self.ev
+        deadline, max_depth = ev.deadline, ev.limits.max_depth
+        order = sorted(self.own)
+        for st in self.stores.values():
+            st.catch_up()
+        for rk in order:
+            self.store(rk, ev.relation(rk).arity)
+        self.sizes = dict(ev.proof_sizes)
+        variants = self._variants(delta, old_end)
+        stores = [self.stores[rk] for rk in order]
+        place = {rk: p for p, rk in enumerate(order)}
+        variants = [v + (place[(v[1].head.predicate, v[1].head.negated)],) for v in variants]
+        keep = self._keep
+        undo = (ev.derived, list(ev.rule_counts), ev.iterations)
+        try:
+            if not ev.record and ev.limits.max_derived is None and all(v[6] is not None for v in variants):
+                return self._loop(order, variants)(delta, old_end, iteration)
+            while True:
+                if deadline.expired():
+                    ev._hit(LimitHit.TIMEOUT)
+                    return "stop", iteration
+                if max_depth is not None and iteration >= max_depth:
+                    ev._hit(LimitHit.MAX_DEPTH)
+                    return "stop", iteration
+                outs = [[] for _ in order]
+                try:
+                    for ri, rule, k, rk_k, rec, kp, fn, at in variants:
+                        lo_k, hi_k = delta[rk_k]
+                        if lo_k >= hi_k:
+                            continue
+                        if fn is None:  # the join order may change with the relations' sizes
+                            ranges = {}
+                            for j, rk in rec:
+                                lo, hi = delta[rk]
+                                ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
+                            fn = self._compiled(ri, rule, k, kp, ranges, rec)
+                        fn(delta, old_end, outs[at])
+                except _Over:
+                    return "back", iteration
+                iteration += 1
+                ev.iterations += 1
+                grew = 0
+                for rk, st, cands in zip(order, stores, outs):
+                    m = st.mirror
+                    before = m.n
+                    if cands:
+                        keep(st, cands)
+                    old_end[rk] = before
+                    delta[rk] = (before, m.n)
+                    grew += m.n - before
+                    if ev.truncated:
+                        return "stop", iteration
+                if not grew:
+                    return "done", iteration
+                if grew > _rowwise.THRESHOLD or ev.derived - undo[0] >= FLUSH_ROWS:
+                    return "more", iteration
+        except BaseException:  # MemoryError and the like: the run stops; store nothing of this loop
+            self._discard(undo)
+            raise
+        finally:
+            self.flush()
+
+    def _loop(self, order, variants):
+        """The iteration loop itself as generated code, for the usual case (no proofs, no
+        ``max_derived``, every variant's plan fixed): :meth:`run`'s loop with the variants' calls
+        and the store step unrolled (same order, same checks)."""
+        key = tuple(id(v[6]) for v in variants)
+        got = self._code.get("loop")
+        if got is not None and got[0] == key:
+            return got[1]
+        ev = self.ev
+        ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over, "EV": ev,
+              "COUNTS": ev.rule_counts, "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT,
+              "MAX_DEPTH": LimitHit.MAX_DEPTH, "THRESHOLD": _rowwise.THRESHOLD, "FLUSH_ROWS": FLUSH_ROWS}
+        lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0", "    try:",
+                 "      while True:",
+                 # the clock every 32 iterations (a few microseconds each: far inside 10% of any deadline)
+                 "        if not (iteration - start) & 31 and EXPIRED():", "            HIT(TIMEOUT)",
+                 "            return 'stop', iteration"]
+        if ev.limits.max_depth is not None:
+            lines += ["        if iteration >= MAXD:", "            HIT(MAX_DEPTH)", "            return 'stop', iteration"]
+        for p in range(len(order)):
+            lines.append(f"        out{p} = []")
+        lines += ["        try:", "            pass"]
+        for v, (_, _, _, rk_k, _, _, fn, at) in enumerate(variants):
+            ns[f"LK{v}"] = rk_k
+            ns.update(fn.ns)  # the variant's names are unique per variant (_Compiler's tag)
+            lines += [f"            lo, hi = delta[LK{v}]", "            if lo < hi:"]
+            lines += ["            " + ln.replace("out.append(", f"out{at}.append(") for ln in fn.lines]
+        lines += ["        except _Over:", "            return 'back', iteration", "        iteration += 1",
+                  "        grew = 0"]
+        for p, rk in enumerate(order):
+            st = self.stores[rk]
+            ns[f"LR{p}"], ns[f"LS{p}"], ns[f"LM{p}"], ns[f"LST{p}"] = rk, st.seen, st.mirror, st
+            ns[f"LDEP{p}"], ns[f"LRUL{p}"] = st.mirror.depth, st.rules
+            cols = []
+            for c, col in enumerate(st.mirror.cols):
+                ns[f"LC{p}_{c}"] = col
+                cols.append(f"LC{p}_{c}.append(key[{c}])")
+            lines += [f"        before = n = LM{p}.n",
+                      f"        for key, dep, ri, _ in out{p}:",
+                      f"            if key in LS{p}: continue",
+                      f"            LS{p}.add(key)"]
+            lines += ["            " + c for c in cols]
+            lines += [f"            LDEP{p}.append(dep)", f"            LRUL{p}.append(ri)", "            COUNTS[ri] += 1",
+                      "            n += 1",
+                      "        if n > before:", f"            LM{p}.n = n", "            derived += n - before",
+                      f"            if LST{p}.indexes: LST{p}.grew(before, n)",
+                      f"        old_end[LR{p}] = before", f"        delta[LR{p}] = (before, n)", "        grew += n - before"]
+        lines += ["        if not grew:", "            return 'done', iteration",
+                  "        if grew > THRESHOLD or derived >= FLUSH_ROWS:", "            return 'more', iteration",
+                  "    finally:", "        EV.iterations += iteration - start", "        EV.derived += derived"]
+        exec(compile("\n".join(lines) + "\n", "<fused loop>", "exec"), ns)  # noqa: S102 - our generated loop
+        self._code["loop"] = (key, ns["loop"])
+        return ns["loop"]
+
+    def _discard(self, undo) -> None:
+        """Forget the rows added since the last flush (their lists may be half written)."""
+        ev = self.ev
+        ev.derived, ev.rule_counts[:], ev.iterations = undo
+        for st in self.stores.values():
+            m, n = st.mirror, st.start
+            for lst in m.cols + [m.depth, m.prod, m.plen, m.vf, m.vt]:
+                if lst is not None:
+                    del lst[n:]
+            m.n, st.rules, st.proofs = n, [], []
+        self.chunks = {}
+        self.stores = {}  # dedup sets and indexes may hold the forgotten rows: rebuilt if run again
+        self._code = {}  # compiled code reads the old stores
+
+    def _keep(self, st: _Store, cands: list) -> None:
+        """Store one relation's candidates of an iteration: the first of equal keys, cut at max_derived."""
+        ev = self.ev
+        seen = st.seen
+        if len(cands) == 1 and not ev.record and ev.limits.max_derived is None:  # the usual step
+            key, depth, ri, _ = cands[0]
+            if key in seen:
+                return
+            seen.add(key)
+            m = st.mirror
+            for col, v in zip(m.cols, key):
+                col.append(v)
+            m.depth.append(depth)
+            st.rules.append(ri)
+            ev.rule_counts[ri] += 1
+            m.n += 1
+            ev.derived += 1
+            if st.indexes:
+                st.grew(m.n - 1, m.n)
+            return
+        if len(cands) == 1:
+            kept = cands if cands[0][0] not in seen else ()
+            if kept:
+                seen.add(cands[0][0])
+        else:
+            kept = []
+            for c in cands:
+                key = c[0]
+                if key not in seen:
+                    seen.add(key)
+                    kept.append(c)
+        if not kept:
+            return
+        if ev.limits.max_derived is not None:
+            room = max(ev.limits.max_derived - ev.derived, 0)
+            if len(kept) > room:
+                for c in kept[room:]:
+                    seen.discard(c[0])
+                del kept[room:]
+                ev._hit(LimitHit.MAX_DERIVED)
+                if not kept:
+                    return
+        m = st.mirror
+        lo = m.n
+        n = len(kept)
+        if len(m.cols) == 1:
+            m.cols[0].extend([c[0][0] for c in kept])
+        else:
+            for p, col in enumerate(m.cols):
+                col.extend([c[0][p] for c in kept])
+        m.depth.extend([c[1] for c in kept])
+        st.rules.extend([c[2] for c in kept])
+        counts = ev.rule_counts
+        for c in kept:
+            counts[c[2]] += 1
+        if ev.record:
+            self._record(st, kept)
+        m.n = lo + n
+        ev.derived += n
+        if st.indexes:
+            st.grew(lo, m.n)
+
+    def _record(self, st: _Store, kept: list) -> None:
+        """Proof table rows of the kept candidates (numbered per rule in candidate order), scores."""
+        rules = self.ev.program.rules
+        m = st.mirror
+        for c in kept:
+            ri = c[2]
+            prem, vals, prod, plen, names = c[3]
+            chunk = self.chunks.get(ri)
+            if chunk is None:
+                chunk = self.chunks[ri] = {name: [] for name in names}
+                chunk.update({f"#p{label}": [] for label in range(len(prem))})
+            for name, v in zip(names, vals):
+                chunk[name].append(v)
+            for label, r in enumerate(prem):
+                chunk[f"#p{label}"].append(r)
+            num = self.sizes.get(ri, 0)
+            self.sizes[ri] = num + 1
+            st.proofs.append(num)
+            m.prod.append(prod * rules[ri].weight)
+            m.plen.append(plen + 1)
+
+    def flush(self) -> None:
+        """Hand the rows added since the last flush to the relations (columns, dedup keys, proofs)."""
+        ev = self.ev
+        ev._ensure_bits()  # the loop minted integers: key widths may have to grow first
+        for rk, st in self.stores.items():
+            m, start = st.mirror, st.start
+            if st.seen is None or m.n == start:
+                continue
+            rel = st.rel
+            if rk in ev.stale_keys:
+                ev.rekey_stale(rk, rel)
+            n = m.n - start
+            cols = [np.array(c[start:], dtype=np.int64) for c in m.cols]
+            vf, vt = np.full(n, MIN_T, np.int64), np.full(n, MAX_T, np.int64)
+            rel.claim_new(ev._key_cols(cols, vf, vt), ev.key_widths(rel.arity))
+            meta = {"valid_from": vf, "valid_to": vt, "depth": np.array(m.depth[start:], dtype=np.int64),
+                    "rule": np.array(st.rules, dtype=np.int64)}
+            if ev.record:
+                meta["prod"] = np.array(m.prod[start:], dtype=np.float64)
+                meta["plen"] = np.array(m.plen[start:], dtype=np.int64)
+                meta["proof"] = np.array(st.proofs, dtype=np.int64)
+            rel.append(cols, **meta)
+            m.vf.extend([MIN_T] * n)  # the mirror stays a mirror (rowwise reads its validity)
+            m.vt.extend([MAX_T] * n)
+            st.start = m.n
+            st.rules.clear()  # in place: compiled loops append to these lists
+            st.proofs.clear()
+        for ri, chunk in self.chunks.items():
+            ev.proof_tables.setdefault(ri, []).append(chunk)
+            ev.proof_sizes[ri] = self.sizes[ri]
+        self.chunks = {}
+
+    # -- compiling a variant -------------------------------------------------------------------------
+    def _variants(self, delta, old_end) -> list[tuple]:
+        """Per rule and atom over the stratum: the variant, compiled once when its plan cannot change
+        (fewer than two atoms to order by size: :meth:`~.body.BodySolver._plan` ignores sizes then)."""
+        out = []
+        for ri, rule, rec, keep in self.shapes:
+            n_atoms = len(positive_atoms(rule.body))
+            for k, rk_k in rec:
+                fixed = None
+                if not (self.ev.cardinality and n_atoms - 1 >= 2):
+                    ranges = {}
+                    for j, rk in rec:
+                        lo, hi = delta[rk]
+                        ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
+                    fixed = self._compiled(ri, rule, k, keep, ranges, rec)
+                out.append((ri, rule, k, rk_k, rec, keep, fixed))
+        return out
+
+    def _compiled(self, ri, rule, k, keep, ranges, rec):
+        plan = self.ev._plan(rule.body, k, keep, ranges)
+        got = self._code.get(id(plan))
+        if got is not None and got[0] is plan:
+            return got[1]
+        fn = _Compiler(self, ri, rule, plan, k, rec, f"_{len(self._code)}").build()
+        self._code[id(plan)] = (plan, fn)
+        return fn
+
+
+_PY_OP = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_ONCE = (0,)
+
+
+class _Compiler:
+    """Python source for one rule variant's plan: nested loops, one level per atom (see module doc)."""
+
+    def __init__(self, loop: FusedLoop, ri: int, rule, plan, k: int, rec, tag: str):
+        self.loop, self.ri, self.rule, self.k, self.rec, self.tag = loop, ri, rule, k, dict(rec), tag
+        self.steps, self.live = plan
+        self.ev = loop.ev
+        self.ns: dict = {"ONE": _ONCE, "_Over": _Over, "LIM": MAX_BINDINGS, "bisect_left": bisect_left,
+                         "INTS": loop.rw._ints, "IVAL": loop.rw._int,
+                         "MINT": loop.terms.lazy_int_minter(loop.rw._ints),
+                         "EVAL": loop.rw._eval, "CMPG": loop.rw._compare}
+        self.lines: list[str] = []
+        self.vars: dict[str, str] = {}
+        self.ivals: dict[str, str] = {}
+        self._n = 0
+
+    def _name(self, prefix: str, value=None) -> str:
+        self._n += 1
+        name = f"{prefix}{self._n}{self.tag}"
+        if value is not None:
+            self.ns[name] = value
+        return name
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def build(self):
+        ev, rule = self.ev, self.rule
+        record = ev.record
+        self.emit(1, "W = 0")
+        atoms = positive_atoms(rule.body)
+        labels = sorted({s.label for s in self.steps if s.kind == "atom"})
+        stores = {}
+        for label in labels:
+            a = atoms[label]
+            st = stores[label] = self.loop.store((a.predicate, a.negated), a.arity)
+            rk = self.rec.get(label)
+            if rk is None:  # a relation of an earlier stratum: all its rows
+                self.emit(1, f"lo{label}, hi{label} = 0, {self._name('M', st.mirror)}.n")
+            elif label == self.k:  # the delta atom: last iteration's rows
+                self.emit(1, f"lo{label}, hi{label} = delta[{self._name('K', rk)}]")
+            elif label < self.k:  # atoms before it: every row up to last iteration's
+                self.emit(1, f"lo{label}, hi{label} = 0, delta[{self._name('K', rk)}][1]")
+            else:  # atoms after it: the rows before last iteration's
+                self.emit(1, f"lo{label}, hi{label} = 0, old_end[{self._name('K', rk)}]")
+        self.emit(1, "for _once in ONE:")
+        d = 2
+        dep, prod, plen = "0", "1.0", "0"
+        prem: dict[int, str] = {}
+        semi: list[int] = []
+        for i, step in enumerate(self.steps):
+            kind, item = step.kind, step.item
+            if kind == "atom":
+                st = stores[step.label]
+                rows, dep, prod, plen, fresh = self._atom(d, step.label, item, st, dep, prod, plen, record)
+                prem[step.label] = rows
+                d += 1
+                if (not record and rule.depth is None and not any(n in self.live[i] for n in fresh)):
+                    semi.append(d)  # a semi-join: later steps read nothing of this atom's rows
+            elif kind == "neg":
+                self._neg(d, item.atom)
+            elif kind == "cmp":
+                self._cmp(d, item.op, item.left, item.right)
+            elif kind == "assign":
+                t = self._expr(d, item.expr)
+                name = item.target.name
+                if name in self.vars:
+                    self.emit(d, f"if {t} != {self.vars[name]}: continue")
+                else:
+                    self.emit(d, f"if {t} < 0: continue")
+                    self.vars[name] = t
+            elif kind == "key":
+                pass  # the atom joins unkeyed; the plan's later `target = expr` filters (same rows)
+            else:
+                raise AssertionError(kind)  # aggregates are not eligible
+        if rule.depth is not None:
+            self.emit(d, f"if {dep} + 1 > {int(rule.depth)}: continue")
+        head = []
+        for t in rule.head.args:
+            head.append(self.vars[t.name] if isinstance(t, Var) else str(self.ev.terms.intern(t.term)))
+        key = "(" + "".join(h + ", " for h in head) + ")"
+        if record:
+            own = ev.proof_value_names(self.ri)
+            names = tuple(sorted(n for n in self.vars if n in self.live[-1] and n in own))
+            nm = self._name("NAMES", names)
+            premt = "(" + "".join(prem[label] + ", " for label in range(len(atoms))) + ")"
+            valst = "(" + "".join(self.vars[n] + ", " for n in names) + ")"
+            self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, ({premt}, {valst}, {prod}, {plen}, {nm})))")
+        else:
+            self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, None))")
+        for level in reversed(semi):
+            self.emit(level, "break")
+        src = "def fn(delta, old_end, out):\n" + "\n".join(self.lines) + "\n"
+        exec(compile(src, f"<fused rule {rule.name}>", "exec"), self.ns)  # noqa: S102 - our own generated plan code
+        fn = self.ns["fn"]
+        fn.head = (rule.head.predicate, rule.head.negated)
+        fn.source, fn.lines, fn.ns = src, self.lines, {k: v for k, v in self.ns.items() if k not in ("__builtins__", "fn")}
+        return fn
+
+    def _atom(self, d, label, atom, st, dep, prod, plen, record):
+        cols, keys, fresh, repeats = [], [], {}, []
+        for p, t in enumerate(atom.args):
+            if isinstance(t, Const):
+                cols.append(p)
+                keys.append(str(self.ev.terms.intern_const(t.term)))
+            elif t.name in self.vars:
+                cols.append(p)
+                keys.append(self.vars[t.name])
+            elif t.name in fresh:
+                repeats.append((fresh[t.name], p))
+            else:
+                fresh[t.name] = p
+        m = st.mirror
+        r = self._name("r")
+        if cols:
+            idx = self._name("I", st.index(tuple(cols)))
+            rs = self._name("rs")
+            self.emit(d, f"{rs} = {idx}.get(({''.join(k + ', ' for k in keys)}))")
+            self.emit(d, f"if {rs} is None: continue")
+            self.emit(d, f"for {r} in ({rs} if lo{label} == 0 else {rs}[bisect_left({rs}, lo{label}):]):")
+            self.emit(d + 1, f"if {r} >= hi{label}: break")
+        else:
+            self.emit(d, f"for {r} in range(lo{label}, hi{label}):")
+        d += 1
+        for p, q in repeats:
+            cp, cq = self._name("C", m.cols[p]), self._name("C", m.cols[q])
+            self.emit(d, f"if {cp}[{r}] != {cq}[{r}]: continue")
+        self.emit(d, "W += 1")
+        self.emit(d, "if W > LIM: raise _Over")
+        for name, p in fresh.items():
+            v = self._name("v")
+            self.emit(d, f"{v} = {self._name('C', m.cols[p])}[{r}]")
+            self.vars[name] = v
+        dd = self._name("D", m.depth)
+        nd = self._name("d")
+        self.emit(d, f"{nd} = {dd}[{r}]")
+        self.emit(d, f"if {dep} > {nd}: {nd} = {dep}")  # a binding starts at depth 0 (transitive rows: -1)
+        if record and m.prod is not None:
+            npr, npl = self._name("pr"), self._name("pl")
+            self.emit(d, f"{npr} = {prod} * {self._name('P', m.prod)}[{r}]")
+            self.emit(d, f"{npl} = {plen} + {self._name('Q', m.plen)}[{r}]")
+            prod, plen = npr, npl
+        return r, nd, prod, plen, list(fresh)
+
+    def _neg(self, d, atom) -> None:
+        rel = self.ev.relations.get((atom.predicate, atom.negated))
+        if rel is None or rel.size == 0:
+            return
+        cols, keys = [], []
+        for p, t in enumerate(atom.args):
+            if isinstance(t, Const):
+                i = _joins.const_id(t.term, self.ev.terms)
+                if i < 0:
+                    return  # no stored row mentions it: nothing to subtract
+                cols.append(p)
+                keys.append(str(i))
+            elif t.name in self.vars:
+                cols.append(p)
+                keys.append(self.vars[t.name])
+        if not cols:
+            self.emit(d, "continue")  # some row holds always: every binding is cut
+            return
+        rows = set(zip(*[rel.col(c).tolist() for c in cols]))
+        self.emit(d, f"if ({''.join(k + ', ' for k in keys)}) in {self._name('N', rows)}: continue")
+
+    def _env(self, e) -> str:
+        return "{" + ", ".join(f"{n!r}: {self.vars[n]}" for n in sorted(expr_vars(e))) + "}"
+
+    def _int_of(self, d, e) -> str | None:
+        """Lines binding an integer value of a variable or small integer constant (None: not one);
+        a variable's is read once (later steps run inside the block that read it)."""
+        if isinstance(e, Var):
+            a = self.ivals.get(e.name)
+            if a is not None:
+                return a
+            a = self.ivals[e.name] = self._name("a")
+            self.emit(d, f"{a} = INTS.get({self.vars[e.name]})")
+            self.emit(d, f"if {a} is None: {a} = IVAL({self.vars[e.name]})")
+            return a
+        c = int_const(e)
+        if c is not None and abs(c) < _SMALL:
+            return repr(c)
+        return None
+
+    def _cmp(self, d, op, left, right) -> None:
+        if _joins.INT_CONST and op in _PY_OP:
+            var, c, o = None, None, op
+            if isinstance(left, Var) and int_const(right) is not None:
+                var, c = left, int_const(right)
+            elif isinstance(right, Var) and int_const(left) is not None:
+                var, c, o = right, int_const(left), _joins._FLIP[op]
+            if var is not None and abs(c) < 2**62:
+                a = self._int_of(d, var)
+                self.emit(d, f"if {a} is not None:")
+                self.emit(d + 1, f"if not ({a} {_PY_OP[o]} {c}): continue")
+                self.emit(d, f"elif not CMPG({op!r}, {self._name('E', left)}, {self._name('E', right)}, "
+                             f"{self._env(left) if isinstance(left, Var) else self._env(right)}): continue")
+                return
+        env = "{**" + self._env(left) + ", **" + self._env(right) + "}"
+        self.emit(d, f"if not CMPG({op!r}, {self._name('E', left)}, {self._name('E', right)}, {env}): continue")
+
+    def _expr(self, d, e) -> str:
+        """Lines computing an expression's id (-1 where undefined) into a fresh local; its name."""
+        t = self._name("t")
+        if isinstance(e, Var):
+            return self.vars[e.name]
+        if isinstance(e, Const):
+            self.emit(d, f"{t} = {self.ev.terms.intern_const(e.term)}")
+            return t
+        if isinstance(e, BinOp) and e.op in ("+", "-", "*") and (
+                isinstance(e.left, Var) or int_const(e.left) is not None) and (
+                isinstance(e.right, Var) or int_const(e.right) is not None):
+            a, b = self._int_of(d, e.left), self._int_of(d, e.right)
+            if a is not None and b is not None:
+                conds = [f"{x} is not None and -{_SMALL} < {x} < {_SMALL}" for x in (a, b) if x.isidentifier()]
+                self.emit(d, f"if {' and '.join(conds)}:")
+                self.emit(d + 1, f"{t} = MINT({a} {e.op} {b})")
+                self.emit(d, "else:")
+                self.emit(d + 1, f"{t} = EVAL({self._name('E', e)}, {self._env(e)})")
+                return t
+        self.emit(d, f"{t} = EVAL({self._name('E', e)}, {self._env(e)})")
+        return t
+
+
+__all__ = ["FUSED", "MAX_BINDINGS", "FusedLoop", "eligible"]
