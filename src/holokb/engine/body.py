@@ -20,6 +20,7 @@ from .database import RelKey
 from .dictionary import TermDictionary
 from .joins import Bindings, anti_join, compare_var_int, eval_expr, join
 from .planning import live_after, plan_body, positive_atoms
+from . import kernels
 from .relation import Relation, first_rows
 
 #: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
@@ -200,6 +201,10 @@ class BodySolver:
             for c, w in zip(cols, widths):
                 key <<= w
                 key |= c
+            jit = kernels.get(b.n)
+            if jit is not None:  # one hashed pass; first occurrences come out in row order
+                first = np.flatnonzero(jit.first_mask(key))
+                return b if len(first) == b.n else b.take(first)
             first = first_rows(key, sum(widths))
         else:
             _, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)

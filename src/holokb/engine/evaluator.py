@@ -333,7 +333,8 @@ class Evaluation(BodySolver):
             vf = np.concatenate([c[2].meta["vf"] for c in batches])
             vt = np.concatenate([c[2].meta["vt"] for c in batches])
             depth = np.concatenate([c[3] for c in batches])
-            rule = np.concatenate([np.full(c[2].n, c[0], np.int64) for c in batches])
+            ris = [c[0] for c in batches]  # in the stored column's type: no int64 pass to narrow
+            rule = np.repeat(np.array(ris, np.int16 if max(ris) < 2**15 else np.int64), [c[2].n for c in batches])
         keys = self._key_cols(cols, vf, vt)
         mask = rel.claim_new(keys, self.key_widths(rel.arity))
         self._drop_covered(rel, cols, vf, vt, mask)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
+
 _EMPTY = -1
 _GONE = -2  # a released key: occupied for probing, equal to no key
 _NO_CLAIM = np.iinfo(np.int32).max  # batches are far smaller than 2**31 candidates
@@ -23,6 +25,13 @@ _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of k *
 _MULT_INT, _M64 = int(_MULT), (1 << 64) - 1  # the same hash in Python ints (:meth:`KeySet._add_small`)
 #: Batches up to this many keys are inserted one by one in Python (cheaper than the vector rounds).
 SMALL = 16
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only int64 view of ``a`` (a copy only when it is not contiguous int64)."""
+    v = np.ascontiguousarray(a, dtype=np.int64).view()
+    v.flags.writeable = False
+    return v
 
 
 class KeySet:
@@ -82,6 +91,9 @@ class KeySet:
         keys = np.asarray(keys, dtype=np.int64)
         if len(keys) <= SMALL and self.used + len(keys) <= (3 * len(self.table)) // 4:
             return np.array(self._add_small(keys.tolist()), dtype=bool)
+        jit = kernels.get(len(keys))
+        if jit is not None:
+            return self._add_jit(jit, keys)
         absent = start = None
         if self.size:
             # Most candidates are usually old: look them up first so the table grows by what is new.
@@ -110,6 +122,36 @@ class KeySet:
             # first slot of its probe run that can hold its key.
             mask[chunk[self._insert(keys[chunk], None if start is None else start[done:done + room])]] = True
             done += len(chunk)
+        return mask
+
+    def _add_jit(self, jit, keys: np.ndarray) -> np.ndarray:
+        """:meth:`add_new` by the compiled kernel: keys go in one at a time in candidate order, so a
+        key's first candidate is the one that inserts it (the same answer as the vector rounds)."""
+        return self.add_cols(jit, (np.ascontiguousarray(keys),), (0,))
+
+    def add_cols(self, jit, cols: tuple[np.ndarray, ...], widths: tuple[int, ...]) -> np.ndarray:
+        """:meth:`add_new` of the keys packed from int64 ``cols`` (``widths`` bits each, as
+        :func:`.relation.pack_widths`), packed and inserted by the compiled kernel ``jit``."""
+        cols = tuple(_readonly(c) for c in cols)  # one array type for the kernel's tuple
+        n = len(cols[0])
+        w = np.array(widths, dtype=np.int64)
+        mask = np.zeros(n, dtype=bool)
+        i = 0
+        while i < n:
+            room = (3 * len(self.table)) // 4 - self.used
+            if room < max(1024, len(self.table) // 64):
+                # Doubling, as the vector path: sizing by a guess at this batch's new keys
+                # (early candidates are mostly new) over-allocated the table.
+                cap = len(self.table)
+                old = self.table[self.table >= 0]
+                self._alloc(cap if cap >= 8192 and 2 * self.size <= cap else 2 * cap)
+                self.size = self.used = len(old)
+                jit.ks_insert(self.table, int(self.shift), (_readonly(old),), w[:1], np.zeros(len(old), dtype=bool),
+                              0, len(old))
+                continue
+            i, added = jit.ks_insert(self.table, int(self.shift), cols, w, mask, i, room)
+            self.used += added
+            self.size += added
         return mask
 
     def add_list(self, keys: list[int]) -> list[bool]:
@@ -180,6 +222,9 @@ class KeySet:
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         """Boolean mask: is each key in the set."""
+        jit = kernels.get(len(keys))
+        if jit is not None:
+            return jit.ks_contains(self.table, int(self.shift), np.ascontiguousarray(keys, dtype=np.int64))
         return self._lookup(keys)[0]
 
     def _lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

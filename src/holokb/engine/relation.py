@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from .keyset import KeySet
 
 EMPTY = np.zeros(0, dtype=np.int64)
@@ -123,6 +124,11 @@ class SortedIndex:
             # Merge the sorted new keys in: each goes after the stored rows of an equal key (rows stay
             # ascending within a key), found by binary search; one copy of the old arrays, no sort
             # of the whole relation (which a long recursion with small deltas paid every step).
+            jit = kernels.get(m)  # (sized by the new rows: np.insert is a fast copy when they are few)
+            if jit is not None:  # one pass over both (the stored order widened if rows outgrew int32)
+                self.keys, self.order = jit.merge(self.keys, self.order.astype(odt, copy=False), new_sorted, new_rows)
+                self.n_rows = n
+                return
             at = np.searchsorted(self.keys, new_sorted, "right")
             keys = np.insert(self.keys, at, new_sorted)
             order = np.insert(self.order.astype(odt, copy=False), at, new_rows)
@@ -135,6 +141,15 @@ class SortedIndex:
 
         More than ``cap`` pairs raise :class:`IntermediateOverflow` before they are allocated.
         """
+        jit = kernels.get(len(probe_keys))
+        if jit is not None:
+            lo, counts = jit.probe_counts(self.keys, np.ascontiguousarray(probe_keys, dtype=np.int64))
+            total = int(counts.sum())
+            if total == 0:
+                return EMPTY, EMPTY
+            if cap is not None and total > cap:
+                raise IntermediateOverflow(total, cap)
+            return jit.probe_fill(self.order, lo, counts, total)
         lo = np.searchsorted(self.keys, probe_keys, "left")
         hi = np.searchsorted(self.keys, probe_keys, "right")
         counts = hi - lo
@@ -337,6 +352,9 @@ class Relation:
         if sum(widths) <= 63:
             if self._dedup is None or self._dedup_bits != widths:
                 raise ValueError("key width changed: call rekey() first")
+            jit = kernels.get(n)
+            if jit is not None:  # packed inside the kernel: no key array
+                return self._dedup.add_cols(jit, tuple(key_cols), widths)
             return self._dedup.add_new(pack_widths(key_cols, widths))
         if self._dedup_set is None:
             self._dedup_set = set()
