@@ -4,7 +4,7 @@ The vectorised numpy paths (:mod:`.keyset`, :mod:`.relation`) answer "which keys
 "which rows match" with rounds of whole-array gathers: at RDFS 100k that is ~40% of the CPU and
 at numpy's floor.  A compiled loop does the same work in one pass per key (probe, compare,
 insert) with no temporaries.  The numpy paths stay the reference and the fallback: these
-kernels give the same answers (tests/engine/test_kernels.py holds them equal).
+kernels give the same answers (tests/engine/test_jit_kernels.py holds them equal).
 
 numba's import costs ~0.4 s and a first compile a few seconds (then cached on disk), so nothing
 here is imported until an input reaches :data:`MIN_N` rows: small programs, the test suite and
