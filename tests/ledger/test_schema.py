@@ -194,3 +194,29 @@ def test_colliding_hash_keys_are_told_apart_by_the_full_hash(tmp_path, monkeypat
     assert {r[0] for r in db.execute("SELECT hkey FROM facts")} == {7}
     db.close()
     assert collided == plain and plain[0] == 1 and plain[1] == 4
+
+
+def _dump(led: Ledger) -> tuple:
+    db = led._db
+    return (db.execute("PRAGMA user_version").fetchone(), db.execute("PRAGMA application_id").fetchone(),
+            tuple(db.iterdump()))
+
+
+def test_in_memory_ledgers_copied_from_the_template_equal_fully_migrated_ones(monkeypatch):
+    """A new ``:memory:`` ledger gets its schema by copying a migrated template: the same schema,
+    meta rows, version and identity as running every migration step, and independent copies
+    (a write to one is not seen by the next)."""
+    from holokb.ledger import store
+
+    monkeypatch.setattr(store, "TEMPLATE_MEMORY", False)
+    with Ledger.open(":memory:") as plain:
+        want = _dump(plain)
+    monkeypatch.setattr(store, "TEMPLATE_MEMORY", True)
+    with Ledger.open(":memory:") as first:
+        assert _dump(first) == want and first.schema_version == CURRENT_VERSION
+        with first.batch(at=5) as b:
+            b.assert_fact(fact("a", "p", "b"), evidence=(Evidence(document="doc"),))
+        assert _dump(first) != want
+        assert first._db.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    with Ledger.open(":memory:") as second:  # the template was not written through the first copy
+        assert _dump(second) == want
