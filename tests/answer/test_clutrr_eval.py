@@ -169,8 +169,8 @@ def test_eval_clutrr_kb_option_gives_the_same_lines(tmp_path):
                     "Gus:male,Hal:male,Ivy:female", "task_1.3"])
     env = dict(os.environ, PYTHONPATH=str(root / "src"))
     lines, preds = [], []
-    for extra in ([], ["--kb"]):
-        o = tmp_path / f"o{len(extra)}.jsonl"
+    for extra in (["--reading"], ["--kb"]):  # both paths, by name (the default is --kb)
+        o = tmp_path / f"o{extra[0][2:]}.jsonl"
         p = subprocess.run([sys.executable, "-m", "holokb", "eval", "clutrr", str(f), "--out", str(o), *extra],
                            env=env, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr

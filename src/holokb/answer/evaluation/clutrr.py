@@ -262,8 +262,9 @@ def generation_clash(stated: set) -> str | None:
     return None
 
 
-def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1, via_kb: bool = False) -> EvalRun:
-    """Score a CLUTRR file over the reading (default) or through kb.ingest + kb.answer (``via_kb``)."""
+def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1, via_kb: bool = True) -> EvalRun:
+    """Score a CLUTRR file through kb.ingest + kb.answer (default) or over the reading (``via_kb=False``,
+    the cross-check path: the same answers on every item of the six corpus files)."""
     rows = load(path)
     if limit is not None:
         rows = rows[:limit]
