@@ -10,7 +10,7 @@ paths against each other.
 from __future__ import annotations
 
 from . import clutrr
-from .runner import ItemResult, chain_json, check_citations
+from .runner import ItemResult, chain_json, check_citations, shift_spans
 
 def score_via_kb(row: dict) -> ItemResult:
     """One CLUTRR row answered by kb.answer (the relation ``?r`` with ``?r(A, B)``) in every reading left."""
@@ -62,22 +62,9 @@ def score_via_kb(row: dict) -> ItemResult:
     word = answers[rel.replace(reader.ns, "ex:", 1)].get(item.genders.get(item.b, ""))
     if word is None:
         return refuse(f"no gender for {item.b}")
-    answer = _in_story(answer, chunks[0].start)
+    answer = shift_spans(answer, {c.chunk_id: c.start for c in chunks}, drop_unplaced=True)
     correct = word == item.gold
     cited, ok = check_citations(answer, text, {(s.start + chunks[0].start, s.end + chunks[0].start)
                                                for s in item.story.sentences})
     return ItemResult(item.rid, item.gold, word, "supported", correct, item.group, chain_json(answer), None,
                       item.skips, cited=cited if correct else None, spans_ok=ok if correct else None)
-
-
-def _in_story(answer, at: int):
-    """The answer with its evidence spans moved from the chunk's offsets to the story's; a rule's
-    evidence without a span (the rule file's rules, given to kb.answer) cites no sentence and is dropped."""
-    from dataclasses import replace
-
-    def shift(spans):
-        return tuple(replace(s, char_start=s.char_start + at, char_end=s.char_end + at)
-                     for s in spans if s.char_start is not None)
-
-    return replace(answer, fact_chain=tuple(
-        replace(e, evidence=shift(e.evidence), rule_evidence=shift(e.rule_evidence)) for e in answer.fact_chain))

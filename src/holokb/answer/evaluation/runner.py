@@ -128,18 +128,19 @@ def chain_json(answer: Answer) -> tuple[dict, ...]:
     return tuple(out)
 
 
-def shift_spans(answer: Answer, chunk_starts: dict[str, int]) -> Answer:
-    """The answer with its chunk-relative evidence spans moved to offsets in the whole text."""
+def shift_spans(answer: Answer, chunk_starts: dict[str, int], *, drop_unplaced: bool = False) -> Answer:
+    """The answer with its chunk-relative evidence spans moved to offsets in the whole text;
+    ``drop_unplaced`` leaves out evidence without a span (a rule file's rules cite no sentence)."""
     from dataclasses import replace
 
-    def shift(span):
-        at = chunk_starts.get(span.chunk or "", 0)
-        return span if span.char_start is None else replace(span, char_start=span.char_start + at,
-                                                            char_end=span.char_end + at)
+    def shift(spans):
+        return tuple(span if span.char_start is None else
+                     replace(span, char_start=span.char_start + chunk_starts.get(span.chunk or "", 0),
+                             char_end=span.char_end + chunk_starts.get(span.chunk or "", 0))
+                     for span in spans if not (drop_unplaced and span.char_start is None))
 
     return replace(answer, fact_chain=tuple(
-        replace(e, evidence=tuple(map(shift, e.evidence)), rule_evidence=tuple(map(shift, e.rule_evidence)))
-        for e in answer.fact_chain))
+        replace(e, evidence=shift(e.evidence), rule_evidence=shift(e.rule_evidence)) for e in answer.fact_chain))
 
 
 def check_citations(answer: Answer, text: str, sentence_spans: set[tuple[int, int]]) -> tuple[bool | None, bool | None]:
