@@ -390,3 +390,38 @@ def test_babi_kb_answer_and_over_reading_agree(corpora, task):
         if task not in OVER_READING_TASKS:
             assert (kb.predicted, kb.verdict) == (story.predicted, story.verdict), (q.id, kb)
             assert kb.correct and kb.cited is not False and kb.spans_ok is not False, kb  # None: a closed world alone
+
+
+def _story_and_per_question(qs) -> tuple[list, list]:
+    from holokb.answer.evaluation.babi_kb import score_story, score_via_kb, stories
+
+    return ([r.to_json() for st in stories(qs) for r in score_story(st)], [score_via_kb(q).to_json() for q in qs])
+
+
+@pytest.mark.parametrize("text", [QA1_FORMAT, GIVE_FORMAT, INDUCTION_FORMAT, POLICY_FORMAT, TWO_WAYS],
+                         ids=["qa1", "give", "induction", "policies", "two_ways"])
+def test_one_kb_per_story_equals_one_kb_per_question(tmp_path, text):
+    """A story ingested once, part by part as it is told (babi_kb.score_story), answers every question
+    exactly as a fresh KB of the story so far does (babi_kb.score_via_kb): the same JSON line (answer,
+    verdict, chain, cited spans, skips).  The made-up stories cross parts: a pronoun whose antecedent
+    is in an earlier part ("Then he gave it to Quinn."), a kind restated after a question (induction),
+    a thing dropped before a question and taken after it (inertia)."""
+    from holokb.answer.evaluation.babi import load
+
+    f = tmp_path / "qa_train.txt"
+    f.write_text(text)
+    story, per_question = _story_and_per_question(load(f))
+    assert story == per_question
+    if text in (QA1_FORMAT, GIVE_FORMAT, POLICY_FORMAT):  # the other two hold a refusal by design (tie, two ways)
+        assert all(r["correct"] for r in story), story
+
+
+@pytest.mark.parametrize("task", BABI_TASKS)
+def test_babi_one_kb_per_story_equals_one_kb_per_question(corpora, task):
+    """The same on every 40th story of each training file (the eval's default path is one KB per story)."""
+    from holokb.answer.evaluation.babi import load
+    from holokb.answer.evaluation.babi_kb import stories
+
+    sample = [q for st in stories(load(_babi(corpora, task)))[::40] for q in st]
+    story, per_question = _story_and_per_question(sample)
+    assert story == per_question
