@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -260,10 +261,15 @@ def test_bad_records_are_unsupported_and_counted(tmp_path):
     assert [x.correct for x in r.results] == [True, False] and r.results[1].bad_input
 
 
+#: Processes for the full-file runs: 2 on their own; 1 inside a pytest-xdist worker (the suite already
+#: runs one test per core there, a pool per test would only double the processes on the 2 cores).
+FULL_JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
+
+
 @pytest.mark.conformance
 @pytest.mark.slow
 def test_proofwriter_dev_full(corpora):
-    run = eval_proofwriter(corpora / "proofwriter" / "dev.json", jobs=2)
+    run = eval_proofwriter(corpora / "proofwriter" / "dev.json", jobs=FULL_JOBS)
     assert run.accuracy >= 0.995, run.line()
     assert "uncited=0 bad_spans=0" in run.line()
 
@@ -272,7 +278,8 @@ def test_proofwriter_dev_full(corpora):
 @pytest.mark.slow
 @pytest.mark.parametrize("task", BABI_DONE)
 def test_babi_task_full(corpora, task):
-    run = eval_babi([_babi(corpora, task)], jobs=2)[0]
+    """Every question of a training file, one KB per story (the eval's default path)."""
+    run = eval_babi([_babi(corpora, task)], jobs=FULL_JOBS)[0]
     assert run.accuracy >= 0.99, run.line()
     assert "uncited=0 bad_spans=0" in run.line()
 
