@@ -432,3 +432,17 @@ def test_babi_one_kb_per_story_equals_one_kb_per_question(corpora, task):
     sample = [q for st in stories(load(_babi(corpora, task)))[::40] for q in st]
     story, per_question = _story_and_per_question(sample)
     assert story == per_question
+
+
+def test_one_kb_per_story_with_bad_lines(tmp_path):
+    """A statement line with no text, a question that is not UTF-8 and a pronoun in a later part: the
+    per-story path gives the per-question path's lines (the empty line states nothing and takes no
+    story instant; the bad question is counted and the story goes on)."""
+    from holokb.answer.evaluation.babi import load
+
+    f = tmp_path / "qa_train.txt"
+    f.write_bytes(b"1 Mary went to the kitchen.\n2 Where is Mary?\tkitchen\t1\n3 \n4 Where is Mary?\tkitchen\t1\n"
+                  b"5 Then she went to the garden.\n6 Where is \xff?\tgarden\t5\n7 Where is Mary?\tgarden\t5\n")
+    story, per_question = _story_and_per_question(load(f))
+    assert story == per_question
+    assert [r["correct"] for r in story] == [True, True, False, True] and story[2]["badInput"], story

@@ -62,10 +62,8 @@ def load(path: Path) -> list[Question]:
             q, a = parts[0].strip(), parts[1].strip()
             out.append(Question(f"{Path(path).name}:{n_story}:{ident}", tuple(story), ident, q, a,
                                 bad or (None if q and a else "bad_input: empty question or answer")))
-        else:
+        elif rest.strip():  # a statement line with no text states nothing (and has no sentence to time)
             story.append((ident, rest.strip()))
-            if bad:
-                story[-1] = (ident, rest.strip())
     if not seen:
         raise HolokbError(f"{path}: not a bAbI file (no 'ID text' lines)")
     return out

@@ -213,13 +213,14 @@ def score_story(qs: tuple[babi.Question, ...]) -> list[ItemResult]:
                 # the first part is the story's document (as on the per-question path: rule names are
                 # qualified by it), a later part is named by its first line
                 part_doc = f"{doc}/{lines[told][0]}" if docs else doc
-                try:
-                    kb.ingest(part, doc_id=part_doc, at=2 + len(docs),
-                              extractor=ReadingPart(reading, start, ends[len(q.story)], reader=reader))
-                except HolokbError as e:
-                    failed = f"kb: {e}"
-                docs.append(part_doc)
-                shift.update({(part_doc, c.chunk_id): start + c.start for c in chunk_paragraphs(part)})
+                if part.strip():  # lines with no text state nothing (the ledger refuses an empty document)
+                    try:
+                        kb.ingest(part, doc_id=part_doc, at=2 + len(docs),
+                                  extractor=ReadingPart(reading, start, ends[len(q.story)], reader=reader))
+                    except HolokbError as e:
+                        failed = f"kb: {e}"
+                    docs.append(part_doc)
+                    shift.update({(part_doc, c.chunk_id): start + c.start for c in chunk_paragraphs(part)})
                 told = len(q.story)
             end = ends[told]
             so_far = Reading(tuple(f for f in reading.facts if f.span.start < end), (),
