@@ -1,19 +1,22 @@
-"""Parsed and checked rule programs kept beside a ledger, so that ``holokb derive`` with the same rule
-files does not parse them again (OWL 2 RL: ~0.15 s of parsing and checking, plus importing lark,
-against ~5 ms to read the entry back).
+"""Parsed and checked rule programs kept in a per-user cache folder, so that ``holokb derive`` with the
+same rule files does not parse them again (OWL 2 RL: ~0.15 s of parsing and checking, plus importing
+lark, against ~5 ms to read the entry back).  The folder is ``$HOLOKB_CACHE_DIR``, else
+``$XDG_CACHE_HOME/holokb``, else ``~/.cache/holokb`` (subfolder ``programs``); an entry depends on
+the rule files only, not on a ledger, so a fresh ledger with the same rules hits too.
 
 An entry is keyed by content, never by a file's time stamp: the SHA-256 of the entry format, the
 Python version, the bytes of the code that turns rule text into a program (the syntax, analysis
-and core packages, bridge.py, reasoning.py, the grammar), the working folder and, per rule file
-(folders expanded by :func:`holokb.core.inputs.rule_files`), its path as given, its resolved path
-and its bytes.  An edited rule file or changed parser code is a new key, so a miss: the files are
-parsed as before.  Files that ``@include`` others are not cached (the included files are known only
-by parsing).  Like every cache here, an entry is never the only copy of anything: missing,
-unreadable, damaged or refused ⇒ parse.
+and core packages, bridge.py, reasoning.py, this module, the grammar) and, per rule file (folders
+expanded by :func:`holokb.core.inputs.rule_files`), its path as given, its resolved path and its
+bytes; for several files also the working folder (their program names it).  An edited rule file or
+changed parser code is a new key, so a miss: the files are parsed as before.  Files that
+``@include`` others are not cached (the included files are known only by parsing).  Like every
+cache here, an entry is never the only copy of anything: missing, unreadable, damaged or refused ⇒
+parse; a folder that cannot be written ⇒ no cache.  At most :data:`MAX_ENTRIES` entries are kept
+(the least recently written go first).
 
-Entries are pickles under ``<ledger>.programs/``, read with an unpickler that only builds classes of
-holokb's own modules and a few plain builtins, so a planted file cannot run code
-(:class:`_ProgramUnpickler`).
+Entries are pickles read with an unpickler that only builds classes of holokb's own modules and a
+few plain builtins, so a planted file cannot run code (:class:`_ProgramUnpickler`).
 """
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ if TYPE_CHECKING:
     from .analysis import Program
 
 FORMAT = 1
+#: Entries kept in the cache folder; writing one more removes the oldest.
+MAX_ENTRIES = 64
 _PKG = Path(__file__).resolve().parent
 _CODE_DIRS = ("syntax", "analysis", "core")
 _CODE_FILES = ("bridge.py", "reasoning.py", "program_cache.py")
@@ -68,8 +73,9 @@ def program_key(paths: Iterable[str | os.PathLike[str]]) -> str | None:
         return None
     h = hashlib.sha256(f"holokb-program\0{FORMAT}\0{sys.version}\0".encode())
     h.update(code)
-    cwd = os.fsencode(os.getcwd())
-    h.update(len(cwd).to_bytes(8, "big") + cwd)
+    if len(files) > 1:  # several files are one synthetic module named after the working folder
+        cwd = os.fsencode(os.getcwd())
+        h.update(len(cwd).to_bytes(8, "big") + cwd)
     for f in files:
         try:
             data = f.read_bytes()
@@ -82,8 +88,17 @@ def program_key(paths: Iterable[str | os.PathLike[str]]) -> str | None:
     return h.hexdigest()
 
 
-def _entry(ledger_path: str, key: str) -> Path:
-    return Path(ledger_path + ".programs") / f"program-{key}.pickle"
+def cache_dir() -> Path:
+    """The folder entries live in (see the module doc)."""
+    env = os.environ.get("HOLOKB_CACHE_DIR")
+    if env:
+        return Path(env) / "programs"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "holokb" / "programs"
+
+
+def _entry(folder: Path, key: str) -> Path:
+    return folder / f"program-{key}.pickle"
 
 
 class _ProgramUnpickler(pickle.Unpickler):
@@ -101,12 +116,12 @@ class _ProgramUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"global {module}.{name} is not allowed in a program entry")
 
 
-def lookup(ledger_path: str, key: str) -> "Program | None":
-    """The program stored under ``key`` beside the ledger, or None (missing, damaged or refused)."""
+def lookup(folder: Path, key: str) -> "Program | None":
+    """The program stored under ``key`` in ``folder``, or None (missing, damaged or refused)."""
     from .analysis import Program
 
     try:
-        data = _entry(ledger_path, key).read_bytes()
+        data = _entry(folder, key).read_bytes()
         found = _ProgramUnpickler(io.BytesIO(data)).load()
     except Exception:  # noqa: BLE001 — any failure to read a cache entry means: parse
         return None
@@ -115,30 +130,33 @@ def lookup(ledger_path: str, key: str) -> "Program | None":
     return found[1]
 
 
-def remember(ledger_path: str, key: str, program: "Program") -> None:
-    """Store ``program`` under ``key`` (written whole or not at all; a refusal of the disk is ignored)."""
-    target = _entry(ledger_path, key)
+def remember(folder: Path, key: str, program: "Program") -> None:
+    """Store ``program`` under ``key`` (written whole or not at all; a refusal of the disk is ignored),
+    then drop the oldest entries past :data:`MAX_ENTRIES`."""
+    target = _entry(folder, key)
     try:
         data = pickle.dumps((key, program), protocol=pickle.HIGHEST_PROTOCOL)
-        target.parent.mkdir(exist_ok=True)  # beside the ledger only: never a missing parent folder
+        folder.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, target)
+        entries = sorted(folder.glob("program-*.pickle"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+        for old in entries[:max(0, len(entries) - MAX_ENTRIES)]:
+            old.unlink(missing_ok=True)
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         pass
 
 
-def cached_program(ledger_path: str | None, paths: list, load: Callable[[list], "Program"]) -> "Program":
-    """``load(paths)``, or the program an earlier call stored for the same rule files beside the ledger
-    at ``ledger_path`` (``None`` or ``:memory:``: no cache).  Failures of ``load`` propagate, uncached."""
-    if not ledger_path or ledger_path == ":memory:":
-        return load(paths)
+def cached_program(paths: list, load: Callable[[list], "Program"], *, folder: Path | None = None) -> "Program":
+    """``load(paths)``, or the program an earlier call stored for the same rule files in ``folder``
+    (default :func:`cache_dir`).  Failures of ``load`` propagate and are not cached."""
     key = program_key(paths)
     if key is None:
         return load(paths)
-    hit = lookup(ledger_path, key)
+    folder = cache_dir() if folder is None else folder
+    hit = lookup(folder, key)
     if hit is not None:
         return hit
     program = load(paths)
-    remember(ledger_path, key, program)
+    remember(folder, key, program)
     return program

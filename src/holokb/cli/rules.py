@@ -100,7 +100,7 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
     from ..program_cache import cached_program  # the same rule files again: no parse (keyed by their bytes)
     from ..reasoning import load_program
 
-    prog = cached_program(db, rule_paths(rules), load_program)
+    prog = cached_program(rule_paths(rules), load_program)
     point = as_of_point(as_of, valid)
     info = None
     with open_kb(db, []) as kb, working("deriving", format):
