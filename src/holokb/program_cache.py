@@ -40,6 +40,8 @@ _CODE_FILES = ("bridge.py", "reasoning.py", "program_cache.py")
 #: The builtins an entry may name (containers and numbers the program's dataclasses hold).
 _BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict", "complex", "bytes", "bytearray", "slice"})
 _code_digest: bytes | None = None
+#: Modules whose dataclasses and enums an entry may build.
+_VALUE_MODULES = ("holokb.core.", "holokb.syntax.", "holokb.analysis.")
 
 
 def _code() -> bytes:
@@ -102,16 +104,20 @@ def _entry(folder: Path, key: str) -> Path:
 
 
 class _ProgramUnpickler(pickle.Unpickler):
-    """Builds only holokb classes and plain builtins; any other global refuses the entry."""
+    """Builds only the value classes a program is made of (dataclasses and enums of holokb's core,
+    syntax and analysis packages) and plain builtins; any other global refuses the entry."""
 
     def find_class(self, module: str, name: str):  # noqa: ANN201 (pickle's protocol)
         if module == "builtins" and name in _BUILTINS:
             return super().find_class(module, name)
         if module == "decimal" and name == "Decimal":
             return super().find_class(module, name)
-        if module.startswith("holokb.") and "." not in name:
+        if module.startswith(_VALUE_MODULES) and "." not in name:
+            import dataclasses
+            import enum
+
             found = super().find_class(module, name)
-            if isinstance(found, type):
+            if isinstance(found, type) and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum)):
                 return found
         raise pickle.UnpicklingError(f"global {module}.{name} is not allowed in a program entry")
 

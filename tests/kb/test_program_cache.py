@@ -138,3 +138,12 @@ def test_the_path_as_given_and_for_several_files_the_working_folder_are_part_of_
     here = pc.program_key(both)
     monkeypatch.chdir(tmp_path / "..")
     assert pc.program_key(both) != here
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (REPO / "rules").glob("*.hkr")))
+def test_every_shipped_rule_file_reads_back_equal(name, cache_home):
+    """The restricted unpickler builds everything a real program holds (aggregates, negation, comparisons…)."""
+    rules = [str(REPO / "rules" / name)]
+    parsed = pc.cached_program(rules, load_program)
+    key = pc.program_key(rules)
+    assert pc.lookup(cache_home, key) == parsed == load_program(rules)
