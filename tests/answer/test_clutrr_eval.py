@@ -42,18 +42,44 @@ def test_readings_that_disagree_are_refused():
     assert got.predicted is None and "disagree" in got.reason
 
 
-def test_a_grandparent_of_a_child_with_two_named_parents_is_not_guessed():
+@pytest.fixture
+def no_defaults():
+    from holokb.answer.evaluation import clutrr
+
+    clutrr.DEFAULTS = False
+    clutrr._init()
+    yield
+    clutrr.DEFAULTS = True
+    clutrr._init()
+
+
+_TWO_PARENTS = ("[Marian] and [Elliott] took their son [Mark] to the park. [Mark] was very excited, because he "
+                "knew his grandfather, [Stanley], would be meeting them there.")
+_TWO_PARENTS_GENDERS = {"Marian": "female", "Elliott": "male", "Mark": "male", "Stanley": "male"}
+
+
+def test_a_grandparent_of_a_child_with_two_named_parents_is_not_guessed_without_defaults(no_defaults):
     # the rule store reads child∘grandparent as parent; with both parents named, Stanley may be either
-    # parent's father, so both parent and parent-in-law are derived and the answer is refused
-    got = score(_row("[Marian] and [Elliott] took their son [Mark] to the park. [Mark] was very excited, because "
-                     "he knew his grandfather, [Stanley], would be meeting them there.", ("Elliott", "Stanley"),
-                     "father-in-law", {"Marian": "female", "Elliott": "male", "Mark": "male", "Stanley": "male"}))
+    # parent's father in English (rules/kinship_strict.hkr): both are derived and the answer is refused
+    got = score(_row(_TWO_PARENTS, ("Elliott", "Stanley"), "father-in-law", _TWO_PARENTS_GENDERS))
     assert got.predicted is None and "several relations" in got.reason
     # with one parent named, the rule store's composition stands
     got = score(_row("[Elliott] took his son [Mark] to the park. [Mark] was very excited, because he knew his "
                      "grandfather, [Stanley], would be meeting them there.", ("Elliott", "Stanley"), "father",
                      {"Elliott": "male", "Mark": "male", "Stanley": "male"}))
     assert got.predicted == "father"
+
+
+def test_the_store_convention_decides_a_grandparent_of_ones_child_with_defaults():
+    # the generated families' convention (the store's child∘grandparent → parent) even with both parents
+    # named: the chain cites the store's rule
+    got = score(_row(_TWO_PARENTS, ("Elliott", "Stanley"), "father", _TWO_PARENTS_GENDERS))
+    assert got.predicted == "father" and got.correct and got.cited, got.reason
+    assert any(e.get("rule") == "child_grandparent" for e in got.chain)
+    # a grandparent reached through the spouse is still either side's: the store derives both, refused
+    got = score(_row("[Elliott] took his wife [Marian] out. [Marian]'s son [Mark] loves his grandfather [Stanley].",
+                     ("Elliott", "Stanley"), "father", _TWO_PARENTS_GENDERS))
+    assert got.predicted is None and "several relations" in got.reason
 
 
 def test_a_reading_whose_generations_do_not_add_up_is_set_aside():
@@ -178,3 +204,30 @@ def test_eval_clutrr_kb_option_gives_the_same_lines(tmp_path):
         preds.append([json.loads(x)["predicted"] for x in o.read_text().splitlines()])
     assert lines[0] == lines[1] and "accuracy=0.6667 n=3" in lines[0], lines
     assert preds[0] == preds[1] == ["grandson", None, "uncle"]
+
+
+_CO_PARENTS = "[Ann] has a son named [Bob]. [Bob]'s father is [Cal]."
+_CO_GENDERS = {"Ann": "female", "Bob": "male", "Cal": "male", "Dee": "female"}
+
+
+def test_a_default_fills_a_pair_the_rules_leave_open_and_is_cited():
+    # the store has no child∘parent composition; the co-parents default (rules/kinship_defaults.hkr)
+    # makes Bob's father Ann's husband, and the chain cites it by name
+    got = score(_row(_CO_PARENTS, ("Ann", "Cal"), "husband", _CO_GENDERS))
+    assert got.predicted == "husband" and got.correct and got.cited and got.spans_ok, got.reason
+    assert any(e.get("rule") == "default_co_parents_are_spouses" for e in got.chain)
+
+
+def test_a_default_never_overrides_what_the_rules_derive():
+    # a stated relation for the pair: the default is not tried (it would add spouse to sibling)
+    got = score(_row(_CO_PARENTS + " [Cal] is [Ann]'s brother.", ("Ann", "Cal"), "brother", _CO_GENDERS))
+    assert got.predicted == "brother", got.reason
+    assert not any(e.get("rule", "").startswith("default_") for e in got.chain)
+    # nor is it used for a pair it does not connect
+    got = score(_row(_CO_PARENTS + " [Dee] met [Cal].", ("Ann", "Dee"), "?", _CO_GENDERS))
+    assert got.predicted is None
+
+
+def test_without_defaults_the_gap_stays_open(no_defaults):
+    got = score(_row(_CO_PARENTS, ("Ann", "Cal"), "husband", _CO_GENDERS))
+    assert got.predicted is None and "no kinship relation" in got.reason
