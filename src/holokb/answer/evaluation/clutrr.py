@@ -44,7 +44,7 @@ def _init() -> None:
         _extra = tuple(parse_file(rules / name) for name in ("kinship.hkr", *(() if DEFAULTS else spec.get("off", ()))))
         _program = analyze_reading(Reading(), _extra)
         fill = tuple(parse_file(rules / name) for name in spec.get("fill", ())) if DEFAULTS else ()
-        _fill_program = analyze_reading(Reading(), _extra + fill) if fill else None
+        _fill_program = analyze_reading(Reading(), _extra + fill) if any(m.rules for m in fill) else None
         _loaded_defaults = DEFAULTS
 
 

@@ -192,6 +192,12 @@ class KinshipReader:
             return ()
         path = tuple(self.lexicon.iri(r) for r in possessor.path) + (iri,)
         got = compose(path, self.rules)
+        if not got and len(path) == 2:
+            # the rules compose no relation through the one unnamed person ("his uncle's wife [A]"): both
+            # steps are stated through that person, for the closure (and a default rule, cited) to use
+            via = self.entity(f"{possessor.anchor}'s {possessor.path[0].rsplit(':', 1)[-1]}")
+            return (ReadFact(Fact(self.entity(possessor.anchor), IRI(path[0]), via), Interval.always(), span),
+                    ReadFact(Fact(via, IRI(iri), self.entity(holder)), Interval.always(), span))
         if len(got) != 1:
             return ()
         return (ReadFact(Fact(self.entity(possessor.anchor), IRI(got[0]), self.entity(holder)), Interval.always(), span),)
