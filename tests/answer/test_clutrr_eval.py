@@ -40,6 +40,19 @@ def test_a_reading_through_an_unnamed_person_is_held_to_the_family_too():
     assert got.predicted is None
 
 
+def test_a_reading_whose_derived_family_breaks_the_checks_is_set_aside():
+    # "her child [Jen]": Dot's, or her sister's.  Stated, both are families; but Jen is Sam's sister
+    # and Ann is Sam's mother, so Jen's mother is Ann (derived): Dot's own child would have two mothers
+    story = "[Sam]'s sister is [Jen]. [Dot] was happy to help her sister by watching her child [Jen]."
+    genders = {"Ann": "female", "Sam": "male", "Jen": "female", "Dot": "female"}
+    got = score(_row("[Ann] is [Sam]'s mother. " + story, ("Sam", "Dot"), "aunt", genders))
+    assert got.predicted == "aunt" and got.correct, got.reason
+    # without Sam's mother nothing decides (Dot is Sam's mother, or his aunt whom the store's
+    # compositions do not reach): no answer
+    got = score(_row(story, ("Sam", "Dot"), "aunt", genders))
+    assert got.predicted is None and "one reading" in got.reason
+
+
 def test_a_story_with_no_consistent_reading_is_refused():
     got = score(_row("[Ann] is [Bob]'s mother. [Cat] is [Bob]'s mother.", ("Bob", "Ann"), "mother",
                      {"Ann": "female", "Bob": "male", "Cat": "female"}))
