@@ -32,6 +32,13 @@ CASES = [
     ("[Donald] became friends with [Annette] in high school, and later the two were married.", {},
      ["spouse(Donald, Annette)"]),
     ("[Dan] is married to a special woman. Her name is [Marci].", {"Marci": "female"}, ["spouse(Dan, Marci)"]),
+    ("[Mary] and [Roy] were talking about where they went on their honeymoon.", {}, ["spouse(Mary, Roy)"]),
+    ("[Ann] and [Bob] are newlyweds.", {}, ["spouse(Ann, Bob)"]),
+    # a couple word of someone else's is not the subjects'
+    ("[Ann] and [Bob] went to see [Cal] on his honeymoon.", {"Cal": "male"}, []),
+    ("[Ann] and [Bob] planned her honeymoon.", {"Ann": "female"}, []),
+    ("[Herman] gave away his daughter, [Rosalee], to her groom, [James].", {"Herman": "male", "Rosalee": "female"},
+     ["child(Herman, Rosalee)", "spouse(Rosalee, James)"]),
     # a pronoun is not bound by its own clause's subject; a fronted clause's pronoun is the main subject
     ("[Gabrielle] is so proud of [Annette] who is the sister of her grandson.",
      {"Gabrielle": "female", "Annette": "female"}, ["grandchild(Gabrielle, Annette)"]),

@@ -882,7 +882,7 @@ class _Sentence:
             self.kin_at(k) for k in range(first_kin) if k < 4)
         # the couple words of the subject's own clause: before any kinship word ("[A] and [B], a married
         # couple, took [B]'s mother …"; not "… wish their parents [C] and [D] a happy anniversary")
-        if couple_here and any(w in self.lex.couple_words for w in lows[:first_kin]):
+        if couple_here and self._subjects_couple_word(first_kin, subject):
             self.out.append(("ex:spouse", (subject[0],), subject[1], "", ""))
             self.ctx.couple = subject
         elif not couple_here and not self.kin_words and self._their_couple_word():
@@ -919,6 +919,18 @@ class _Sentence:
                     for p in parents:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
+
+    def _subjects_couple_word(self, end: int, subject: list[str]) -> bool:
+        """A couple word before token ``end`` that is the subjects' own: not after a third person's name,
+        not owned by "his"/"her"/someone's ("[A] and [B] went to see [C] on his honeymoon")."""
+        for k in range(end):
+            if self.toks[k].low not in self.lex.couple_words:
+                continue
+            if any(t.kind is Kind.NAME and t.text not in subject for t in self.toks[:k]):
+                return False
+            if not any(t.kind is Kind.POSS or t.low in self.lex.pronouns for t in self.toks[max(0, k - 3):k]):
+                return True
+        return False
 
     def _their_couple_word(self) -> bool:
         """"their (…) anniversary / marriage" in a sentence naming exactly two people, both before "their"."""
