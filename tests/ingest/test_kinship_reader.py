@@ -34,6 +34,10 @@ CASES = [
     ("[Dan] is married to a special woman. Her name is [Marci].", {"Marci": "female"}, ["spouse(Dan, Marci)"]),
     ("[Mary] and [Roy] were talking about where they went on their honeymoon.", {}, ["spouse(Mary, Roy)"]),
     ("[Ann] and [Bob] are newlyweds.", {}, ["spouse(Ann, Bob)"]),
+    # a clause that only compares states nothing; the rest of the sentence is read
+    ("[Tony]'s grandmother, [Ashley], ended up raising him as if he were her own child.", {"Ashley": "female"},
+     ["grandparent(Tony, Ashley)"]),
+    ("[Ann] looked as if she was tired, and her son [Bob] helped.", {"Ann": "female"}, ["child(Ann, Bob)"]),
     # a couple word of someone else's is not the subjects'
     ("[Ann] and [Bob] went to see [Cal] on his honeymoon.", {"Cal": "male"}, []),
     ("[Ann] and [Bob] planned her honeymoon.", {"Ann": "female"}, []),

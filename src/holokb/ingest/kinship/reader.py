@@ -221,13 +221,29 @@ class _Sentence:
         self.genders = genders
         self.ctx = ctx
         self.phrases: list[_Phrase] = []
+        compares = self._counterfactual()
         self.kin_words = [i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
                           and not (i + 1 < len(self.toks) and self.toks[i + 1].kind is Kind.WORD
-                                   and self.lex.kin(self.toks[i + 1].text))]  # "twin sister": one word
+                                   and self.lex.kin(self.toks[i + 1].text))  # "twin sister": one word
+                          and i not in compares]
         self.subject: list[Person] = []
         self.resolved: dict[int, list[Person]] = {}   # pronoun position → readings
         self.out: list[tuple[str, tuple[Person, ...], str, str, str]] = []
         self.pending_before = ctx.pending   # a holder to come from an earlier sentence
+
+    def _counterfactual(self) -> set[int]:
+        """Positions in a clause that only compares ("raising him as if he were her own child",
+        rules/kinship.toml ``[counterfactual]``): to the clause's end, they state nothing."""
+        out: set[int] = set()
+        for opener in self.lex.data.get("counterfactual", {}).get("openers", ()):
+            n = len(opener)
+            for k in range(len(self.toks) - n + 1):
+                if all(self.toks[k + m].low == w for m, w in enumerate(opener)):
+                    e = k + n
+                    while e < len(self.toks) and self.toks[e].kind is not Kind.PUNCT:
+                        out.add(e)
+                        e += 1
+        return out
 
     # -- small token helpers ---------------------------------------------------------------------
     def names_all(self, people) -> bool:
