@@ -16,6 +16,8 @@ numbers are int32 below 2**31 rows.  About 50 B per tuple in columns, 94 B with 
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import kernels
@@ -39,6 +41,11 @@ class IntermediateOverflow(Exception):
     def __init__(self, rows: int, cap: int):
         super().__init__(f"a join step would produce {rows} rows (budget {cap})")
         self.rows, self.cap = rows, cap
+
+
+#: Held while an index is created or extended: the rule variants of one iteration may be solved
+#: on several threads (:mod:`.variants`), and :meth:`SortedIndex.extend` replaces its arrays.
+INDEX_LOCK = threading.Lock()
 
 
 def pack(cols: list[np.ndarray], bits: int) -> np.ndarray:
@@ -317,6 +324,14 @@ class Relation:
                 return v.astype(np.int64)
         return v.astype(dt)
 
+    def settle(self) -> None:
+        """Write the values :meth:`append_rows` keeps as Python lists into the columns (reading a
+        column does it too, but threads must not both do it)."""
+        for c in self._cols:
+            c.view()
+        for c in self._meta.values():
+            c.view()
+
     def col(self, i: int) -> np.ndarray:
         """Id column ``i`` (all rows; a view — rows appended later are not in it)."""
         return self._cols[i].view()
@@ -332,10 +347,14 @@ class Relation:
         """The sorted index on ``cols`` (only the leading columns that fit are packed)."""
         cols = cols[: fits(len(cols), bits)]
         idx = self._indexes.get(cols)
-        if idx is None or idx.bits != bits:
-            idx = SortedIndex(cols, bits)
-            self._indexes[cols] = idx
-        idx.extend(self)
+        if idx is not None and idx.bits == bits and idx.n_rows == self.size:
+            return idx  # up to date: no lock
+        with INDEX_LOCK:
+            idx = self._indexes.get(cols)
+            if idx is None or idx.bits != bits:
+                idx = SortedIndex(cols, bits)
+                self._indexes[cols] = idx
+            idx.extend(self)
         return idx
 
     def claim_new(self, key_cols: list[np.ndarray], bits: "int | tuple[int, ...]") -> np.ndarray:
