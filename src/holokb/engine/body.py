@@ -186,9 +186,9 @@ class BodySolver:
             return b
         cols = [b.vars[k] for k in sorted(b.vars)]
         widths = [self.bits] * len(cols)
-        ranks = [np.searchsorted(self.endpoints, b.meta["vf"]), np.searchsorted(self.endpoints, b.meta["vt"])]
-        cols += ranks
-        widths += [int(len(self.endpoints)).bit_length()] * 2
+        if not self.timeless:  # timeless: every binding's validity is the whole axis, no key part
+            cols += [np.searchsorted(self.endpoints, b.meta["vf"]), np.searchsorted(self.endpoints, b.meta["vt"])]
+            widths += [int(len(self.endpoints)).bit_length()] * 2
         depth = b.meta["depth"]
         if depth.min() >= 0:
             cols.append(depth)
