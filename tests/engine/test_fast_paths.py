@@ -27,6 +27,7 @@ from lang import EX, facts, rules
 from stratified_programs import IDB, database, programs, temporal_facts
 
 SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (BodySolver, "skip_validity"),
+            (BodySolver, "live_joins"),
             (_joins, "UNIT_VIEWS"),
             (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE"), (_rowloop, "FUSED"),
             (_kernels, "JIT"), (_variants, "PARALLEL")]
@@ -452,3 +453,28 @@ rule d: ex:q2(?x, ?z) :- ex:q2(?x, ?y), ex:e0(?y, ?z).
         two, one = _threads_and_one(monkeypatch, minting, fs, record, None)
         assert _observed(two) == _observed(one) and len(two.rows(EX + "q2")) > 9
         assert not seen
+
+
+_FORK_TEXT = """
+rule a: ex:q0(?x, ?y) :- ex:e0(?x, ?y).
+rule b: ex:q0(?x, ?z) :- ex:q0(?x, ?y), ex:q0(?y, ?z).
+"""
+
+
+def _threaded_rows():
+    fs = [("e0", (i, (i + 1) % 7), Interval()) for i in range(7)]
+    return closure(rules(_FORK_TEXT), database(fs)).rows(EX + "q0")
+
+
+def test_a_forked_child_runs_threaded_iterations(monkeypatch):
+    """A child forked after the parent's worker pool started makes its own (the parent's threads
+    are not in it): the same rows, no hang."""
+    import multiprocessing
+
+    monkeypatch.setattr(_rowwise, "ROWWISE", False)
+    monkeypatch.setattr(_variants, "MIN_ROWS", 0)
+    monkeypatch.setattr(_variants, "THREADS", 2)
+    parent = _threaded_rows()
+    assert _variants._pool is not None and len(parent) == 49
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_threaded_rows).get(timeout=120) == parent

@@ -35,8 +35,9 @@ class Bindings:
         """The single empty binding (the start of every body; its columns are shared, read-only)."""
         return Bindings(1, {}, dict(_UNIT_RECORD if record else _UNIT))
 
-    def take(self, idx: np.ndarray) -> "Bindings":
-        return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items()},
+    def take(self, idx: np.ndarray, live=None) -> "Bindings":
+        """The rows ``idx``; with ``live``, only the variables in it (the others are not gathered)."""
+        return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items() if live is None or k in live},
                         {k: _take(v, idx) for k, v in self.meta.items()})
 
     def project(self, live) -> bool:
@@ -130,10 +131,11 @@ def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int, 
 
 def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
          terms: TermDictionary, bits: int, record: bool, cap: int | None = None,
-         timeless: bool = False) -> Bindings:
+         timeless: bool = False, live=None) -> Bindings:
     """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``);
     more than ``cap`` matching pairs raise :class:`IntermediateOverflow` before any allocation.
-    ``timeless``: every binding and row is valid always, so the intersection is skipped."""
+    ``timeless``: every binding and row is valid always, so the intersection is skipped.
+    ``live``: the variables read after this step; only their columns are built."""
     if UNIT_VIEWS and b.n == 1 and not b.vars and _plain(atom) and b.meta.keys() <= _UNIT_META:
         _check(hi - lo, cap)
         return _join_unit(b, atom, label, rel, lo, hi, record, timeless)
@@ -141,7 +143,7 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
     if pc is None:
         return b.take(EMPTY)
     pos, rows = _match(rel, pc[0], pc[1], b, lo, hi, bits, cap)
-    out = b.take(pos)
+    out = b.take(pos, live)
     fresh: dict[str, int] = {}
     keep = None
     for p, t in enumerate(atom.args):
@@ -152,7 +154,8 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
             else:
                 fresh[t.name] = p
     for name, p in fresh.items():
-        out.vars[name] = rel.col(p)[rows]
+        if live is None or name in live:
+            out.vars[name] = rel.col(p)[rows]
     if not timeless:
         vf = np.maximum(out.meta["vf"], rel.meta("valid_from")[rows])
         vt = np.minimum(out.meta["vt"], rel.meta("valid_to")[rows])

@@ -16,6 +16,7 @@ numbers are int32 below 2**31 rows.  About 50 B per tuple in columns, 94 B with 
 """
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -46,6 +47,14 @@ class IntermediateOverflow(Exception):
 #: Held while an index is created or extended: the rule variants of one iteration may be solved
 #: on several threads (:mod:`.variants`), and :meth:`SortedIndex.extend` replaces its arrays.
 INDEX_LOCK = threading.Lock()
+
+
+def _new_index_lock() -> None:
+    global INDEX_LOCK
+    INDEX_LOCK = threading.Lock()  # a child forked while a worker held the lock would wait forever
+
+
+os.register_at_fork(after_in_child=_new_index_lock)
 
 
 def pack(cols: list[np.ndarray], bits: int) -> np.ndarray:

@@ -36,8 +36,18 @@ THREADS = int(os.environ.get("HOLOKB_THREADS") or (2 if (os.cpu_count() or 1) >=
 #: measured: RDFS 100k's first iterations have 66k-1.5M rows, its tail a few thousand).
 MIN_ROWS = 20_000
 
-_pool: tuple[int, ThreadPoolExecutor] | None = None  # (the pid that made it, the pool)
+_pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+
+
+def _forget_pool() -> None:
+    """In a forked child: the parent's worker threads are not there (a pool that waits for them
+    would hang), nor is whoever held the lock."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 def variants(shapes, delta: dict, old_end: dict, first: bool):
@@ -95,12 +105,12 @@ def _threadable(ev, todo, delta: dict, first: bool) -> bool:
 
 
 def _executor() -> ThreadPoolExecutor:
-    """The process's worker pool (a new one after a fork: the parent's threads are not in the child)."""
+    """The process's worker pool, made on first use (a new one in a forked child)."""
     global _pool
     with _pool_lock:
-        if _pool is None or _pool[0] != os.getpid():
-            _pool = (os.getpid(), ThreadPoolExecutor(THREADS, thread_name_prefix="holokb-variants"))
-        return _pool[1]
+        if _pool is None:
+            _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="holokb-variants")
+        return _pool
 
 
 def _threaded(ev, out: dict, todo) -> bool:
