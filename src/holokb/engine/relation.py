@@ -44,8 +44,9 @@ class IntermediateOverflow(Exception):
         self.rows, self.cap = rows, cap
 
 
-#: Held while an index is created or extended: the rule variants of one iteration may be solved
-#: on several threads (:mod:`.variants`), and :meth:`SortedIndex.extend` replaces its arrays.
+#: Held while an index is looked up or created (then its own lock while it is extended): the rule
+#: variants of one iteration may be solved on several threads (:mod:`.variants`), and
+#: :meth:`SortedIndex.extend` replaces its arrays.
 INDEX_LOCK = threading.Lock()
 
 
@@ -104,9 +105,10 @@ def fits(n_cols: int, bits: int) -> int:
 class SortedIndex:
     """Rows of one relation sorted by the packed key of some columns, grown by merging."""
 
-    __slots__ = ("cols", "bits", "n_rows", "keys", "order")
+    __slots__ = ("cols", "bits", "n_rows", "keys", "order", "lock")
 
     def __init__(self, cols: tuple[int, ...], bits: int):
+        self.lock = threading.Lock()  # held by :meth:`Relation.index` while it extends
         self.cols = cols
         self.bits = bits
         self.n_rows = 0
@@ -358,11 +360,12 @@ class Relation:
         idx = self._indexes.get(cols)
         if idx is not None and idx.bits == bits and idx.n_rows == self.size:
             return idx  # up to date: no lock
-        with INDEX_LOCK:
+        with INDEX_LOCK:  # held briefly: find or make the index
             idx = self._indexes.get(cols)
             if idx is None or idx.bits != bits:
                 idx = SortedIndex(cols, bits)
                 self._indexes[cols] = idx
+        with idx.lock:  # two threads extend two indexes side by side, never one twice
             idx.extend(self)
         return idx
 
