@@ -78,12 +78,12 @@ def _warm(k: "_Kernels") -> "_Kernels":
     lo, cnt = k.probe_counts(keys, keys)
     for odt in (np.int32, np.int64):
         k.probe_fill(keys.astype(odt), lo, cnt, 3)
-        k.merge(keys, keys.astype(odt), keys, keys.astype(odt))
+        k.merge_back(np.arange(6, dtype=np.int64), np.arange(6).astype(odt), 3, keys, keys.astype(odt))
     return k
 
 
 class _Kernels:
-    __slots__ = ("ks_insert", "ks_contains", "first_mask", "probe_counts", "probe_fill", "merge")
+    __slots__ = ("ks_insert", "ks_contains", "first_mask", "probe_counts", "probe_fill", "merge_back")
 
 
 #: Hash-table kernels prefetch the slot of the key this many candidates ahead: a table of
@@ -228,32 +228,26 @@ def _define(cache: bool, prefetching: bool) -> _Kernels:
         return pos, rows
 
     @njit(cache=cache, nogil=True)
-    def merge(keys, order, new_keys, new_rows):
-        """Merge sorted ``new_keys`` (rows ``new_rows``) into a sorted index, each after the stored
-        rows of an equal key (what ``np.insert`` at ``searchsorted(.., 'right')`` gives)."""
-        n, m = len(keys), len(new_keys)
-        out_k = np.empty(n + m, dtype=keys.dtype)
-        out_o = np.empty(n + m, dtype=new_rows.dtype)
-        i = j = t = 0
-        while j < m:
-            k = new_keys[j]
-            while i < n and keys[i] <= k:
-                out_k[t] = keys[i]
-                out_o[t] = order[i]
-                i += 1
-                t += 1
-            out_k[t] = k
-            out_o[t] = new_rows[j]
-            j += 1
-            t += 1
-        while i < n:
-            out_k[t] = keys[i]
-            out_o[t] = order[i]
-            i += 1
-            t += 1
-        return out_k, out_o
+    def merge_back(keys, order, n, new_keys, new_rows):
+        """Merge sorted ``new_keys`` (rows ``new_rows``) into the sorted first ``n`` entries of
+        ``keys``/``order``, in place from the back (the arrays have room for them): each new key
+        after the stored rows of an equal key (what ``np.insert`` at ``searchsorted(.., 'right')``
+        gives), one pass over the stored entries past the first new key's place."""
+        i = n - 1
+        j = len(new_keys) - 1
+        t = n + j
+        while j >= 0:
+            if i >= 0 and keys[i] > new_keys[j]:
+                keys[t] = keys[i]
+                order[t] = order[i]
+                i -= 1
+            else:
+                keys[t] = new_keys[j]
+                order[t] = new_rows[j]
+                j -= 1
+            t -= 1
 
     k = _Kernels()
     k.ks_insert, k.ks_contains, k.first_mask = ks_insert, ks_contains, first_mask
-    k.probe_counts, k.probe_fill, k.merge = probe_counts, probe_fill, merge
+    k.probe_counts, k.probe_fill, k.merge_back = probe_counts, probe_fill, merge_back
     return k
