@@ -25,6 +25,7 @@ import numpy as np
 
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
 from ..core.limits import LimitHit, Limits
+from . import allocator as _allocator
 from . import body as _body
 from . import rowloop as _rowloop
 from . import rowwise as _rowwise
@@ -134,10 +135,11 @@ class Evaluation(BodySolver):
         """
         self._ensure_bits()
         try:
-            for stratum in self.program.strata:
-                if self.truncated:
-                    break
-                self._run_stratum(stratum)
+            with _allocator.big_arrays(sum(r.size for r in self.relations.values())):
+                for stratum in self.program.strata:
+                    if self.truncated:
+                        break
+                    self._run_stratum(stratum)
         except IntermediateOverflow:
             self._hit(self.cap_name)
         except MemoryError:
