@@ -24,6 +24,7 @@ def libc(monkeypatch):
     monkeypatch.setattr(allocator, "_glibc", lambda: rec)
     monkeypatch.setattr(allocator, "ENABLED", True)
     monkeypatch.setattr(allocator, "_users", 0)
+    monkeypatch.setattr(allocator, "_DEFAULTS", allocator._DEFAULTS)
     return rec
 
 
@@ -64,3 +65,19 @@ def test_glibc_is_found_where_it_is_the_c_library():
     except (AttributeError, ValueError, OSError):
         glibc = False
     assert (allocator._glibc() is not None) == glibc
+
+
+def test_a_command_that_keeps_freed_memory_gets_its_settings_back_after_a_closure(libc):
+    """The CLI's derive keeps freed memory for the whole process; a big closure's end restores that
+    choice, not glibc's defaults."""
+    assert allocator.keep_freed_memory()
+    kept = [(-3, 64 << 20), (-1, 512 << 20)]
+    assert libc.calls == kept
+    with allocator.big_arrays(allocator.MIN_ROWS):
+        pass
+    assert libc.calls == kept + TUNED + [(-1, 512 << 20), (-4, 65536), ("trim", 0)]
+
+
+def test_keeping_freed_memory_respects_the_switch(libc, monkeypatch):
+    monkeypatch.setattr(allocator, "ENABLED", False)
+    assert not allocator.keep_freed_memory() and libc.calls == []
