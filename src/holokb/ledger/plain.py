@@ -48,7 +48,7 @@ _STAGE = ("plain_terms", "plain_facts")
 #: ``temp_store = FILE`` so that SQLite's sorter can split CREATE INDEX into runs sorted on helper
 #: threads (with TEMP in memory it sorts everything on the calling thread), and TEMP tables in a
 #: file cost the staging inserts ~2.5x (1M facts: 2.4 -> 6.3 s CPU).
-_SCHEMA = "holokb_stage"
+STAGING_DB = "holokb_stage"
 _ROWS_PER_INSERT = 500  # rows per multi-row INSERT (one statement binds 500 rows: far fewer steps)
 #: Triples keyed by one int64 of their three term ids while the ids fit in 21 bits each.
 _KEY_BITS = 21
@@ -125,7 +125,7 @@ def discard_staged(led: "Ledger") -> None:
 
 def _clear(db: sqlite3.Connection) -> None:
     for t in _STAGE:
-        db.execute(f"DELETE FROM {_SCHEMA}.{t}")
+        db.execute(f"DELETE FROM {STAGING_DB}.{t}")
 
 
 def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> StagedPlain | None:
@@ -161,11 +161,11 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> Stag
 def _attached(db: sqlite3.Connection) -> bool:
     """Whether the staging database is attached to ``db`` (attached now if need be; ATTACH is
     refused inside a transaction, and the general path is taken then)."""
-    if db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (_SCHEMA,)).fetchone() is not None:
+    if db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (STAGING_DB,)).fetchone() is not None:
         return True
     if db.in_transaction:
         return False
-    db.execute(f"ATTACH DATABASE ':memory:' AS {_SCHEMA}")
+    db.execute(f"ATTACH DATABASE ':memory:' AS {STAGING_DB}")
     return True
 
 
@@ -175,11 +175,11 @@ def _stage_tables(db: sqlite3.Connection) -> None:
     for stage, table in zip(_STAGE, ("terms", "facts")):
         ddl = db.execute("SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
         cols = [r[1] for r in db.execute(f"PRAGMA main.table_info({table})")]
-        have = [r[1] for r in db.execute(f"PRAGMA {_SCHEMA}.table_info({stage})")]
+        have = [r[1] for r in db.execute(f"PRAGMA {STAGING_DB}.table_info({stage})")]
         if have != cols:  # absent, or left by an older schema on this connection
-            db.execute(f"DROP TABLE IF EXISTS {_SCHEMA}.{stage}")
+            db.execute(f"DROP TABLE IF EXISTS {STAGING_DB}.{stage}")
             # Foreign keys would name staging tables; the copy runs with them off (write_staged).
-            db.execute(f"CREATE TABLE {_SCHEMA}.{stage}" + _REFERENCES.sub("", ddl[ddl.index("("):]))
+            db.execute(f"CREATE TABLE {STAGING_DB}.{stage}" + _REFERENCES.sub("", ddl[ddl.index("("):]))
     _clear(db)
 
 
@@ -189,10 +189,10 @@ def _insert_rows(db: sqlite3.Connection, table: str, row: str, flat: list, width
     per = _ROWS_PER_INSERT * width
     full = len(flat) - len(flat) % per
     if full:
-        db.executemany(f"INSERT INTO {_SCHEMA}.{table} VALUES " + ",".join([row] * _ROWS_PER_INSERT),
+        db.executemany(f"INSERT INTO {STAGING_DB}.{table} VALUES " + ",".join([row] * _ROWS_PER_INSERT),
                        [flat[i:i + per] for i in range(0, full, per)])
     if full < len(flat):
-        db.execute(f"INSERT INTO {_SCHEMA}.{table} VALUES " + ",".join([row] * ((len(flat) - full) // width)), flat[full:])
+        db.execute(f"INSERT INTO {STAGING_DB}.{table} VALUES " + ",".join([row] * ((len(flat) - full) // width)), flat[full:])
 
 
 def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainChunk]) -> None:
