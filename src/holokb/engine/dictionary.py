@@ -22,11 +22,15 @@ from ..core.time import Duration
 KIND_NONE, KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_STRING, KIND_BOOL = range(7)
 
 
-def identity_key(t: Term) -> tuple:
-    """The key under which two terms are the same term (literals by typed value, not lexical form)."""
+def identity_key(t: Term) -> tuple | int:
+    """The key under which two terms are the same term (literals by typed value, not lexical form).
+    An integer literal's key is the int itself (no other key is an int: the rest are tuples), so the
+    fused small-delta loop (:mod:`.rowloop`) finds a computed integer's id with one dict lookup."""
     if isinstance(t, IRI):
         return ("I", t.value)
     v = t.value
+    if type(v) is int:
+        return v
     # type name keeps True apart from 1 and 1 apart from 1.0 (Python hashes them equal).
     return ("L", type(v).__name__, v, t.lang or "")
 
@@ -196,14 +200,14 @@ class TermDictionary:
         uniq, inv = np.unique(values, return_inverse=True)
         out = np.empty(len(uniq), dtype=np.int64)
         for k, v in enumerate(uniq.tolist()):
-            i = known.get(("L", "int", v, ""))  # identity_key of Literal.of(v), without building it
+            i = known.get(v)  # identity_key of Literal.of(v), without building it
             out[k] = i if i is not None else self.intern(Literal.of(v))
         return out[inv.reshape(-1)]
 
     def intern_int_lazy(self, v: int) -> int:
         """:meth:`intern_int` that defers building the Literal of a new ``v`` (|v| < 2**62) to the
         first :meth:`term` of its id: same id, same value columns."""
-        key = ("L", "int", v, "")
+        key = v  # identity_key of Literal.of(v)
         i = self._ids.get(key)
         if i is None:
             if not -_INT_FAST < v < _INT_FAST:
@@ -215,19 +219,25 @@ class TermDictionary:
             self._lazy_pending.append(i)
         return i
 
+    def lazy_int_parts(self) -> dict:
+        """What code minting integers inline needs (the fused loop's generated code, :mod:`.rowloop`):
+        ``IDS`` (key -> id; an integer is its own key), ``LAZY`` (id -> value) and ``LPEND`` (ids whose
+        value columns are unwritten).  A new ``v`` with |v| < 2**62 then gets the id ``_bound`` (which
+        moves up by one) and ``IDS[v] = i; LAZY[i] = v; LPEND.append(i)``: :meth:`intern_int_lazy`."""
+        return {"IDS": self._ids, "LAZY": self._lazy, "LPEND": self._lazy_pending}
+
     def lazy_int_minter(self, cache: dict[int, int]):
-        """A function ``v -> id`` doing :meth:`intern_int_lazy` (one call, no method lookup: the
-        fused small-delta loop mints an integer per step) that also records ``cache[id] = v``."""
+        """A function ``v -> id`` doing :meth:`intern_int_lazy` (one call, no method lookup: the row
+        path mints an integer per step) that also records ``cache[id] = v`` for |v| < 2**62."""
         ids, lazy, pending, fast = self._ids, self._lazy, self._lazy_pending, _INT_FAST
 
         def mint(v: int) -> int:
             if not -fast < v < fast:
                 return self.intern_int(v)
-            key = ("L", "int", v, "")
-            i = ids.get(key)
+            i = ids.get(v)  # v is its own identity_key
             if i is None:
                 i = self._bound
-                ids[key] = i
+                ids[v] = i
                 self._bound = i + 1
                 lazy[i] = v
                 pending.append(i)
@@ -238,7 +248,7 @@ class TermDictionary:
 
     def intern_int(self, v: int) -> int:
         """The id of the integer literal ``v`` (interned if new), without building the literal when known."""
-        key = ("L", "int", v, "")  # identity_key of Literal.of(v), known without parsing it back
+        key = v  # identity_key of Literal.of(v), known without parsing it back
         i = self._ids.get(key)
         if i is None:
             i = self._bound

@@ -22,6 +22,7 @@ is every iteration whose delta grows past :data:`~.rowwise.THRESHOLD` rows.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 
 import numpy as np
 
@@ -91,14 +92,17 @@ class _Store:
     columns, and for the stratum's own relations the dedup set and, per row added since the last
     hand-back, its rule and proof number."""
 
-    __slots__ = ("rel", "mirror", "indexes", "seen", "start", "rules", "proofs")
+    __slots__ = ("rel", "mirror", "indexes", "seen", "scalar", "start", "rules", "proofs")
 
     def __init__(self, rel, own: bool):
-        self.rel, self.mirror, self.indexes = rel, _rowwise._Mirror(rel).sync(rel), {}
-        m = self.mirror
+        m = _rowwise._Mirror(rel)
+        m.vf = m.vt = None  # every row holds always (the loop runs timeless evaluations only)
+        self.rel, self.mirror, self.indexes = rel, m.sync(rel), {}
         self.seen = None
+        # a one-column relation's dedup set holds the ids themselves (no tuple per row): see `dedup`
+        self.scalar = rel.arity == 1
         if own:
-            self.seen = set(zip(*m.cols)) if rel.arity else ({()} if m.n else set())
+            self.seen = set(m.cols[0]) if self.scalar else set(zip(*m.cols)) if rel.arity else ({()} if m.n else set())
         self.start, self.rules, self.proofs = m.n, [], []
 
     def catch_up(self) -> None:
@@ -109,7 +113,8 @@ class _Store:
         if m.n > lo:
             self.grew(lo, m.n)
             if self.seen is not None:
-                self.seen.update(zip(*[c[lo:] for c in m.cols]) if self.rel.arity else [()])
+                self.seen.update(m.cols[0][lo:] if self.scalar else zip(*[c[lo:] for c in m.cols])
+                                 if self.rel.arity else [()])
         self.start = m.n
 
     def index(self, cols: tuple[int, ...]) -> dict:
@@ -220,57 +225,134 @@ class FusedLoop:
 
     def _loop(self, order, variants):
         """The iteration loop itself as generated code, for the usual case (no proofs, no
-        ``max_derived``, every variant's plan fixed): :meth:`run`'s loop with the variants' calls
-        and the store step unrolled (same order, same checks)."""
+        ``max_derived``, every variant's plan fixed): :meth:`run`'s loop with the variants inlined,
+        each relation's row ranges in locals, and each candidate stored where it is made (the dedup
+        set first-come in variant order: the store step's order) instead of collected and stored
+        after the iteration; an iteration handed back (:class:`_Over`) takes its rows out again."""
         key = tuple(id(v[6]) for v in variants)
         got = self._code.get("loop")
         if got is not None and got[0] == key:
             return got[1]
         ev = self.ev
-        ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over, "EV": ev,
-              "COUNTS": ev.rule_counts, "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT,
-              "MAX_DEPTH": LimitHit.MAX_DEPTH, "THRESHOLD": _rowwise.THRESHOLD, "FLUSH_ROWS": FLUSH_ROWS}
-        lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0", "    try:",
-                 "      while True:",
-                 # the clock every 32 iterations (a few microseconds each: far inside 10% of any deadline)
-                 "        if not (iteration - start) & 31 and EXPIRED():", "            HIT(TIMEOUT)",
-                 "            return 'stop', iteration"]
+        timed = ev.deadline.remaining() is not None
+        ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over,
+              "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT, "MAX_DEPTH": LimitHit.MAX_DEPTH,
+              "THRESHOLD": _rowwise.THRESHOLD, "FLUSH_ROWS": FLUSH_ROWS, "TAKE_BACK": self._take_back,
+              "TALLY": self._tally, "ORDER": order}
+        place = {rk: p for p, rk in enumerate(order)}
+        writers = [{v[0] for v in variants if v[7] == p} for p in range(len(order))]
+        # a relation one rule writes: its rows' rule numbers are filled in when the loop returns
+        ns["FILL"] = fill = tuple(next(iter(w)) if len(w) == 1 else None for w in writers)
+        lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0"]
+        for p, rk in enumerate(order):
+            ns[f"LR{p}"] = rk
+            lines.append(f"    lo_{p}, hi_{p} = delta[LR{p}]")
+            lines.append(f"    oe_{p} = old_end[LR{p}]")
+        lines.append("    n0 = (" + "".join(f"hi_{p}, " for p in range(len(order))) + ")")
+        lines += ["    try:", "      while True:"]
+        if timed:  # the clock every 32 iterations (a few microseconds each: far inside 10% of any deadline)
+            lines += ["        if not (iteration - start) & 31 and EXPIRED():", "            HIT(TIMEOUT)",
+                      "            return 'stop', iteration"]
         if ev.limits.max_depth is not None:
             lines += ["        if iteration >= MAXD:", "            HIT(MAX_DEPTH)", "            return 'stop', iteration"]
-        for p in range(len(order)):
-            lines.append(f"        out{p} = []")
         lines += ["        try:", "            pass"]
-        for v, (_, _, _, rk_k, _, _, fn, at) in enumerate(variants):
-            ns[f"LK{v}"] = rk_k
+        pad = "            "
+        for ri, _, _, rk_k, _, _, fn, at in variants:
             ns.update(fn.ns)  # the variant's names are unique per variant (_Compiler's tag)
-            lines += [f"            lo, hi = delta[LK{v}]", "            if lo < hi:"]
-            lines += ["            " + ln.replace("out.append(", f"out{at}.append(") for ln in fn.lines]
-        lines += ["        except _Over:", "            return 'back', iteration", "        iteration += 1",
-                  "        grew = 0"]
+            k = place[rk_k]
+            lines.append(f"            if lo_{k} < hi_{k}:")
+            if fn.counted:
+                lines.append(pad + "    W = 0")
+            for label, rk, which in fn.ranges:
+                if rk is None:
+                    lines.append(pad + f"    lo{label}, hi{label} = 0, {which}.n")
+                else:
+                    j = place[rk]
+                    rng = {"delta": f"lo_{j}, hi_{j}", "upto": f"0, hi_{j}", "old": f"0, oe_{j}"}[which]
+                    lines.append(pad + f"    lo{label}, hi{label} = {rng}")
+            at_line, depth, head, dep = fn.emit
+            for i, ln in enumerate(fn.body):
+                if i != at_line:
+                    lines.append(pad + ln)
+                    continue
+                ind = pad + "    " * depth
+                st = self.stores[order[at]]
+                ns[f"LS{at}"], ns[f"LDEP{at}"], ns[f"LRUL{at}"] = st.seen, st.mirror.depth, st.rules
+                if st.scalar:
+                    key = head[0]
+                else:
+                    key = "key"
+                    lines.append(ind + "key = (" + "".join(h + ", " for h in head) + ")")
+                lines.append(ind + f"if {key} not in LS{at}:")
+                lines.append(ind + f"    LS{at}.add({key})")
+                for c, h in enumerate(head):
+                    ns[f"LC{at}_{c}"] = st.mirror.cols[c]
+                    lines.append(ind + f"    LC{at}_{c}.append({h})")
+                lines.append(ind + f"    LDEP{at}.append({dep})")
+                if fill[at] is None:
+                    lines.append(ind + f"    LRUL{at}.append({ri})")
+        lines += ["        except _Over:", "            TAKE_BACK(ORDER)", "            return 'back', iteration",
+                  "        iteration += 1", "        grew = 0"]
         for p, rk in enumerate(order):
             st = self.stores[rk]
-            ns[f"LR{p}"], ns[f"LS{p}"], ns[f"LM{p}"], ns[f"LST{p}"] = rk, st.seen, st.mirror, st
-            ns[f"LDEP{p}"], ns[f"LRUL{p}"] = st.mirror.depth, st.rules
-            cols = []
-            for c, col in enumerate(st.mirror.cols):
-                ns[f"LC{p}_{c}"] = col
-                cols.append(f"LC{p}_{c}.append(key[{c}])")
-            lines += [f"        before = n = LM{p}.n",
-                      f"        for key, dep, ri, _ in out{p}:",
-                      f"            if key in LS{p}: continue",
-                      f"            LS{p}.add(key)"]
-            lines += ["            " + c for c in cols]
-            lines += [f"            LDEP{p}.append(dep)", f"            LRUL{p}.append(ri)", "            COUNTS[ri] += 1",
-                      "            n += 1",
-                      "        if n > before:", f"            LM{p}.n = n", "            derived += n - before",
-                      f"            if LST{p}.indexes: LST{p}.grew(before, n)",
-                      f"        old_end[LR{p}] = before", f"        delta[LR{p}] = (before, n)", "        grew += n - before"]
+            ns[f"LM{p}"], ns[f"LST{p}"], ns[f"LDEP{p}"] = st.mirror, st, st.mirror.depth
+            lines += [f"        n = len(LDEP{p})",
+                      f"        if n > hi_{p}:",
+                      f"            LM{p}.n = n"]
+            if st.indexes:  # (the variants are compiled: no index is made after this)
+                lines.append(f"            LST{p}.grew(hi_{p}, n)")
+            lines += [f"            grew += n - hi_{p}",
+                      f"        oe_{p} = lo_{p} = hi_{p}",
+                      f"        hi_{p} = n"]
         lines += ["        if not grew:", "            return 'done', iteration",
-                  "        if grew > THRESHOLD or derived >= FLUSH_ROWS:", "            return 'more', iteration",
-                  "    finally:", "        EV.iterations += iteration - start", "        EV.derived += derived"]
+                  "        if grew > THRESHOLD:", "            return 'more', iteration"]
+        if timed:  # hand the rows over now and then: storing them all at a deadline would overrun it
+            lines += ["        derived += grew", "        if derived >= FLUSH_ROWS:", "            return 'more', iteration"]
+        lines += ["    finally:"]
+        for p in range(len(order)):
+            lines += [f"        delta[LR{p}] = (lo_{p}, hi_{p})", f"        old_end[LR{p}] = oe_{p}"]
+        lines += ["        TALLY(ORDER, n0, iteration - start, FILL)"]
         exec(_compile("\n".join(lines) + "\n", "<fused loop>"), ns)  # noqa: S102 - our generated loop
         self._code["loop"] = (key, ns["loop"])
         return ns["loop"]
+
+    def _take_back(self, order) -> None:
+        """Take the rows an iteration stored before it was handed back (:class:`_Over`) out again:
+        every relation back to its size at the iteration's start (its mirror's ``n``)."""
+        for rk in order:
+            st = self.stores[rk]
+            m = st.mirror
+            n = m.n
+            if len(m.depth) > n:
+                if st.scalar:
+                    st.seen.difference_update(m.cols[0][n:])
+                elif self.ev.relation(rk).arity:
+                    st.seen.difference_update(zip(*[c[n:] for c in m.cols]))
+                elif not n:
+                    st.seen.clear()
+                for c in m.cols:
+                    del c[n:]
+                del m.depth[n:]
+                del st.rules[n - st.start:]
+
+    def _tally(self, order, n0, iterations: int, fill) -> None:
+        """The statistics of a generated loop's run: iterations, rows derived, rows per rule (and
+        the rule numbers of the rows of a relation one rule writes, ``fill``)."""
+        ev = self.ev
+        ev.iterations += iterations
+        counts = ev.rule_counts
+        for rk, lo, ri in zip(order, n0, fill):
+            st = self.stores[rk]
+            hi = st.mirror.n
+            if hi > lo:
+                ev.derived += hi - lo
+                if ri is not None:
+                    del st.rules[lo - st.start:]  # (rows an exception left half stored)
+                    st.rules.extend([ri] * (hi - lo))
+                    counts[ri] += hi - lo
+                    continue
+                for r, c in Counter(st.rules[lo - st.start:hi - st.start]).items():
+                    counts[r] += c
 
     def _discard(self, undo) -> None:
         """Forget the rows added since the last flush (their lists may be half written)."""
@@ -290,11 +372,13 @@ class FusedLoop:
         """Store one relation's candidates of an iteration: the first of equal keys, cut at max_derived."""
         ev = self.ev
         seen = st.seen
+        one = st.scalar  # the set holds key[0]
         if len(cands) == 1 and not ev.record and ev.limits.max_derived is None:  # the usual step
             key, depth, ri, _ = cands[0]
-            if key in seen:
+            k = key[0] if one else key
+            if k in seen:
                 return
-            seen.add(key)
+            seen.add(k)
             m = st.mirror
             for col, v in zip(m.cols, key):
                 col.append(v)
@@ -306,14 +390,10 @@ class FusedLoop:
             if st.indexes:
                 st.grew(m.n - 1, m.n)
             return
-        if len(cands) == 1:
-            kept = cands if cands[0][0] not in seen else ()
-            if kept:
-                seen.add(cands[0][0])
         else:
             kept = []
             for c in cands:
-                key = c[0]
+                key = c[0][0] if one else c[0]
                 if key not in seen:
                     seen.add(key)
                     kept.append(c)
@@ -323,7 +403,7 @@ class FusedLoop:
             room = max(ev.limits.max_derived - ev.derived, 0)
             if len(kept) > room:
                 for c in kept[room:]:
-                    seen.discard(c[0])
+                    seen.discard(c[0][0] if one else c[0])
                 del kept[room:]
                 ev._hit(LimitHit.MAX_DERIVED)
                 if not kept:
@@ -381,18 +461,18 @@ class FusedLoop:
             if rk in ev.stale_keys:
                 ev.rekey_stale(rk, rel)
             n = m.n - start
-            cols = [np.array(c[start:], dtype=np.int64) for c in m.cols]
+            cols = [_int64(c, start, n) for c in m.cols]
             vf, vt = np.full(n, MIN_T, np.int64), np.full(n, MAX_T, np.int64)
             rel.claim_new(ev._key_cols(cols, vf, vt), ev.key_widths(rel.arity))
-            meta = {"valid_from": vf, "valid_to": vt, "depth": np.array(m.depth[start:], dtype=np.int64),
-                    "rule": np.array(st.rules, dtype=np.int64)}
+            rules = st.rules
+            rules = (np.full(n, rules[0], np.int64) if rules.count(rules[0]) == n  # one rule wrote them all
+                     else np.array(rules, dtype=np.int64))
+            meta = {"valid_from": vf, "valid_to": vt, "depth": _int64(m.depth, start, n), "rule": rules}
             if ev.record:
                 meta["prod"] = np.array(m.prod[start:], dtype=np.float64)
                 meta["plen"] = np.array(m.plen[start:], dtype=np.int64)
                 meta["proof"] = np.array(st.proofs, dtype=np.int64)
             rel.append(cols, **meta)
-            m.vf.extend([MIN_T] * n)  # the mirror stays a mirror (rowwise reads its validity)
-            m.vt.extend([MAX_T] * n)
             st.start = m.n
             st.rules.clear()  # in place: compiled loops append to these lists
             st.proofs.clear()
@@ -429,6 +509,11 @@ class FusedLoop:
         return fn
 
 
+def _int64(values: list, start: int, n: int) -> np.ndarray:
+    """``values[start:start + n]`` as int64 (np.fromiter: a little faster than np.array on a list)."""
+    return np.fromiter(values if start == 0 and len(values) == n else values[start:start + n], np.int64, n)
+
+
 _PY_OP = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ONCE = (0,)
 
@@ -442,7 +527,7 @@ class _Compiler:
         self.ev = loop.ev
         self.ns: dict = {"ONE": _ONCE, "_Over": _Over, "LIM": MAX_BINDINGS, "bisect_left": bisect_left,
                          "INTS": loop.rw._ints, "IVAL": loop.rw._int,
-                         "MINT": loop.terms.lazy_int_minter(loop.rw._ints),
+                         "TD": loop.terms, **loop.terms.lazy_int_parts(),
                          "EVAL": loop.rw._eval, "CMPG": loop.rw._compare}
         self.lines: list[str] = []
         self.vars: dict[str, str] = {}
@@ -462,24 +547,39 @@ class _Compiler:
     def build(self):
         ev, rule = self.ev, self.rule
         record = ev.record
-        self.emit(1, "W = 0")
         atoms = positive_atoms(rule.body)
         labels = sorted({s.label for s in self.steps if s.kind == "atom"})
+        # bindings are counted against MAX_BINDINGS unless one atom is all there is: its rows are
+        # the delta's, at most THRESHOLD at the start of every iteration the loop runs
+        self.counted = len(labels) > 1 or _rowwise.THRESHOLD > MAX_BINDINGS
+        if self.counted:
+            self.emit(1, "W = 0")
         stores = {}
+        ranges = []  # (label, own relation or None, which rows): the fused loop reads them from its locals
         for label in labels:
             a = atoms[label]
             st = stores[label] = self.loop.store((a.predicate, a.negated), a.arity)
             rk = self.rec.get(label)
             if rk is None:  # a relation of an earlier stratum: all its rows
-                self.emit(1, f"lo{label}, hi{label} = 0, {self._name('M', st.mirror)}.n")
+                m = self._name('M', st.mirror)
+                ranges.append((label, None, m))
+                self.emit(1, f"lo{label}, hi{label} = 0, {m}.n")
             elif label == self.k:  # the delta atom: last iteration's rows
+                ranges.append((label, rk, "delta"))
                 self.emit(1, f"lo{label}, hi{label} = delta[{self._name('K', rk)}]")
             elif label < self.k:  # atoms before it: every row up to last iteration's
+                ranges.append((label, rk, "upto"))
                 self.emit(1, f"lo{label}, hi{label} = 0, delta[{self._name('K', rk)}][1]")
             else:  # atoms after it: the rows before last iteration's
+                ranges.append((label, rk, "old"))
                 self.emit(1, f"lo{label}, hi{label} = 0, old_end[{self._name('K', rk)}]")
-        self.emit(1, "for _once in ONE:")
-        d = 2
+        body = len(self.lines)
+        first = self.steps[0] if self.steps else None
+        if first is not None and first.kind == "atom" and not any(isinstance(t, Const) for t in first.item.args):
+            d = 1  # the first step is a loop over rows: every `continue` is inside it
+        else:
+            self.emit(1, "for _once in ONE:")  # a loop for the `continue`s of steps before any atom
+            d = 2
         dep, prod, plen = "0", "1.0", "0"
         prem: dict[int, str] = {}
         semi: list[int] = []
@@ -502,8 +602,7 @@ class _Compiler:
                 if name in self.vars:
                     self.emit(d, f"if {t} != {self.vars[name]}: continue")
                 else:
-                    self.emit(d, f"if {t} < 0: continue")
-                    self.vars[name] = t
+                    self.vars[name] = t  # (an undefined value, id -1, has been cut by _expr's lines)
             elif kind == "key":
                 pass  # the atom joins unkeyed; the plan's later `target = expr` filters (same rows)
             else:
@@ -522,6 +621,7 @@ class _Compiler:
             valst = "(" + "".join(self.vars[n] + ", " for n in names) + ")"
             self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, ({premt}, {valst}, {prod}, {plen}, {nm})))")
         else:
+            emit = (len(self.lines) - body, d, head, f"{dep} + 1")
             self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, None))")
         for level in reversed(semi):
             self.emit(level, "break")
@@ -530,6 +630,10 @@ class _Compiler:
         fn = self.ns["fn"]
         fn.head = (rule.head.predicate, rule.head.negated)
         fn.source, fn.lines, fn.ns = src, self.lines, {k: v for k, v in self.ns.items() if k not in ("__builtins__", "fn")}
+        # for the generated iteration loop (FusedLoop._loop): the row ranges, the lines after them and
+        # where in those the candidate is emitted (line, depth, head ids, depth of the new row)
+        fn.ranges, fn.body, fn.emit = ranges, self.lines[body:], None if record else emit
+        fn.counted = self.counted
         return fn
 
     def _atom(self, d, label, atom, st, dep, prod, plen, record):
@@ -560,8 +664,9 @@ class _Compiler:
         for p, q in repeats:
             cp, cq = self._name("C", m.cols[p]), self._name("C", m.cols[q])
             self.emit(d, f"if {cp}[{r}] != {cq}[{r}]: continue")
-        self.emit(d, "W += 1")
-        self.emit(d, "if W > LIM: raise _Over")
+        if self.counted:
+            self.emit(d, "W += 1")
+            self.emit(d, "if W > LIM: raise _Over")
         for name, p in fresh.items():
             v = self._name("v")
             self.emit(d, f"{v} = {self._name('C', m.cols[p])}[{r}]")
@@ -635,7 +740,8 @@ class _Compiler:
         self.emit(d, f"if not CMPG({op!r}, {self._name('E', left)}, {self._name('E', right)}, {env}): continue")
 
     def _expr(self, d, e) -> str:
-        """Lines computing an expression's id (-1 where undefined) into a fresh local; its name."""
+        """Lines computing an expression's id into a fresh local (the binding is cut where it is
+        undefined: EVAL gives -1); its name."""
         t = self._name("t")
         if isinstance(e, Var):
             return self.vars[e.name]
@@ -649,11 +755,20 @@ class _Compiler:
             if a is not None and b is not None:
                 conds = [f"{x} is not None and -{_SMALL} < {x} < {_SMALL}" for x in (a, b) if x.isidentifier()]
                 self.emit(d, f"if {' and '.join(conds)}:")
-                self.emit(d + 1, f"{t} = MINT({a} {e.op} {b})")
+                # the id of a computed integer inline (|v| < 2**62: kept lazily, see lazy_int_minter)
+                v = self._name("w")
+                self.emit(d + 1, f"{v} = {a} {e.op} {b}")
+                self.emit(d + 1, f"{t} = IDS.get({v})")
+                self.emit(d + 1, f"if {t} is None:")
+                self.emit(d + 2, f"{t} = TD._bound")
+                self.emit(d + 2, f"TD._bound = {t} + 1")
+                self.emit(d + 2, f"IDS[{v}] = {t}; LAZY[{t}] = {v}; LPEND.append({t}); INTS[{t}] = {v}")
                 self.emit(d, "else:")
                 self.emit(d + 1, f"{t} = EVAL({self._name('E', e)}, {self._env(e)})")
+                self.emit(d + 1, f"if {t} < 0: continue")  # undefined (division by zero, a type error)
                 return t
         self.emit(d, f"{t} = EVAL({self._name('E', e)}, {self._env(e)})")
+        self.emit(d, f"if {t} < 0: continue")
         return t
 
 
