@@ -12,6 +12,7 @@ different kinds are incomparable: comparing them is false, never an error.
 from __future__ import annotations
 
 from decimal import Decimal
+from itertools import islice
 
 import numpy as np
 
@@ -71,7 +72,7 @@ class TermDictionary:
     """
 
     __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const", "_seeded",
-                 "_lazy", "_lazy_pending")
+                 "_lazy", "_lazy_written", "_lazy_built")
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
@@ -86,11 +87,14 @@ class TermDictionary:
         self._seeded: set[int] = set()  # ids a caller chose (:meth:`seed`); every other id was minted here
         # Integers minted by :meth:`intern_int_lazy`: id -> value, the Literal built on first :meth:`term`
         # (a 100k-step recursion mints 100k integers; building each Literal costs more than the step).
+        # Entries stay (the fused loop reads values here) and arrive in id order, so the ones whose value
+        # columns are unwritten are the last ``len(_lazy) - _lazy_written``; ``_lazy_built`` have a Literal.
         self._lazy: dict[int, int] = {}
-        self._lazy_pending: list[int] = []
+        self._lazy_written = 0
+        self._lazy_built = 0
 
     def __len__(self) -> int:
-        return len(self._terms) + len(self._lazy)
+        return len(self._terms) + len(self._lazy) - self._lazy_built
 
     @property
     def id_bound(self) -> int:
@@ -159,8 +163,11 @@ class TermDictionary:
         """The term with id ``term_id``."""
         term_id = int(term_id)
         t = self._terms.get(term_id)
-        if t is None and term_id in self._lazy:
-            t = self._terms[term_id] = Literal.of(self._lazy.pop(term_id))
+        if t is None:
+            v = self._lazy.get(term_id)
+            if v is not None:
+                t = self._terms[term_id] = Literal.of(v)
+                self._lazy_built += 1
         if t is None:
             raise KeyError(term_id)
         return t
@@ -179,12 +186,13 @@ class TermDictionary:
             v = self._terms[i].value  # type: ignore[union-attr]
             self._isint[i] = isinstance(v, int) and not isinstance(v, bool) and -_INT_FAST < v < _INT_FAST
         self._pending.clear()
-        if self._lazy_pending:  # lazy integers: all exact (intern_int_lazy takes only those), in bulk
-            ids = np.array(self._lazy_pending, dtype=np.int64)
-            vals = np.array([self._lazy[i] if i in self._lazy else self._terms[i].value  # type: ignore[union-attr]
-                             for i in self._lazy_pending], dtype=np.int64)
+        k = len(self._lazy) - self._lazy_written
+        if k:  # lazy integers: all exact (intern_int_lazy takes only those), in bulk; the newest k
+            new = list(islice(reversed(self._lazy.items()), k))
+            ids = np.fromiter((i for i, _ in new), np.int64, k)
+            vals = np.fromiter((v for _, v in new), np.int64, k)
             self._kind[ids], self._num[ids], self._ms[ids], self._isint[ids] = KIND_NUMBER, vals, vals, True
-            self._lazy_pending.clear()
+            self._lazy_written = len(self._lazy)
         return self._kind, self._num, self._ms
 
     def integers(self) -> tuple[np.ndarray, np.ndarray]:
@@ -216,20 +224,19 @@ class TermDictionary:
             self._ids[key] = i
             self._bound = i + 1
             self._lazy[i] = v
-            self._lazy_pending.append(i)
         return i
 
     def lazy_int_parts(self) -> dict:
         """What code minting integers inline needs (the fused loop's generated code, :mod:`.rowloop`):
-        ``IDS`` (key -> id; an integer is its own key), ``LAZY`` (id -> value) and ``LPEND`` (ids whose
-        value columns are unwritten).  A new ``v`` with |v| < 2**62 then gets the id ``_bound`` (which
-        moves up by one) and ``IDS[v] = i; LAZY[i] = v; LPEND.append(i)``: :meth:`intern_int_lazy`."""
-        return {"IDS": self._ids, "LAZY": self._lazy, "LPEND": self._lazy_pending}
+        ``IDS`` (key -> id; an integer is its own key) and ``LAZY`` (id -> value of the integers minted
+        lazily, which code may also read).  A new ``v`` with |v| < 2**62 then gets the id ``_bound``
+        (which moves up by one) and ``IDS[v] = i; LAZY[i] = v``: :meth:`intern_int_lazy`."""
+        return {"IDS": self._ids, "LAZY": self._lazy}
 
     def lazy_int_minter(self, cache: dict[int, int]):
         """A function ``v -> id`` doing :meth:`intern_int_lazy` (one call, no method lookup: the row
         path mints an integer per step) that also records ``cache[id] = v`` for |v| < 2**62."""
-        ids, lazy, pending, fast = self._ids, self._lazy, self._lazy_pending, _INT_FAST
+        ids, lazy, fast = self._ids, self._lazy, _INT_FAST
 
         def mint(v: int) -> int:
             if not -fast < v < fast:
@@ -240,7 +247,6 @@ class TermDictionary:
                 ids[v] = i
                 self._bound = i + 1
                 lazy[i] = v
-                pending.append(i)
             cache[i] = v
             return i
 

@@ -714,8 +714,11 @@ class _Compiler:
             if a is not None:
                 return a
             a = self.ivals[e.name] = self._name("a")
-            self.emit(d, f"{a} = INTS.get({self.vars[e.name]})")
-            self.emit(d, f"if {a} is None: {a} = IVAL({self.vars[e.name]})")
+            x = self.vars[e.name]
+            self.emit(d, f"{a} = LAZY.get({x})")  # minted here (a long recursion's values), else known
+            self.emit(d, f"if {a} is None:")
+            self.emit(d + 1, f"{a} = INTS.get({x})")
+            self.emit(d + 1, f"if {a} is None: {a} = IVAL({x})")
             return a
         c = int_const(e)
         if c is not None and abs(c) < _SMALL:
@@ -762,7 +765,7 @@ class _Compiler:
                 self.emit(d + 1, f"if {t} is None:")
                 self.emit(d + 2, f"{t} = TD._bound")
                 self.emit(d + 2, f"TD._bound = {t} + 1")
-                self.emit(d + 2, f"IDS[{v}] = {t}; LAZY[{t}] = {v}; LPEND.append({t}); INTS[{t}] = {v}")
+                self.emit(d + 2, f"IDS[{v}] = {t}; LAZY[{t}] = {v}")
                 self.emit(d, "else:")
                 self.emit(d + 1, f"{t} = EVAL({self._name('E', e)}, {self._env(e)})")
                 self.emit(d + 1, f"if {t} < 0: continue")  # undefined (division by zero, a type error)
