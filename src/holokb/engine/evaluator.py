@@ -291,9 +291,10 @@ class Evaluation(BodySolver):
         a, b, base = pairs  # base: the pair is an edge (the base rule derives it)
         path = self.relation(pk, 2)
         n = len(a)
-        rule = np.where(base, bi, si).astype(np.int64)
+        small = np.int16 if max(bi, si) < 2**15 else np.int64  # the stored columns' types: no narrowing pass
+        rule = np.where(base, small(bi), small(si))
         path.append([a, b], valid_from=np.full(n, vf[0]), valid_to=np.full(n, vt[0]),
-                    depth=np.full(n, -1, np.int64), rule=rule)
+                    depth=np.full(n, -1, np.int32), rule=rule)
         self.stale_keys.add(pk)
         self.derived += n
         self.rule_counts[bi] += int(base.sum())
