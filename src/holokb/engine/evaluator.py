@@ -293,8 +293,9 @@ class Evaluation(BodySolver):
         n = len(a)
         small = np.int16 if max(bi, si) < 2**15 else np.int64  # the stored columns' types: no narrowing pass
         rule = np.where(base, small(bi), small(si))
-        path.append([a, b], valid_from=np.full(n, vf[0]), valid_to=np.full(n, vt[0]),
-                    depth=np.full(n, -1, np.int32), rule=rule)
+        # the constant columns as stride-0 views: the relation copies them once, into its own buffers
+        path.append([a, b], valid_from=np.broadcast_to(vf[:1], n), valid_to=np.broadcast_to(vt[:1], n),
+                    depth=np.broadcast_to(np.int32(-1), n), rule=rule)
         self.stale_keys.add(pk)
         self.derived += n
         self.rule_counts[bi] += int(base.sum())
