@@ -138,6 +138,7 @@ def test_small_inputs_stay_on_numpy(monkeypatch):
     monkeypatch.setattr(kernels, "load", lambda: calls.append(1))
     monkeypatch.setattr(kernels, "_kernels", None)
     monkeypatch.setattr(kernels, "_work", 0)
+    monkeypatch.setattr(kernels, "_loader", None)
     monkeypatch.setattr(kernels, "LOAD_AFTER", 2 * kernels.MIN_N)
     s = KeySet()
     s.add_new(np.arange(kernels.MIN_N - 1, dtype=np.int64))
@@ -145,6 +146,7 @@ def test_small_inputs_stay_on_numpy(monkeypatch):
     s.add_new(np.arange(2 * kernels.MIN_N, dtype=np.int64))
     assert calls == []
     s.contains(np.arange(kernels.MIN_N, dtype=np.int64))
+    kernels._loader.join(30)  # the load runs beside the caller (see the background tests below)
     assert calls == [1]
 
 
@@ -194,3 +196,56 @@ def test_load_falls_back_to_no_cache_then_to_numpy(monkeypatch):
     monkeypatch.setattr(kernels, "_build", broken)
     assert kernels.load() is None and kernels.get(10**9) is None
     assert isinstance(kernels.load_error, ImportError)
+
+
+def _slow_loader(monkeypatch, compiled):
+    """Stand-in for numba's load: blocks until released, then hands back the compiled kernels."""
+    release = __import__("threading").Event()
+
+    def build(cache):
+        release.wait(30)
+        return compiled
+    monkeypatch.setattr(kernels, "_kernels", None)
+    monkeypatch.setattr(kernels, "_loader", None)
+    monkeypatch.setattr(kernels, "_work", 0)
+    monkeypatch.setattr(kernels, "MIN_N", 10)
+    monkeypatch.setattr(kernels, "LOAD_AFTER", 100)
+    monkeypatch.setattr(kernels, "BACKGROUND", True)
+    monkeypatch.setattr(kernels, "_build", build)
+    monkeypatch.setattr(kernels, "_warm", lambda k: k)
+    return release
+
+
+def test_past_the_threshold_the_load_runs_beside_the_caller(monkeypatch):
+    """Crossing LOAD_AFTER starts the load in a thread; the caller stays on numpy (None) until
+    the kernels are ready, so no evaluation pays the load (seconds) inside its deadline."""
+    compiled = kernels.load()
+    release = _slow_loader(monkeypatch, compiled)
+    assert kernels.get(50) is None and kernels._loader is None  # below the threshold: no load
+    assert kernels.get(60) is None and kernels._loader is None  # reaches it: counted, numpy
+    assert kernels.get(60) is None  # past it: the loader starts, the caller goes on
+    loader = kernels._loader
+    assert loader is not None and loader.is_alive()
+    assert kernels.get(10**6) is None and kernels._loader is loader  # one loader, still numpy
+    release.set()
+    loader.join(30)
+    assert kernels.get(10**6) is compiled
+    assert kernels.get(5) is None  # small inputs stay on numpy either way
+
+
+def test_a_child_forked_during_the_load_keeps_numpy(monkeypatch):
+    import multiprocessing as mp
+    compiled = kernels.load()
+    release = _slow_loader(monkeypatch, compiled)
+    assert kernels.get(200) is None and kernels.get(200) is None and kernels._loader.is_alive()
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        in_child = pool.apply(_child_state)
+    release.set()
+    kernels._loader.join(30)
+    assert in_child == (False, None, None)
+    assert kernels.get(10**6) is compiled
+
+
+def _child_state():
+    return kernels._kernels, kernels._loader, kernels.get(10**6)

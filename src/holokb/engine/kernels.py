@@ -17,6 +17,7 @@ hashing on the high bits, ``-1`` an empty slot, ``-2`` a released key (occupied 
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 
@@ -30,38 +31,67 @@ MIN_N = 50_000
 #: after ~20M inputs.  Measured cold, RDFS 100k: 2.5-3.0 s CPU with an early load vs 1.65-1.96
 #: s on numpy; so a closure of that size stays on numpy and RDFS 1M loads after its first steps.
 LOAD_AFTER = 20_000_000
+#: Switch: past LOAD_AFTER, load in a background thread while the caller stays on numpy, so no
+#: single evaluation pays the load inside its deadline (a cached load is ~2 s CPU, a first
+#: compile ~5 s: a server's request or a budgeted closure would overrun by that much).
+BACKGROUND = True
 _work = 0
 
 _MULT = 0x9E3779B97F4A7C15
 _kernels = None  # the compiled kernels, False when loading failed
 load_error: Exception | None = None  # why, for a diagnosis
+_lock = threading.Lock()
+_loader: threading.Thread | None = None
 
 
 def get(n: int):
-    """The compiled kernels when ``n`` inputs are worth them, else None."""
-    global _work
+    """The compiled kernels when ``n`` inputs are worth them and they are loaded, else None."""
+    global _work, _loader
     if not JIT or n < MIN_N:
         return None
-    if _kernels is None and _work < LOAD_AFTER:
-        _work += n
+    if _kernels is None:
+        if _work < LOAD_AFTER:
+            _work += n
+            return None
+        if not BACKGROUND:
+            return load()
+        if _loader is None:
+            _loader = threading.Thread(target=load, name="holokb-kernels", daemon=True)
+            _loader.start()
         return None
-    return load()
+    return _kernels or None
 
 
 def load():
     """Import numba and define the kernels once (None when numba is unavailable)."""
     global _kernels, load_error
-    if _kernels is None:
-        _kernels = False
-        # numba caches compiled code beside this module, or in the user's cache directory when
-        # the package is read-only; with neither writable, compile per process instead.
-        for cache in (True, False):
-            try:
-                _kernels = _warm(_build(cache))
-                break
-            except Exception as e:  # numba absent or broken: the numpy paths are complete
-                load_error = e
+    with _lock:
+        if _kernels is None:
+            built = False
+            # numba caches compiled code beside this module, or in the user's cache directory
+            # when the package is read-only; with neither writable, compile per process instead.
+            for cache in (True, False):
+                try:
+                    built = _warm(_build(cache))
+                    break
+                except Exception as e:  # numba absent or broken: the numpy paths are complete
+                    load_error = e
+            _kernels = built
     return _kernels or None
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while the loader thread runs has no such thread (and maybe numba half
+    imported under a lock nobody will release): it keeps the numpy paths."""
+    global _kernels, _loader, _lock
+    _lock = threading.Lock()
+    if _loader is not None and _kernels is None:
+        _kernels = False
+    _loader = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _warm(k: "_Kernels") -> "_Kernels":
