@@ -5,10 +5,12 @@ iteration of a counter).  When every row holds always (:attr:`~.body.BodySolver.
 stratum's delta is small, :class:`FusedLoop` instead runs *many* iterations in one go: each rule
 variant's plan (the same :meth:`~.body.BodySolver._plan`) is compiled once into a Python function of
 nested loops over the relations' Python mirrors and dict indexes, with variables as locals, integer
-arithmetic and comparisons inline, new integers interned lazily
-(:meth:`~.dictionary.TermDictionary.intern_int_lazy`), dedup in a Python set, and the rows, depths,
+arithmetic and comparisons inline, new integers minted inline and lazily
+(:meth:`~.dictionary.TermDictionary.lazy_int_parts`), dedup in a Python set, and the rows, depths,
 rule numbers, proof rows and scores kept in lists that reach the relations (numpy) once, when the
-loop hands back.  A 100k-step counter then costs a few microseconds per step.
+loop hands back.  Usually the iteration loop itself is generated too (:meth:`FusedLoop._loop`), and
+each candidate is stored where it is made.  A 100k-step counter then costs about a microsecond per
+step (1.4 with proofs).
 
 Same model as the vector path by construction: bindings in the vector order (nested loops over
 matching rows ascending give the breadth-first order; a duplicate binding only repeats candidates
@@ -16,8 +18,9 @@ that come later), candidates kept first-come per relation in the evaluator's rel
 same depth filter, ``max_derived`` cut, ``max_depth`` and deadline checks per iteration, proof
 tables numbered per rule in candidate order.  Anything else — intervals (not timeless), aggregates,
 a tight ``max_edges`` cap, a relation too large to mirror — is not for this path (:func:`eligible`);
-an iteration whose bindings pass :data:`MAX_BINDINGS` is handed back before anything is stored, as
-is every iteration whose delta grows past :data:`~.rowwise.THRESHOLD` rows.
+an iteration whose bindings pass :data:`MAX_BINDINGS` is handed back with nothing of it stored (the
+generated loop takes back what it stored), as is every iteration whose delta grows past
+:data:`~.rowwise.THRESHOLD` rows.
 """
 from __future__ import annotations
 
@@ -168,15 +171,18 @@ class FusedLoop:
             st.catch_up()
         for rk in order:
             self.store(rk, ev.relation(rk).arity)
-        self.sizes = dict(ev.proof_sizes)
+        self.sizes.clear()  # in place: compiled loops number proofs in it
+        self.sizes.update(ev.proof_sizes)
         variants = self._variants(delta, old_end)
+        for v in variants:
+            self.sizes.setdefault(v[0], 0)
         stores = [self.stores[rk] for rk in order]
         place = {rk: p for p, rk in enumerate(order)}
         variants = [v + (place[(v[1].head.predicate, v[1].head.negated)],) for v in variants]
         keep = self._keep
         undo = (ev.derived, list(ev.rule_counts), ev.iterations)
         try:
-            if not ev.record and ev.limits.max_derived is None and all(v[6] is not None for v in variants):
+            if ev.limits.max_derived is None and all(v[6] is not None for v in variants):
                 return self._loop(order, variants)(delta, old_end, iteration)
             while True:
                 if deadline.expired():
@@ -224,8 +230,8 @@ class FusedLoop:
             self.flush()
 
     def _loop(self, order, variants):
-        """The iteration loop itself as generated code, for the usual case (no proofs, no
-        ``max_derived``, every variant's plan fixed): :meth:`run`'s loop with the variants inlined,
+        """The iteration loop itself as generated code, for the usual case (no ``max_derived``,
+        every variant's plan fixed): :meth:`run`'s loop with the variants inlined,
         each relation's row ranges in locals, and each candidate stored where it is made (the dedup
         set first-come in variant order: the store step's order) instead of collected and stored
         after the iteration; an iteration handed back (:class:`_Over`) takes its rows out again."""
@@ -238,7 +244,7 @@ class FusedLoop:
         ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over,
               "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT, "MAX_DEPTH": LimitHit.MAX_DEPTH,
               "THRESHOLD": _rowwise.THRESHOLD, "FLUSH_ROWS": FLUSH_ROWS, "TAKE_BACK": self._take_back,
-              "TALLY": self._tally, "ORDER": order}
+              "TALLY": self._tally, "ORDER": order, "SZ": self.sizes}
         place = {rk: p for p, rk in enumerate(order)}
         writers = [{v[0] for v in variants if v[7] == p} for p in range(len(order))]
         # a relation one rule writes: its rows' rule numbers are filled in when the loop returns
@@ -270,7 +276,7 @@ class FusedLoop:
                     j = place[rk]
                     rng = {"delta": f"lo_{j}, hi_{j}", "upto": f"0, hi_{j}", "old": f"0, oe_{j}"}[which]
                     lines.append(pad + f"    lo{label}, hi{label} = {rng}")
-            at_line, depth, head, dep = fn.emit
+            at_line, depth, head, dep, proof = fn.emit
             for i, ln in enumerate(fn.body):
                 if i != at_line:
                     lines.append(pad + ln)
@@ -291,7 +297,23 @@ class FusedLoop:
                 lines.append(ind + f"    LDEP{at}.append({dep})")
                 if fill[at] is None:
                     lines.append(ind + f"    LRUL{at}.append({ri})")
-        lines += ["        except _Over:", "            TAKE_BACK(ORDER)", "            return 'back', iteration",
+                if proof is not None:  # _record's columns, numbered per rule in candidate order
+                    prem, vals, names, prod, plen = proof
+                    chunk = self._chunk(ri, names, len(prem))
+                    ns[f"PS{at}"], ns[f"LPROD{at}"], ns[f"LPLEN{at}"] = st.proofs, st.mirror.prod, st.mirror.plen
+                    ns[f"WT{ri}"] = ev.program.rules[ri].weight
+                    if fill[at] is None:  # (a one-rule relation's proofs are numbered on return)
+                        lines.append(ind + f"    PS{at}.append(SZ[{ri}])")
+                        lines.append(ind + f"    SZ[{ri}] += 1")
+                    for label, r in enumerate(prem):
+                        ns[f"CH{ri}_{label}"] = chunk[f"#p{label}"]
+                        lines.append(ind + f"    CH{ri}_{label}.append({r})")
+                    for j, (name, v) in enumerate(zip(names, vals)):
+                        ns[f"CV{ri}_{j}"] = chunk[name]
+                        lines.append(ind + f"    CV{ri}_{j}.append({v})")
+                    lines.append(ind + f"    LPROD{at}.append({prod} * WT{ri})")
+                    lines.append(ind + f"    LPLEN{at}.append({plen} + 1)")
+        lines += ["        except _Over:", "            TAKE_BACK(ORDER, FILL)", "            return 'back', iteration",
                   "        iteration += 1", "        grew = 0"]
         for p, rk in enumerate(order):
             st = self.stores[rk]
@@ -316,10 +338,11 @@ class FusedLoop:
         self._code["loop"] = (key, ns["loop"])
         return ns["loop"]
 
-    def _take_back(self, order) -> None:
+    def _take_back(self, order, fill) -> None:
         """Take the rows an iteration stored before it was handed back (:class:`_Over`) out again:
-        every relation back to its size at the iteration's start (its mirror's ``n``)."""
-        for rk in order:
+        every relation back to its size at the iteration's start (its mirror's ``n``), with their
+        proof rows (a rule's newest: each rule writes one relation) and proof numbers."""
+        for rk, one in zip(order, fill):
             st = self.stores[rk]
             m = st.mirror
             n = m.n
@@ -330,6 +353,20 @@ class FusedLoop:
                     st.seen.difference_update(zip(*[c[n:] for c in m.cols]))
                 elif not n:
                     st.seen.clear()
+                if self.ev.record and one is not None:  # numbered on return: the chunk's last rows
+                    for col in self.chunks[one].values():
+                        del col[len(col) - (len(m.depth) - n):]
+                elif self.ev.record:
+                    first: dict[int, int] = {}
+                    for ri, num in zip(st.rules[n - st.start:], st.proofs[n - st.start:]):
+                        first.setdefault(ri, num)
+                    for ri, num in first.items():
+                        self.sizes[ri] = num
+                        for col in self.chunks[ri].values():
+                            del col[num - self.ev.proof_sizes.get(ri, 0):]
+                    del st.proofs[n - st.start:]
+                    del m.prod[n:]
+                    del m.plen[n:]
                 for c in m.cols:
                     del c[n:]
                 del m.depth[n:]
@@ -350,6 +387,11 @@ class FusedLoop:
                     del st.rules[lo - st.start:]  # (rows an exception left half stored)
                     st.rules.extend([ri] * (hi - lo))
                     counts[ri] += hi - lo
+                    if ev.record:  # one rule's rows: its next proof numbers, in order
+                        num = self.sizes[ri]
+                        del st.proofs[lo - st.start:]
+                        st.proofs.extend(range(num, num + hi - lo))
+                        self.sizes[ri] = num + hi - lo
                     continue
                 for r, c in Counter(st.rules[lo - st.start:hi - st.start]).items():
                     counts[r] += c
@@ -435,10 +477,7 @@ class FusedLoop:
         for c in kept:
             ri = c[2]
             prem, vals, prod, plen, names = c[3]
-            chunk = self.chunks.get(ri)
-            if chunk is None:
-                chunk = self.chunks[ri] = {name: [] for name in names}
-                chunk.update({f"#p{label}": [] for label in range(len(prem))})
+            chunk = self._chunk(ri, names, len(prem))
             for name, v in zip(names, vals):
                 chunk[name].append(v)
             for label, r in enumerate(prem):
@@ -448,6 +487,15 @@ class FusedLoop:
             st.proofs.append(num)
             m.prod.append(prod * rules[ri].weight)
             m.plen.append(plen + 1)
+
+    def _chunk(self, ri: int, names, n_prem: int) -> dict:
+        """Rule ``ri``'s proof table columns (lists) added since the last flush: its proof values by
+        name and a premise row per positive atom (``#p<label>``)."""
+        chunk = self.chunks.get(ri)
+        if chunk is None:
+            chunk = self.chunks[ri] = {name: [] for name in names}
+            chunk.update({f"#p{label}": [] for label in range(n_prem)})
+        return chunk
 
     def flush(self) -> None:
         """Hand the rows added since the last flush to the relations (columns, dedup keys, proofs)."""
@@ -477,9 +525,11 @@ class FusedLoop:
             st.rules.clear()  # in place: compiled loops append to these lists
             st.proofs.clear()
         for ri, chunk in self.chunks.items():
-            ev.proof_tables.setdefault(ri, []).append(chunk)
-            ev.proof_sizes[ri] = self.sizes[ri]
-        self.chunks = {}
+            if next(iter(chunk.values())):  # (a compiled loop's chunk may have stayed empty)
+                ev.proof_tables.setdefault(ri, []).append({k: list(v) for k, v in chunk.items()})
+                ev.proof_sizes[ri] = self.sizes[ri]
+                for v in chunk.values():
+                    v.clear()  # in place: compiled loops append to these lists
 
     # -- compiling a variant -------------------------------------------------------------------------
     def _variants(self, delta, old_end) -> list[tuple]:
@@ -619,9 +669,11 @@ class _Compiler:
             nm = self._name("NAMES", names)
             premt = "(" + "".join(prem[label] + ", " for label in range(len(atoms))) + ")"
             valst = "(" + "".join(self.vars[n] + ", " for n in names) + ")"
+            proof = ([prem[label] for label in range(len(atoms))], [self.vars[n] for n in names], names, prod, plen)
+            emit = (len(self.lines) - body, d, head, f"{dep} + 1", proof)
             self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, ({premt}, {valst}, {prod}, {plen}, {nm})))")
         else:
-            emit = (len(self.lines) - body, d, head, f"{dep} + 1")
+            emit = (len(self.lines) - body, d, head, f"{dep} + 1", None)
             self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, None))")
         for level in reversed(semi):
             self.emit(level, "break")
@@ -631,8 +683,9 @@ class _Compiler:
         fn.head = (rule.head.predicate, rule.head.negated)
         fn.source, fn.lines, fn.ns = src, self.lines, {k: v for k, v in self.ns.items() if k not in ("__builtins__", "fn")}
         # for the generated iteration loop (FusedLoop._loop): the row ranges, the lines after them and
-        # where in those the candidate is emitted (line, depth, head ids, depth of the new row)
-        fn.ranges, fn.body, fn.emit = ranges, self.lines[body:], None if record else emit
+        # where in those the candidate is emitted (line, depth, head ids, depth of the new row, and with
+        # proofs: premise rows, proof values, their names, score product and length so far)
+        fn.ranges, fn.body, fn.emit = ranges, self.lines[body:], emit
         fn.counted = self.counted
         return fn
 
