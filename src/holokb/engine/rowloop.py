@@ -311,7 +311,8 @@ class FusedLoop:
                     for j, (name, v) in enumerate(zip(names, vals)):
                         ns[f"CV{ri}_{j}"] = chunk[name]
                         lines.append(ind + f"    CV{ri}_{j}.append({v})")
-                    lines.append(ind + f"    LPROD{at}.append({prod} * WT{ri})")
+                    weight = ev.program.rules[ri].weight  # (x * 1.0 is x: scores are floats)
+                    lines.append(ind + f"    LPROD{at}.append({prod}{'' if weight == 1.0 else f' * WT{ri}'})")
                     lines.append(ind + f"    LPLEN{at}.append({plen} + 1)")
         lines += ["        except _Over:", "            TAKE_BACK(ORDER, FILL)", "            return 'back', iteration",
                   "        iteration += 1", "        grew = 0"]
@@ -730,8 +731,9 @@ class _Compiler:
         self.emit(d, f"if {dep} > {nd}: {nd} = {dep}")  # a binding starts at depth 0 (transitive rows: -1)
         if record and m.prod is not None:
             npr, npl = self._name("pr"), self._name("pl")
-            self.emit(d, f"{npr} = {prod} * {self._name('P', m.prod)}[{r}]")
-            self.emit(d, f"{npl} = {plen} + {self._name('Q', m.plen)}[{r}]")
+            # (the first atom's: its row's own score and length, floats and ints as stored)
+            self.emit(d, f"{npr} = {'' if prod == '1.0' else prod + ' * '}{self._name('P', m.prod)}[{r}]")
+            self.emit(d, f"{npl} = {'' if plen == '0' else plen + ' + '}{self._name('Q', m.plen)}[{r}]")
             prod, plen = npr, npl
         return r, nd, prod, plen, list(fresh)
 
