@@ -164,6 +164,14 @@ class FusedLoop:
         """Iterate until the fixpoint (``"done"``), a budget (``"stop"``), a delta past the threshold
         or :data:`FLUSH_ROWS` rows kept (``"more"``) or an iteration past :data:`MAX_BINDINGS` (``"back"``: not run, not counted);
         ``delta``/``old_end`` are updated in place.  The rows reach the relations before it returns."""
+        got = None
+        try:
+            got = self._iterate(delta, old_end, iteration)
+            return got
+        finally:  # (after an exception _discard has left nothing to hand over)
+            self.flush(final=got is not None and got[0] in ("done", "stop"))
+
+    def _iterate(self, delta: dict, old_end: dict, iteration: int) -> tuple[str, int]:
         ev = self.ev
         deadline, max_depth = ev.deadline, ev.limits.max_depth
         order = sorted(self.own)
@@ -226,8 +234,6 @@ class FusedLoop:
         except BaseException:  # MemoryError and the like: the run stops; store nothing of this loop
             self._discard(undo)
             raise
-        finally:
-            self.flush()
 
     def _loop(self, order, variants):
         """The iteration loop itself as generated code, for the usual case (no ``max_derived``,
@@ -498,8 +504,11 @@ class FusedLoop:
             chunk.update({f"#p{label}": [] for label in range(n_prem)})
         return chunk
 
-    def flush(self) -> None:
-        """Hand the rows added since the last flush to the relations (columns, dedup keys, proofs)."""
+    def flush(self, final: bool = False) -> None:
+        """Hand the rows added since the last flush to the relations (columns, dedup keys, proofs).
+        ``final``: the stratum is over (its fixpoint or a budget), so no row will be claimed against
+        these relations again — their dedup keys are marked stale instead of written (rebuilt from
+        the rows if anything ever claims, :meth:`~.evaluator.Evaluation.rekey_stale`)."""
         ev = self.ev
         ev._ensure_bits()  # the loop minted integers: key widths may have to grow first
         for rk, st in self.stores.items():
@@ -511,8 +520,11 @@ class FusedLoop:
                 ev.rekey_stale(rk, rel)
             n = m.n - start
             cols = [_int64(c, start, n) for c in m.cols]
-            vf, vt = np.full(n, MIN_T, np.int64), np.full(n, MAX_T, np.int64)
-            rel.claim_new(ev._key_cols(cols, vf, vt), ev.key_widths(rel.arity))
+            vf, vt = np.broadcast_to(np.int64(MIN_T), n), np.broadcast_to(np.int64(MAX_T), n)
+            if final:
+                ev.stale_keys.add(rk)
+            else:
+                rel.claim_new(ev._key_cols(cols, vf, vt), ev.key_widths(rel.arity))
             rules = st.rules
             rules = (np.full(n, rules[0], np.int64) if rules.count(rules[0]) == n  # one rule wrote them all
                      else np.array(rules, dtype=np.int64))
