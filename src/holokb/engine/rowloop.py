@@ -539,7 +539,8 @@ class FusedLoop:
             st.proofs.clear()
         for ri, chunk in self.chunks.items():
             if next(iter(chunk.values())):  # (a compiled loop's chunk may have stayed empty)
-                ev.proof_tables.setdefault(ri, []).append({k: list(v) for k, v in chunk.items()})
+                # as arrays now: ends of closures (a deadline's too) concatenate arrays, not lists
+                ev.proof_tables.setdefault(ri, []).append({k: np.array(v, dtype=np.int64) for k, v in chunk.items()})
                 ev.proof_sizes[ri] = self.sizes[ri]
                 for v in chunk.values():
                     v.clear()  # in place: compiled loops append to these lists
