@@ -336,6 +336,7 @@ rule l3: ex:l(?x, ?w) :- ex:l(?x, ?y), ?y < 9, ?w = ?y + 2, ?x != ?w.
 rule k1: ex:k(?y) :- ex:n(?x), ex:l(?x, ?y), ?y > 1.
 rule k2: ex:k(?y) :- ex:k(?x), ex:l(?_, ?x), ?x < 14, ?y = ?x * 2 - 1.
 rule k3: ex:k(?y) :- ex:k(?x), ex:e1(?x, ?_), ?y = ?x - 1, ?y >= -3.
+rule k4: ex:k(?z) :- ex:k(?x), ?x < 12, ?y = ?x + 1, ex:e1(?y, ?z).
 """
 
 
@@ -391,6 +392,41 @@ def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch, re
     assert m.rows(EX + "b") == vec.rows(EX + "b") and m.rows(EX + "v") == vec.rows(EX + "v")
     assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
     assert m.stats == vec.stats
+
+
+def test_the_fused_loop_probes_an_earlier_relation_by_a_computed_integer(monkeypatch):
+    """``?k = ?x + 1, ex:succ(?k, ?y)``: the fused loop binds ?k to the id of x + 1 and probes succ by it
+    (joined unkeyed, every step would pass MAX_BINDINGS over succ's rows and go back); a decimal in the
+    probed column turns the probe off (2 = 2.0 under two ids), and both give the vector path's model."""
+    states = []
+    real = _rowloop.FusedLoop.run
+
+    def spy(self, *a):
+        got = real(self, *a)
+        states.append(got[0])
+        return got
+
+    monkeypatch.setattr(_rowloop.FusedLoop, "run", spy)
+    n = _rowloop.MAX_BINDINGS + 200
+    prog = rules(f"rule s: ex:reach(?y) :- ex:reach(?x), ?x < {n}, ?k = ?x + 1, ex:succ(?k, ?y).")
+    for decimal in (False, True):
+        states.clear()
+        db = Database()
+        db.add(EX + "reach", (Literal.of(0),))
+        for i in range(1, n + 1):
+            db.add(EX + "succ", (Literal.of(i), Literal.of(i)))
+        if decimal:
+            db.add(EX + "succ", (Literal.of(Decimal("7")), Literal.of(-1)))
+        for record in (False, True):
+            m = closure(prog, db, record_proofs=record)
+            assert len(m.rows(EX + "reach")) == n + 1 + decimal
+            assert ("back" in states) is decimal and "done" in states
+            states.clear()
+            with monkeypatch.context() as off:
+                off.setattr(_rowwise, "ROWWISE", False)
+                vec = closure(prog, db, record_proofs=record)
+            assert _observed(m) == _observed(vec) and m.rows(EX + "reach") == vec.rows(EX + "reach")
+            assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
 
 
 def test_short_recursions_stay_on_the_row_path_and_long_ones_fuse(monkeypatch):

@@ -596,6 +596,7 @@ class _Compiler:
         self.lines: list[str] = []
         self.vars: dict[str, str] = {}
         self.ivals: dict[str, str] = {}
+        self.keyed: list[tuple] = []  # (Var, expr) of key steps bound here: their `x = e` holds by construction
         self._n = 0
 
     def _name(self, prefix: str, value=None) -> str:
@@ -668,7 +669,7 @@ class _Compiler:
                 else:
                     self.vars[name] = t  # (an undefined value, id -1, has been cut by _expr's lines)
             elif kind == "key":
-                pass  # the atom joins unkeyed; the plan's later `target = expr` filters (same rows)
+                self._key(d, item, self.steps[i + 1:])
             else:
                 raise AssertionError(kind)  # aggregates are not eligible
         if rule.depth is not None:
@@ -793,7 +794,41 @@ class _Compiler:
             return repr(c)
         return None
 
+    def _key(self, d, item, rest) -> None:
+        """A key step ``x := e`` (:func:`~.planning.plan_body`) where ``e`` is integer arithmetic and
+        every later atom reading ``x`` is a relation of an earlier stratum (its rows cannot change while
+        the loop runs) whose column holds only ids where value equality is id equality: ``x`` is bound
+        to the id of ``e``'s value and the atom probed by it.  A binding with no such id has no
+        matching row; one whose operands are not small exact integers hands the iteration back (the
+        row path keys it).  Otherwise the atom joins unkeyed and the later ``x = e`` filters."""
+        ev, name, e = self.ev, item.target.name, item.expr
+        if name in self.vars or not (isinstance(e, BinOp) and e.op in ("+", "-", "*")):
+            return
+        if not all(isinstance(o, Var) or int_const(o) is not None for o in (e.left, e.right)):
+            return
+        for st in rest:
+            if st.kind != "atom":
+                continue
+            rk = (st.item.predicate, st.item.negated)
+            for p, t in enumerate(st.item.args):
+                if isinstance(t, Var) and t.name == name and (
+                        rk in self.loop.own or not ev._identity_column(ev.relation(rk, st.item.arity), p)):
+                    return
+        a, b = self._int_of(d, e.left), self._int_of(d, e.right)
+        if a is None or b is None:
+            return
+        conds = [f"{x} is not None and -{_SMALL} < {x} < {_SMALL}" for x in (a, b) if x.isidentifier()]
+        if conds:
+            self.emit(d, f"if not ({' and '.join(conds)}): raise _Over")
+        k = self._name("k")
+        self.emit(d, f"{k} = IDS.get({a} {e.op} {b})")
+        self.emit(d, f"if {k} is None: continue")
+        self.vars[name] = k
+        self.keyed.append((Var(name), e))
+
     def _cmp(self, d, op, left, right) -> None:
+        if op == "=" and ((left, right) in self.keyed or (right, left) in self.keyed):
+            return  # x was bound to the id of e's value (an exact integer: one id per value)
         if _joins.INT_CONST and op in _PY_OP:
             var, c, o = None, None, op
             if isinstance(left, Var) and int_const(right) is not None:
