@@ -122,6 +122,25 @@ def test_an_expired_deadline_cuts_the_tsv_read_between_chunks(order):
     assert set(cut.rows) < set(whole.rows)
 
 
+def test_row_keys_where_one_cell_key_is_a_prefix_of_another():
+    # A row's sort key is its cells' keys joined by NUL; it must order as the tuple of keys even
+    # where one cell's key is a proper prefix of another's: the same text under language tags
+    # "en" / "en-GB", a minted blank node ("1") against a stable one ("1b…"), unbound ("0").
+    stable = "_:b" + "0" * 32
+    table = [['"a"@en-GB', "<http://ex.org/a>"], ['"a"@en', "<http://ex.org/b>"], [stable, '"1"'],
+             ["_:x1", '"2"'], ["", '"3"'], ['"a"@en', "<http://ex.org/a>"], [stable, '"0"']]
+    snap = _snapshot(table)
+    query = _rows_query(2, False, False, False).replace("SELECT ?v1 ?v0", "SELECT ?v0 ?v1")
+    limits = Limits(max_results=None)
+    fast = _run(snap, query, limits)
+    _same(fast, _run(snap, query, limits, stream=True))
+    first = [(r[0].kind, r[0].value, r[0].lang, r[1].value) if r[0] else (None, None, None, r[1].value)
+             for r in fast.rows]
+    assert first == [(None, None, None, "3"), ("bnode", "n0", None, "2"), ("bnode", stable[2:], None, "0"),
+                     ("bnode", stable[2:], None, "1"), ("literal", "a", "en", "http://ex.org/a"),
+                     ("literal", "a", "en", "http://ex.org/b"), ("literal", "a", "en-gb", "http://ex.org/a")]
+
+
 def test_bare_numbers_and_escapes_are_read_as_the_engine_means_them():
     assert parse_term("1").datatype == XSD + "integer"
     assert parse_term("-1.5").datatype == XSD + "decimal"

@@ -190,8 +190,8 @@ def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
         ids = set(chain.from_iterable(visible))
         ids.update(chain.from_iterable(derived))
         ids.discard(None)
-        texts = {i: row_text(*row, True).encode("utf-8") for i, row in ledger.term_rows(ids).items()}
-        return BuiltData(encode_ids(visible, texts) + encode_ids(derived, texts), len(visible) + len(derived))
+        texts = {i: row_text(*row, True) for i, row in ledger.term_rows(ids).items()}
+        return BuiltData(encode_ids(texts, visible, derived), len(visible) + len(derived))
     finally:
         if paused:
             gc.enable()
