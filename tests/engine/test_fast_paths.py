@@ -359,12 +359,9 @@ def test_fused_small_delta_loop_gives_the_same_model(monkeypatch, text, fs, reco
     assert _observed_loops(fused) == _observed_loops(vec), text
 
 
-@pytest.mark.parametrize("record", [True, False])
-def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch, record):
-    """A counter runs fused (one call, many iterations); where a one-row delta joins into more
-    bindings than the loop holds the iteration goes back to the other paths, nothing lost (without
-    proofs the generated loop has stored the counter's row of that iteration: it is taken back)."""
-    states = []
+def _fused_states(monkeypatch) -> list[str]:
+    """The states FusedLoop.run returns from now on, in order (a spy)."""
+    states: list[str] = []
     real = _rowloop.FusedLoop.run
 
     def spy(self, *a):
@@ -373,6 +370,15 @@ def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch, re
         return got
 
     monkeypatch.setattr(_rowloop.FusedLoop, "run", spy)
+    return states
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch, record):
+    """A counter runs fused (one call, many iterations); where a one-row delta joins into more
+    bindings than the loop holds the iteration goes back to the other paths, nothing lost (without
+    proofs the generated loop has stored the counter's row of that iteration: it is taken back)."""
+    states = _fused_states(monkeypatch)
     monkeypatch.setattr(_rowloop, "FUSE_AFTER", 0)
     prog = rules("rule s: ex:b(?y) :- ex:b(?x), ?x < 300, ?y = ?x + 1.\n"
                  "rule u: ex:b(?y) :- ex:b(?x), ex:wide(?z), ?x < 20, ?z < ?x + 5000, ?y = ?x + 100000.\n"
@@ -398,15 +404,7 @@ def test_the_fused_loop_probes_an_earlier_relation_by_a_computed_integer(monkeyp
     """``?k = ?x + 1, ex:succ(?k, ?y)``: the fused loop binds ?k to the id of x + 1 and probes succ by it
     (joined unkeyed, every step would pass MAX_BINDINGS over succ's rows and go back); a decimal in the
     probed column turns the probe off (2 = 2.0 under two ids), and both give the vector path's model."""
-    states = []
-    real = _rowloop.FusedLoop.run
-
-    def spy(self, *a):
-        got = real(self, *a)
-        states.append(got[0])
-        return got
-
-    monkeypatch.setattr(_rowloop.FusedLoop, "run", spy)
+    states = _fused_states(monkeypatch)
     n = _rowloop.MAX_BINDINGS + 200
     prog = rules(f"rule s: ex:reach(?y) :- ex:reach(?x), ?x < {n}, ?k = ?x + 1, ex:succ(?k, ?y).")
     for decimal in (False, True):
