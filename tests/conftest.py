@@ -14,3 +14,18 @@ def corpora() -> Path:
     if root is None:
         pytest.skip("external corpora not found: set HOLOKB_CORPORA or place shared/corpora beside the checkout")
     return root
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _program_cache_in_tmp(tmp_path_factory):
+    """The rule-program cache (holokb.program_cache) of every command a test runs goes to a temporary
+    folder, not the user's ~/.cache (subprocesses inherit the variable)."""
+    import os
+
+    old = os.environ.get("HOLOKB_CACHE_DIR")
+    os.environ["HOLOKB_CACHE_DIR"] = str(tmp_path_factory.mktemp("holokb-cache"))
+    yield
+    if old is None:
+        os.environ.pop("HOLOKB_CACHE_DIR", None)
+    else:
+        os.environ["HOLOKB_CACHE_DIR"] = old

@@ -6,7 +6,7 @@ integer term ids seed the engine's dictionary, so no term is decoded unless a ru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -14,9 +14,9 @@ from .analysis import Atom, Program, Query, analyze
 from .core import HK, AsOf, AssertedRef, Deadline, HolokbError, IRI, RuleFileRef, Term
 from .core.inputs import rule_files  # noqa: F401  (re-exported: callers name it here)
 from .engine import Database, TermDictionary
+from .engine.database import KeyColumn
 from .ledger import Ledger
 from .ledger.columns import distinct
-from .syntax import parse_rules
 
 if TYPE_CHECKING:
     from .analysis.lint import Census
@@ -34,6 +34,7 @@ def load_program(paths: Iterable[str | Path]) -> Program:
     entailment rules over ``hk:triple`` and user rules over binary predicates see each other's
     conclusions (:mod:`holokb.bridge`)."""
     from .bridge import bridge
+    from .syntax import parse_rules  # lark loads here, not when a cached program is used
 
     files = rule_files(paths)
     if not files:
@@ -53,6 +54,8 @@ def _prefix_block(program: Program) -> str:
 
 def _snippet(text: str, program: Program, file: str) -> Program:
     """Parse and check a one-statement snippet with the program's prefixes and predicates."""
+    from .syntax import parse_rules
+
     return analyze(parse_rules(_prefix_block(program) + text, file=file), known_predicates=_known(program))
 
 
@@ -127,14 +130,42 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
     return input_at(ledger, as_of, program, deadline=deadline, fact_rows=False)[0]
 
 
+class FactRows(Mapping[str, int]):
+    """The ledger row id of each asserted fact :func:`input_at` read, by fact id (the dict is built on
+    first use: :func:`stored_columns` reads the row ids of input keys by position instead)."""
+
+    def __init__(self, fact_ids: tuple[str, ...] = (), rowids: np.ndarray | None = None) -> None:
+        self.fact_ids = fact_ids
+        self.rowids = rowids
+        self._by_id: dict[str, int] | None = None
+
+    def _map(self) -> dict[str, int]:
+        if self._by_id is None:
+            self._by_id = {} if self.rowids is None else dict(zip(self.fact_ids, self.rowids.tolist()))
+        return self._by_id
+
+    def __getitem__(self, fact_id: str) -> int:
+        return self._map()[fact_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._map())
+
+    def __len__(self) -> int:
+        return len(self._map())
+
+
 def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, deadline: Deadline | None = None,
-             fact_rows: bool = True) -> tuple[Database, dict[str, int]]:
+             fact_rows: bool = True) -> tuple[Database, Mapping[str, int]]:
     """:func:`database_at` and (``fact_rows``) the ledger row id of each asserted fact it read, by fact
-    id (a stored closure names its asserted premises by row id: :func:`stored_columns`)."""
+    id (a stored closure names its asserted premises by row id: :func:`stored_columns`).
+
+    Input keys are :class:`~holokb.engine.database.KeyColumn` s of positions in the rows read (an
+    :class:`AssertedRef` is built only for a key asked for); with ``fact_rows`` their tag is the
+    returned :class:`FactRows`, so :func:`stored_columns` maps them to row ids in one array step."""
     enc = ledger.encoded_visible(as_of, all_valid=True)
     terms = TermDictionary()
     db = Database(terms)
-    rows: dict[str, int] = {}
+    rows: Mapping[str, int] = {}
     if len(enc) == 0:
         _add_program_facts(db, program)
         return db, rows
@@ -143,12 +174,13 @@ def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, dea
     used = distinct(np.concatenate([enc.s, enc.p, enc.o])).tolist()
     for tid, t in zip(used, ledger.terms(used)):
         terms.seed(t, tid)
-    keys = np.empty(len(enc.fact_ids), dtype=object)
-    keys[:] = [AssertedRef(h) for h in enc.fact_ids]
     if deadline is not None and deadline.expired():
         return db, rows
     if fact_rows and getattr(enc, "rowids", None) is not None:
-        rows = dict(zip(enc.fact_ids, enc.rowids.tolist()))
+        rows = FactRows(enc.fact_ids, enc.rowids)
+    fact_ids = enc.fact_ids
+    keys = KeyColumn(np.arange(len(fact_ids), dtype=np.int64), lambda i: AssertedRef(fact_ids[i]),
+                     rows if isinstance(rows, FactRows) else None)
     confidence = ledger.confidences(enc.fact_ids) if hasattr(ledger, "confidences") else np.ones(len(enc))
     wanted = None
     if program is not None:
@@ -159,12 +191,12 @@ def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, dea
             continue
         m = enc.p == pid
         db.add_ids(pred.value, [enc.s[m], enc.o[m]], valid_from=enc.valid_from[m], valid_to=enc.valid_to[m],
-                   confidence=np.asarray(confidence)[m], keys=keys[m].tolist())
+                   confidence=np.asarray(confidence)[m], keys=keys.take(m))
     if wanted is not None and TRIPLE in wanted:
         # Rules that quantify over properties (rules/rdfs.hkr, rules/owl2rl.hkr) read every visible
         # triple through one ternary relation hk:triple(s, p, o).
         db.add_ids(TRIPLE, [enc.s, enc.p, enc.o], valid_from=enc.valid_from, valid_to=enc.valid_to,
-                   confidence=np.asarray(confidence), keys=keys.tolist())
+                   confidence=np.asarray(confidence), keys=keys)
     _add_program_facts(db, program)
     return db, rows
 
@@ -183,6 +215,14 @@ def stored_columns(model: "Model", columns: "EncodedColumns", fact_rows: Mapping
         hit = input_codes.get(rk)
         if hit is None:
             keys = model.input_keys[rk]
+            if isinstance(keys, KeyColumn) and keys.tag is fact_rows and isinstance(fact_rows, FactRows):
+                codes = keys.codes  # >= 0: positions in the rows input_at read; < 0: a key object each
+                hit = fact_rows.rowids[np.maximum(codes, 0)]
+                for i in np.flatnonzero(codes < 0).tolist():
+                    k = keys[i]
+                    hit[i] = fact_rows[k.fact_id] if k.__class__ is AssertedRef else 0
+                input_codes[rk] = hit
+                return hit
             try:
                 hit = input_codes[rk] = np.fromiter(
                     (fact_rows[k.fact_id] if k.__class__ is AssertedRef else 0 for k in keys), np.int64, len(keys))

@@ -167,3 +167,29 @@ def test_a_derive_whose_deadline_passes_stores_a_truncated_closure(project, tmp_
     shutil.copy(project / "holokb.db", db)
     out = json.loads(run("derive", "--timeout", "0.000001", "--db", str(db), "--format", "json", cwd=project).stdout)
     assert out["truncated"] is True and out["limitHit"] == "timeout" and out["storedClosure"] is not None
+
+
+def test_derive_reads_the_program_from_the_cache_and_an_edit_is_seen(tmp_path, monkeypatch):
+    """The second derive with the same rule file uses the cached program (same output); an edit that
+    keeps the file's size and time stamp is a miss (the entry is keyed by the bytes)."""
+    import os
+
+    monkeypatch.setenv("HOLOKB_CACHE_DIR", str(tmp_path / "cache"))
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "kb.ttl").write_text("@prefix ex: <http://example.org/> .\nex:a ex:p ex:b .\n")
+    rules = d / "r.hkr"
+    rules.write_text("@prefix ex: <http://example.org/> .\nrule r: ex:q(?x, ?y) :- ex:p(?x, ?y).\n")
+    run("load", "kb.ttl", "--at", "2026-01-01", "--db", "kb.db", cwd=d)
+    first = json.loads(run("derive", "--rules", "r.hkr", "--db", "kb.db", "--format", "json", cwd=d).stdout)
+    entries = list((tmp_path / "cache" / "programs").glob("program-*.pickle"))
+    assert len(entries) == 1
+    second = json.loads(run("derive", "--rules", "r.hkr", "--db", "kb.db", "--format", "json", cwd=d).stdout)
+    first.pop("storedClosure"), second.pop("storedClosure")  # the second replaces the first closure
+    assert second == first and second["ruleCounts"] == {"r": 1}
+    st = rules.stat()
+    rules.write_text(rules.read_text().replace("rule r:", "rule s:"))
+    os.utime(rules, ns=(st.st_atime_ns, st.st_mtime_ns))
+    third = json.loads(run("derive", "--rules", "r.hkr", "--db", "kb.db", "--format", "json", cwd=d).stdout)
+    assert third["ruleCounts"] == {"s": 1} and third["ruleSetHash"] != first["ruleSetHash"]
+    assert len(list((tmp_path / "cache" / "programs").glob("program-*.pickle"))) == 2

@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from holokb.core import Limits, Literal
+from holokb.core import Interval, Limits, Literal
 from holokb.engine import Database, closure
 from holokb.engine import builtins as _builtins
 from holokb.engine import kernels as _kernels
 from holokb.engine import joins as _joins
 from holokb.engine import rowloop as _rowloop
 from holokb.engine import rowwise as _rowwise
+from holokb.engine import variants as _variants
 from holokb.engine.body import BodySolver
 from holokb.engine.dictionary import TermDictionary
 from holokb.engine.keyset import SMALL, KeySet
@@ -26,9 +27,10 @@ from lang import EX, facts, rules
 from stratified_programs import IDB, database, programs, temporal_facts
 
 SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (BodySolver, "skip_validity"),
+            (BodySolver, "live_joins"),
             (_joins, "UNIT_VIEWS"),
             (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE"), (_rowloop, "FUSED"),
-            (_kernels, "JIT")]
+            (_kernels, "JIT"), (_variants, "PARALLEL")]
 
 
 @pytest.fixture
@@ -72,6 +74,8 @@ def test_fast_paths_give_the_same_model(plain, text, fs, record, decimals):
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_kernels, "MIN_N", 0)  # the compiled kernels on every input, however small
         m.setattr(_kernels, "LOAD_AFTER", 0)
+        m.setattr(_variants, "MIN_ROWS", 0)  # every vector iteration's variants on worker threads
+        m.setattr(_variants, "THREADS", 2)
         fast = closure(prog, db, record_proofs=record)
     slow = plain(lambda: closure(prog, db, record_proofs=record))
     assert not fast.truncated and not slow.truncated
@@ -450,3 +454,80 @@ def test_short_recursions_stay_on_the_row_path_and_long_ones_fuse(monkeypatch):
             vec = closure(prog, db, record_proofs=True)
         assert m.rows(EX + "b") == vec.rows(EX + "b") and len(m.rows(EX + "b")) == n + 1
         assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
+
+
+def _threads_and_one(monkeypatch, text, fs, record, limits):
+    """The models of ``text`` over ``fs`` with every vector iteration's variants solved on two
+    threads and on the calling thread (row-at-a-time paths off: every iteration is a vector one)."""
+    prog, db = rules(text), database(fs)
+    models = []
+    for threads in (2, 1):
+        with monkeypatch.context() as m:
+            m.setattr(_rowwise, "ROWWISE", False)
+            m.setattr(_variants, "MIN_ROWS", 0)
+            m.setattr(_variants, "THREADS", threads)
+            models.append(closure(prog, db, record_proofs=record, limits=limits))
+    return models
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(programs(aggregates=False), temporal_facts(), st.booleans(), st.sampled_from([None, 3, 12]),
+       st.sampled_from([None, 2, 40]))
+def test_variants_on_two_threads_give_the_same_model(monkeypatch, text, fs, record, max_derived, max_edges):
+    """Two threads == one: the same rows in the same order, intervals, proofs, statistics and
+    budget cuts (max_derived claims in relation order; a join past max_edges stops the run)."""
+    two, one = _threads_and_one(monkeypatch, text, fs, record, Limits(max_derived=max_derived, max_edges=max_edges))
+    assert _observed(two) == _observed(one), text
+
+
+def test_a_recursive_stratum_runs_its_variants_on_threads(monkeypatch):
+    """The threaded path is taken (a spy counts it) on a recursive stratum with a comparison and
+    a negation, and gives the one-thread model; a stratum with an assignment stays on the caller."""
+    threaded = """
+rule a: ex:q0(?x, ?y) :- ex:e0(?x, ?y), not ex:e2(?y).
+rule b: ex:q0(?x, ?z) :- ex:q0(?x, ?y), ex:q0(?y, ?z), ?x != ?z.
+"""
+    minting = """
+rule c: ex:q2(?x, ?z) :- ex:e0(?x, ?y), ?z = ?y + 1.
+rule d: ex:q2(?x, ?z) :- ex:q2(?x, ?y), ex:e0(?y, ?z).
+"""
+    fs = [("e0", (i, (i + 1) % 9), Interval()) for i in range(9)] + [("e2", (4,), Interval())]
+    seen = []
+    real = _variants._threaded
+    monkeypatch.setattr(_variants, "_threaded", lambda ev, out, todo: seen.append(len(todo)) or real(ev, out, todo))
+    for record in (False, True):
+        seen.clear()
+        two, one = _threads_and_one(monkeypatch, threaded, fs, record, None)
+        assert _observed(two) == _observed(one)
+        assert len(two.rows(EX + "q0")) == 36  # the path 4 -> 5 -> .. -> 3 (e0(3, 4) is cut): 9 * 8 / 2 pairs
+        assert len(seen) >= 3 and all(n == 2 for n in seen)  # each later iteration: b's two variants
+        seen.clear()
+        two, one = _threads_and_one(monkeypatch, minting, fs, record, None)
+        assert _observed(two) == _observed(one) and len(two.rows(EX + "q2")) > 9
+        assert not seen
+
+
+_FORK_TEXT = """
+rule a: ex:q0(?x, ?y) :- ex:e0(?x, ?y).
+rule b: ex:q0(?x, ?z) :- ex:q0(?x, ?y), ex:q0(?y, ?z).
+"""
+
+
+def _threaded_rows():
+    fs = [("e0", (i, (i + 1) % 7), Interval()) for i in range(7)]
+    return closure(rules(_FORK_TEXT), database(fs)).rows(EX + "q0")
+
+
+def test_a_forked_child_runs_threaded_iterations(monkeypatch):
+    """A child forked after the parent's worker pool started makes its own (the parent's threads
+    are not in it): the same rows, no hang."""
+    import multiprocessing
+
+    monkeypatch.setattr(_rowwise, "ROWWISE", False)
+    monkeypatch.setattr(_variants, "MIN_ROWS", 0)
+    monkeypatch.setattr(_variants, "THREADS", 2)
+    parent = _threaded_rows()
+    assert _variants._pool is not None and len(parent) == 49
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_threaded_rows).get(timeout=120) == parent

@@ -97,7 +97,13 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
     Example: holokb derive --rules rules/ --valid 2026-04-01
     """
     limits = limits_of(max_depth, max_derived, seconds(timeout, DERIVE_TIMEOUT_S))
-    prog = load_rules(rules)
+    from ..program_cache import cached_program  # the same rule files again: no parse (keyed by their bytes)
+    from ..reasoning import load_program
+    from ..engine.allocator import keep_freed_memory
+
+    keep_freed_memory()  # the closure frees and re-allocates big arrays: reuse them, not fresh pages
+
+    prog = cached_program(rule_paths(rules), load_program)
     point = as_of_point(as_of, valid)
     info = None
     with open_kb(db, []) as kb, working("deriving", format):

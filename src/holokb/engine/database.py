@@ -7,6 +7,7 @@ facts (whatever order it was added in) always yields the same evaluation and the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -16,6 +17,35 @@ from .dictionary import TermDictionary
 from .relation import Relation
 
 RelKey = tuple[str, bool]  # (predicate IRI, negated): negative facts never share a relation
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class KeyColumn:
+    """Fact keys of input rows as int codes and a decoder: key ``i`` is ``decode(codes[i])``, built when
+    asked for.  A proof names few input rows, and one key object per input row (100k for LUBM) costs
+    more than the closure's use of them; a caller that knows what the codes are (the ledger's row ids)
+    reads :attr:`codes` directly.  ``tag`` says what the codes are to such a caller (opaque here).
+    A negative code ``c`` is the key object ``extra[-1 - c]`` (facts added one by one with their keys)."""
+
+    codes: np.ndarray
+    decode: Callable[[int], object]
+    tag: object = None
+    extra: tuple = ()
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: int) -> object:
+        c = int(self.codes[i])
+        return self.extra[-1 - c] if c < 0 else self.decode(c)
+
+    def __iter__(self) -> Iterator[object]:
+        decode, extra = self.decode, self.extra
+        return (extra[-1 - c] if c < 0 else decode(c) for c in self.codes.tolist())
+
+    def take(self, index: np.ndarray) -> "KeyColumn":
+        """The keys at ``index`` (positions or a boolean mask), same decoder."""
+        return KeyColumn(self.codes[index], self.decode, self.tag, self.extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +84,9 @@ class Database:
                 keys=None, negated: bool = False) -> None:
         """Add many facts already encoded with this database's term ids (one int64 array per arg).
 
-        ``valid_to`` uses ``MAX_TIME`` for an open end; ``keys`` is an optional array of fact keys.
+        ``valid_to`` uses ``MAX_TIME`` for an open end; ``keys`` is an optional array of fact keys, or a
+        :class:`KeyColumn` (kept as codes: a relation whose rows all come with key columns of one decoder
+        keeps its keys as one :class:`KeyColumn`).
         """
         cols = [np.asarray(c, dtype=np.int64) for c in columns]
         n = len(cols[0]) if cols else 0
@@ -69,7 +101,9 @@ class Database:
         if np.any(vt <= vf):
             raise ValueError(f"{predicate}: empty or inverted validity interval")
         conf = np.ones(n) if confidence is None else np.asarray(confidence, np.float64)
-        ks = None if keys is None else list(keys)
+        ks = None if keys is None else keys if isinstance(keys, KeyColumn) else list(keys)
+        if ks is not None and len(ks) != n:
+            raise ValueError(f"{predicate}: {len(ks)} keys for {n} facts")
         self._bulk.setdefault((predicate, negated), []).append((np.stack(cols, axis=1) if cols else np.zeros((n, 0), np.int64), vf, vt, conf, ks))
 
     def items(self):
@@ -113,31 +147,49 @@ class Database:
             vf = np.array([r[1].start for r in rows], dtype=np.int64)
             vt = np.array([MAX_TIME if r[1].end is None else r[1].end for r in rows], dtype=np.int64)
             conf = np.array([r[3] for r in rows], dtype=np.float64)
+            column = _one_key_column(rows, bulk)
             keys_all = [r[2] for r in rows]
             if bulk:
                 ids = np.concatenate([ids] + [b[0] for b in bulk])
                 vf = np.concatenate([vf] + [b[1] for b in bulk])
                 vt = np.concatenate([vt] + [b[2] for b in bulk])
                 conf = np.concatenate([conf] + [b[3] for b in bulk])
-                for b in bulk:
-                    keys_all.extend(b[4] if b[4] is not None else [None] * len(b[1]))
+                if column is None:
+                    for b in bulk:
+                        keys_all.extend(b[4] if b[4] is not None else [None] * len(b[1]))
             # Sort by (args, valid_from, valid_to, confidence desc): keys are opaque and unordered.
             order = np.lexsort([-conf, vt, vf] + [ids[:, c] for c in range(arity - 1, -1, -1)])
             ids, vf, vt, conf = ids[order], vf[order], vt[order], conf[order]
-            keys = [keys_all[i] for i in order.tolist()]
+            keys = column.take(order) if column is not None else [keys_all[i] for i in order.tolist()]
             if len(ids) > 1:
                 same = np.all(ids[1:] == ids[:-1], axis=1) if arity else np.ones(len(ids) - 1, bool)
                 same &= (vf[1:] == vf[:-1]) & (vt[1:] == vt[:-1])
                 first = np.concatenate([[True], ~same])
                 ids, vf, vt, conf = ids[first], vf[first], vt[first], conf[first]
-                keys = [k for k, f in zip(keys, first.tolist()) if f]
+                keys = keys.take(first) if isinstance(keys, KeyColumn) else \
+                    [k for k, f in zip(keys, first.tolist()) if f]
             rel = Relation(arity, extra)
             meta = {"valid_from": vf, "valid_to": vt, "rule": np.full(len(vf), -1, np.int64)}
             if "prod" in extra:
                 meta["prod"] = conf
             rel.append([ids[:, c] for c in range(arity)], **meta)
-            out[rk] = InputRows(rel, tuple(keys))
+            out[rk] = InputRows(rel, keys if isinstance(keys, KeyColumn) else tuple(keys))
         return out
 
 
-__all__ = ["Database", "InputRows", "RelKey", "MIN_TIME"]
+def _one_key_column(rows: list, bulk: list) -> KeyColumn | None:
+    """The relation's keys (the one-by-one facts' first, then the bulk parts', as its rows are
+    concatenated) as one :class:`KeyColumn` when every bulk part came with a key column of the same
+    decoder and tag and none has extra keys; otherwise None (keys are then one object per row)."""
+    if not bulk:
+        return None
+    parts = [b[4] for b in bulk]
+    first = parts[0]
+    if not all(isinstance(k, KeyColumn) and k.decode is first.decode and k.tag is first.tag and not k.extra
+               for k in parts):
+        return None
+    codes = [np.arange(-1, -1 - len(rows), -1, dtype=np.int64)] + [np.asarray(k.codes, dtype=np.int64) for k in parts]
+    return KeyColumn(np.concatenate(codes), first.decode, first.tag, tuple(r[2] for r in rows))
+
+
+__all__ = ["Database", "InputRows", "KeyColumn", "RelKey", "MIN_TIME"]
