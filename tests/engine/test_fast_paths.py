@@ -166,19 +166,34 @@ def test_small_integer_interning_matches_the_vector_path():
 
 @given(st.lists(st.one_of(st.integers(-5, 5), st.sampled_from([2**40, 2**62 - 1, 2**62, -(2**63), 2**70]),
                           st.sampled_from(["s", Decimal("2.5"), True])), max_size=12),
-       st.lists(st.integers(0, 2), max_size=12))
+       st.lists(st.integers(0, 3), max_size=12))
 def test_lazy_integer_interning_matches_the_eager_one(values, readers):
     """Integers interned lazily (the fused loop's minting: no Literal built until read) get the same
-    ids, value columns, terms and lookups as eager interning, read in any order, mixed with others."""
+    ids, value columns, terms and lookups as eager interning, read in any order, mixed with others;
+    reader 3 follows lazy_int_parts' protocol (the generated code's inline minting)."""
     eager, lazy = TermDictionary(), TermDictionary()
     cache: dict = {}
     mint = lazy.lazy_int_minter(cache)
+    parts = lazy.lazy_int_parts()
+
+    def inline(v):
+        if not -(2**62) < v < 2**62:
+            return lazy.intern_int(v)
+        i = parts["IDS"].get(v)
+        if i is None:
+            i = lazy._bound
+            lazy._bound = i + 1
+            parts["IDS"][v] = i
+            parts["LAZY"][i] = v
+        return i
+
     got_e, got_l = [], []
     for k, v in enumerate(values):
         reader = readers[k] if k < len(readers) else 0
         if isinstance(v, int) and not isinstance(v, bool):
             got_e.append(eager.intern_int(v))
-            got_l.append(mint(v) if reader == 0 else lazy.intern_int_lazy(v) if reader == 1 else lazy.intern_int(v))
+            got_l.append(mint(v) if reader == 0 else lazy.intern_int_lazy(v) if reader == 1
+                         else inline(v) if reader == 3 else lazy.intern_int(v))
         else:
             got_e.append(eager.intern(Literal.of(v)))
             got_l.append(lazy.intern(Literal.of(v)))
@@ -190,6 +205,7 @@ def test_lazy_integer_interning_matches_the_eager_one(values, readers):
     assert [eager.term(i) for i in got_e] == [lazy.term(i) for i in got_l]
     assert all(lazy.lookup(Literal.of(v)) == i for v, i in zip(values, got_l))
     assert all(lazy.term(i).value == v and abs(v) < 2**62 for i, v in cache.items())
+    assert len(eager) == len(lazy)  # (terms built on read are not counted twice)
 
 
 @given(st.lists(st.sampled_from([0, 1, -2, 7, Decimal("1"), Decimal("0.5"), 1.0, True, "a"]), min_size=1, max_size=12),
@@ -324,6 +340,7 @@ rule l3: ex:l(?x, ?w) :- ex:l(?x, ?y), ?y < 9, ?w = ?y + 2, ?x != ?w.
 rule k1: ex:k(?y) :- ex:n(?x), ex:l(?x, ?y), ?y > 1.
 rule k2: ex:k(?y) :- ex:k(?x), ex:l(?_, ?x), ?x < 14, ?y = ?x * 2 - 1.
 rule k3: ex:k(?y) :- ex:k(?x), ex:e1(?x, ?_), ?y = ?x - 1, ?y >= -3.
+rule k4: ex:k(?z) :- ex:k(?x), ?x < 12, ?y = ?x + 1, ex:e1(?y, ?z).
 """
 
 
@@ -346,10 +363,9 @@ def test_fused_small_delta_loop_gives_the_same_model(monkeypatch, text, fs, reco
     assert _observed_loops(fused) == _observed_loops(vec), text
 
 
-def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch):
-    """A counter runs fused (one call, many iterations); where a one-row delta joins into more
-    bindings than the loop holds the iteration goes back to the other paths, nothing lost."""
-    states = []
+def _fused_states(monkeypatch) -> list[str]:
+    """The states FusedLoop.run returns from now on, in order (a spy)."""
+    states: list[str] = []
     real = _rowloop.FusedLoop.run
 
     def spy(self, *a):
@@ -358,24 +374,61 @@ def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch):
         return got
 
     monkeypatch.setattr(_rowloop.FusedLoop, "run", spy)
+    return states
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch, record):
+    """A counter runs fused (one call, many iterations); where a one-row delta joins into more
+    bindings than the loop holds the iteration goes back to the other paths, nothing lost (without
+    proofs the generated loop has stored the counter's row of that iteration: it is taken back)."""
+    states = _fused_states(monkeypatch)
     monkeypatch.setattr(_rowloop, "FUSE_AFTER", 0)
     prog = rules("rule s: ex:b(?y) :- ex:b(?x), ?x < 300, ?y = ?x + 1.\n"
+                 "rule u: ex:b(?y) :- ex:b(?x), ex:wide(?z), ?x < 20, ?z < ?x + 5000, ?y = ?x + 100000.\n"
                  "rule w: ex:v(?y) :- ex:v(?x), ex:wide(?z), ?x < 30, ?z < ?x + 5000, ?y = ?x + 1.")
     db = Database()
     db.add(EX + "b", (Literal.of(0),))
     db.add(EX + "v", (Literal.of(0),))
     for i in range(_rowloop.MAX_BINDINGS + 10):
         db.add(EX + "wide", (Literal.of(i),))
-    m = closure(prog, db, record_proofs=True)
-    assert sorted(a[0].value for a in m.relation(EX + "b")) == list(range(301))
+    m = closure(prog, db, record_proofs=record)
+    assert sorted(a[0].value for a in m.relation(EX + "b")) == list(range(301)) + list(range(100000, 100020))
     assert sorted(a[0].value for a in m.relation(EX + "v")) == list(range(31))
     assert "done" in states and m.stats.iterations >= 301  # the counter: one call
     assert states.count("back") >= 25  # ex:v: each step joins all of ex:wide, then goes back
     monkeypatch.setattr(_rowwise, "ROWWISE", False)
-    vec = closure(prog, db, record_proofs=True)
+    vec = closure(prog, db, record_proofs=record)
     assert m.rows(EX + "b") == vec.rows(EX + "b") and m.rows(EX + "v") == vec.rows(EX + "v")
     assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
     assert m.stats == vec.stats
+
+
+def test_the_fused_loop_probes_an_earlier_relation_by_a_computed_integer(monkeypatch):
+    """``?k = ?x + 1, ex:succ(?k, ?y)``: the fused loop binds ?k to the id of x + 1 and probes succ by it
+    (joined unkeyed, every step would pass MAX_BINDINGS over succ's rows and go back); a decimal in the
+    probed column turns the probe off (2 = 2.0 under two ids), and both give the vector path's model."""
+    states = _fused_states(monkeypatch)
+    n = _rowloop.MAX_BINDINGS + 200
+    prog = rules(f"rule s: ex:reach(?y) :- ex:reach(?x), ?x < {n}, ?k = ?x + 1, ex:succ(?k, ?y).")
+    for decimal in (False, True):
+        states.clear()
+        db = Database()
+        db.add(EX + "reach", (Literal.of(0),))
+        for i in range(1, n + 1):
+            db.add(EX + "succ", (Literal.of(i), Literal.of(i)))
+        if decimal:
+            db.add(EX + "succ", (Literal.of(Decimal("7")), Literal.of(-1)))
+        for record in (False, True):
+            m = closure(prog, db, record_proofs=record)
+            assert len(m.rows(EX + "reach")) == n + 1 + decimal
+            assert ("back" in states) is decimal and "done" in states
+            states.clear()
+            with monkeypatch.context() as off:
+                off.setattr(_rowwise, "ROWWISE", False)
+                vec = closure(prog, db, record_proofs=record)
+            assert _observed(m) == _observed(vec) and m.rows(EX + "reach") == vec.rows(EX + "reach")
+            assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
 
 
 def test_short_recursions_stay_on_the_row_path_and_long_ones_fuse(monkeypatch):

@@ -279,9 +279,11 @@ class Evaluation(BodySolver):
         a, b, base = pairs  # base: the pair is an edge (the base rule derives it)
         path = self.relation(pk, 2)
         n = len(a)
-        rule = np.where(base, bi, si).astype(np.int64)
-        path.append([a, b], valid_from=np.full(n, vf[0]), valid_to=np.full(n, vt[0]),
-                    depth=np.full(n, -1, np.int64), rule=rule)
+        small = np.int16 if max(bi, si) < 2**15 else np.int64  # the stored columns' types: no narrowing pass
+        rule = np.where(base, small(bi), small(si))
+        # the constant columns as stride-0 views: the relation copies them once, into its own buffers
+        path.append([a, b], valid_from=np.broadcast_to(vf[:1], n), valid_to=np.broadcast_to(vt[:1], n),
+                    depth=np.broadcast_to(np.int32(-1), n), rule=rule)
         self.stale_keys.add(pk)
         self.derived += n
         self.rule_counts[bi] += int(base.sum())
