@@ -9,7 +9,7 @@ holokb is faster).  Then proof-recording overhead (same path, with vs without) a
 derived tuple.  Workloads: transitive closure on chains of 1,000 and 2,000 nodes and a random
 graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples; a linear recursion
 of 100,000 steps (``b(x+1) :- b(x), x < 100000``: per-iteration overhead).  ``--rdfs`` runs
-only the RDFS rows and the proof/memory lines, ``--linear`` only the linear recursion.
+only the RDFS rows and the proof/memory lines, ``--linear`` only the linear recursion (and its proof line).
 """
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def run_holokb_rdfs(trip, n_ids, record=False):
     return dt, m.relations[("t", False)].size, m
 
 
-def run_holokb_linear(steps):
+def run_holokb_linear(steps, record=False):
     from holokb.analysis import analyze
     from holokb.core import Literal
     from holokb.syntax import parse_rules
@@ -158,7 +158,7 @@ def run_holokb_linear(steps):
     db = Database()
     db.add("http://b/b", (Literal.of(0),))
     t0 = time.perf_counter()
-    m = closure(prog, db, limits=Limits.unbounded())
+    m = closure(prog, db, limits=Limits.unbounded(), record_proofs=record)
     return time.perf_counter() - t0, m.relations[("http://b/b", False)].size
 
 
@@ -427,6 +427,7 @@ def main() -> None:
                    ("nemo", lambda: nemo_linear(LINEAR_STEPS))]
         measure_row(name, systems, cap)
         if LINEAR_ONLY:
+            linear_proofs(cap)
             return
     tc = [("chain 1,000", *chain(1000), 1000), ("chain 2,000", *chain(2000), 2000)]
     if not QUICK:
@@ -466,8 +467,17 @@ def run_generic_tc(s, o, n, record):
     return time.perf_counter() - t0, m.stats.derived
 
 
+def linear_proofs(cap) -> None:
+    """Proof-recording overhead on the linear recursion (the fused small-delta loop)."""
+    (_, off, k), (_, on, _) = measure([("off", lambda: run_holokb_linear(LINEAR_STEPS, False)),
+                                       ("on", lambda: run_holokb_linear(LINEAR_STEPS, True))], cap)
+    print(f"proof recording, linear {LINEAR_STEPS // 1000}k ({k} tuples): {on:.3f} s with vs {off:.3f} s without = "
+          f"{on / off:.2f}x", flush=True)
+
+
 def proofs_and_memory(cap) -> None:
     """Proof-recording overhead on the same path and bytes per derived tuple."""
+    linear_proofs(cap)
     s, o = chain(1000)
     (_, off, k), (_, on, _) = measure([("off", lambda: run_generic_tc(s, o, 1000, False)),
                                        ("on", lambda: run_generic_tc(s, o, 1000, True))], cap)

@@ -93,15 +93,17 @@ def test_memory_error_becomes_truncated(monkeypatch):
         return real_rows(*args, **kw)
 
     monkeypatch.setattr(RowIteration, "_join", failing_rows)
-    real_keep = FusedLoop._keep
+    real_loop = FusedLoop._loop
 
-    def failing_keep(*args, **kw):  # the fused small-delta loop's store step fails the same way
-        calls["n"] += 1
-        if calls["n"] > 3:
+    def failing_loop(*args, **kw):  # the fused loop fails after storing its rows in its lists
+        loop = real_loop(*args, **kw)
+
+        def run(*a):
+            loop(*a)  # (the chain's fused part runs in one call: it fails at its end)
             raise MemoryError("simulated")
-        return real_keep(*args, **kw)
+        return run
 
-    monkeypatch.setattr(FusedLoop, "_keep", failing_keep)
+    monkeypatch.setattr(FusedLoop, "_loop", failing_loop)
     monkeypatch.setattr(_rowloop, "FUSE_AFTER", 0)  # a 10-step chain: fused from its first small delta
     db = Database()
     for i in range(10):

@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from holokb.core import Limits, Literal
+from holokb.core import Interval, Limits, Literal
 from holokb.engine import Database, closure
 from holokb.engine import builtins as _builtins
 from holokb.engine import kernels as _kernels
 from holokb.engine import joins as _joins
 from holokb.engine import rowloop as _rowloop
 from holokb.engine import rowwise as _rowwise
+from holokb.engine import variants as _variants
 from holokb.engine.body import BodySolver
 from holokb.engine.dictionary import TermDictionary
 from holokb.engine.keyset import SMALL, KeySet
@@ -26,9 +27,10 @@ from lang import EX, facts, rules
 from stratified_programs import IDB, database, programs, temporal_facts
 
 SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (BodySolver, "skip_validity"),
+            (BodySolver, "live_joins"),
             (_joins, "UNIT_VIEWS"),
             (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE"), (_rowloop, "FUSED"),
-            (_kernels, "JIT")]
+            (_kernels, "JIT"), (_variants, "PARALLEL")]
 
 
 @pytest.fixture
@@ -72,6 +74,8 @@ def test_fast_paths_give_the_same_model(plain, text, fs, record, decimals):
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_kernels, "MIN_N", 0)  # the compiled kernels on every input, however small
         m.setattr(_kernels, "LOAD_AFTER", 0)
+        m.setattr(_variants, "MIN_ROWS", 0)  # every vector iteration's variants on worker threads
+        m.setattr(_variants, "THREADS", 2)
         fast = closure(prog, db, record_proofs=record)
     slow = plain(lambda: closure(prog, db, record_proofs=record))
     assert not fast.truncated and not slow.truncated
@@ -162,19 +166,34 @@ def test_small_integer_interning_matches_the_vector_path():
 
 @given(st.lists(st.one_of(st.integers(-5, 5), st.sampled_from([2**40, 2**62 - 1, 2**62, -(2**63), 2**70]),
                           st.sampled_from(["s", Decimal("2.5"), True])), max_size=12),
-       st.lists(st.integers(0, 2), max_size=12))
+       st.lists(st.integers(0, 3), max_size=12))
 def test_lazy_integer_interning_matches_the_eager_one(values, readers):
     """Integers interned lazily (the fused loop's minting: no Literal built until read) get the same
-    ids, value columns, terms and lookups as eager interning, read in any order, mixed with others."""
+    ids, value columns, terms and lookups as eager interning, read in any order, mixed with others;
+    reader 3 follows lazy_int_parts' protocol (the generated code's inline minting)."""
     eager, lazy = TermDictionary(), TermDictionary()
     cache: dict = {}
     mint = lazy.lazy_int_minter(cache)
+    parts = lazy.lazy_int_parts()
+
+    def inline(v):
+        if not -(2**62) < v < 2**62:
+            return lazy.intern_int(v)
+        i = parts["IDS"].get(v)
+        if i is None:
+            i = lazy._bound
+            lazy._bound = i + 1
+            parts["IDS"][v] = i
+            parts["LAZY"][i] = v
+        return i
+
     got_e, got_l = [], []
     for k, v in enumerate(values):
         reader = readers[k] if k < len(readers) else 0
         if isinstance(v, int) and not isinstance(v, bool):
             got_e.append(eager.intern_int(v))
-            got_l.append(mint(v) if reader == 0 else lazy.intern_int_lazy(v) if reader == 1 else lazy.intern_int(v))
+            got_l.append(mint(v) if reader == 0 else lazy.intern_int_lazy(v) if reader == 1
+                         else inline(v) if reader == 3 else lazy.intern_int(v))
         else:
             got_e.append(eager.intern(Literal.of(v)))
             got_l.append(lazy.intern(Literal.of(v)))
@@ -186,6 +205,7 @@ def test_lazy_integer_interning_matches_the_eager_one(values, readers):
     assert [eager.term(i) for i in got_e] == [lazy.term(i) for i in got_l]
     assert all(lazy.lookup(Literal.of(v)) == i for v, i in zip(values, got_l))
     assert all(lazy.term(i).value == v and abs(v) < 2**62 for i, v in cache.items())
+    assert len(eager) == len(lazy)  # (terms built on read are not counted twice)
 
 
 @given(st.lists(st.sampled_from([0, 1, -2, 7, Decimal("1"), Decimal("0.5"), 1.0, True, "a"]), min_size=1, max_size=12),
@@ -320,6 +340,7 @@ rule l3: ex:l(?x, ?w) :- ex:l(?x, ?y), ?y < 9, ?w = ?y + 2, ?x != ?w.
 rule k1: ex:k(?y) :- ex:n(?x), ex:l(?x, ?y), ?y > 1.
 rule k2: ex:k(?y) :- ex:k(?x), ex:l(?_, ?x), ?x < 14, ?y = ?x * 2 - 1.
 rule k3: ex:k(?y) :- ex:k(?x), ex:e1(?x, ?_), ?y = ?x - 1, ?y >= -3.
+rule k4: ex:k(?z) :- ex:k(?x), ?x < 12, ?y = ?x + 1, ex:e1(?y, ?z).
 """
 
 
@@ -342,10 +363,9 @@ def test_fused_small_delta_loop_gives_the_same_model(monkeypatch, text, fs, reco
     assert _observed_loops(fused) == _observed_loops(vec), text
 
 
-def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch):
-    """A counter runs fused (one call, many iterations); where a one-row delta joins into more
-    bindings than the loop holds the iteration goes back to the other paths, nothing lost."""
-    states = []
+def _fused_states(monkeypatch) -> list[str]:
+    """The states FusedLoop.run returns from now on, in order (a spy)."""
+    states: list[str] = []
     real = _rowloop.FusedLoop.run
 
     def spy(self, *a):
@@ -354,24 +374,61 @@ def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch):
         return got
 
     monkeypatch.setattr(_rowloop.FusedLoop, "run", spy)
+    return states
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_the_fused_loop_runs_and_hands_back_past_its_binding_cap(monkeypatch, record):
+    """A counter runs fused (one call, many iterations); where a one-row delta joins into more
+    bindings than the loop holds the iteration goes back to the other paths, nothing lost (without
+    proofs the generated loop has stored the counter's row of that iteration: it is taken back)."""
+    states = _fused_states(monkeypatch)
     monkeypatch.setattr(_rowloop, "FUSE_AFTER", 0)
     prog = rules("rule s: ex:b(?y) :- ex:b(?x), ?x < 300, ?y = ?x + 1.\n"
+                 "rule u: ex:b(?y) :- ex:b(?x), ex:wide(?z), ?x < 20, ?z < ?x + 5000, ?y = ?x + 100000.\n"
                  "rule w: ex:v(?y) :- ex:v(?x), ex:wide(?z), ?x < 30, ?z < ?x + 5000, ?y = ?x + 1.")
     db = Database()
     db.add(EX + "b", (Literal.of(0),))
     db.add(EX + "v", (Literal.of(0),))
     for i in range(_rowloop.MAX_BINDINGS + 10):
         db.add(EX + "wide", (Literal.of(i),))
-    m = closure(prog, db, record_proofs=True)
-    assert sorted(a[0].value for a in m.relation(EX + "b")) == list(range(301))
+    m = closure(prog, db, record_proofs=record)
+    assert sorted(a[0].value for a in m.relation(EX + "b")) == list(range(301)) + list(range(100000, 100020))
     assert sorted(a[0].value for a in m.relation(EX + "v")) == list(range(31))
     assert "done" in states and m.stats.iterations >= 301  # the counter: one call
     assert states.count("back") >= 25  # ex:v: each step joins all of ex:wide, then goes back
     monkeypatch.setattr(_rowwise, "ROWWISE", False)
-    vec = closure(prog, db, record_proofs=True)
+    vec = closure(prog, db, record_proofs=record)
     assert m.rows(EX + "b") == vec.rows(EX + "b") and m.rows(EX + "v") == vec.rows(EX + "v")
     assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
     assert m.stats == vec.stats
+
+
+def test_the_fused_loop_probes_an_earlier_relation_by_a_computed_integer(monkeypatch):
+    """``?k = ?x + 1, ex:succ(?k, ?y)``: the fused loop binds ?k to the id of x + 1 and probes succ by it
+    (joined unkeyed, every step would pass MAX_BINDINGS over succ's rows and go back); a decimal in the
+    probed column turns the probe off (2 = 2.0 under two ids), and both give the vector path's model."""
+    states = _fused_states(monkeypatch)
+    n = _rowloop.MAX_BINDINGS + 200
+    prog = rules(f"rule s: ex:reach(?y) :- ex:reach(?x), ?x < {n}, ?k = ?x + 1, ex:succ(?k, ?y).")
+    for decimal in (False, True):
+        states.clear()
+        db = Database()
+        db.add(EX + "reach", (Literal.of(0),))
+        for i in range(1, n + 1):
+            db.add(EX + "succ", (Literal.of(i), Literal.of(i)))
+        if decimal:
+            db.add(EX + "succ", (Literal.of(Decimal("7")), Literal.of(-1)))
+        for record in (False, True):
+            m = closure(prog, db, record_proofs=record)
+            assert len(m.rows(EX + "reach")) == n + 1 + decimal
+            assert ("back" in states) is decimal and "done" in states
+            states.clear()
+            with monkeypatch.context() as off:
+                off.setattr(_rowwise, "ROWWISE", False)
+                vec = closure(prog, db, record_proofs=record)
+            assert _observed(m) == _observed(vec) and m.rows(EX + "reach") == vec.rows(EX + "reach")
+            assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
 
 
 def test_short_recursions_stay_on_the_row_path_and_long_ones_fuse(monkeypatch):
@@ -397,3 +454,80 @@ def test_short_recursions_stay_on_the_row_path_and_long_ones_fuse(monkeypatch):
             vec = closure(prog, db, record_proofs=True)
         assert m.rows(EX + "b") == vec.rows(EX + "b") and len(m.rows(EX + "b")) == n + 1
         assert [s.bindings for s in m.proof_steps()] == [s.bindings for s in vec.proof_steps()]
+
+
+def _threads_and_one(monkeypatch, text, fs, record, limits):
+    """The models of ``text`` over ``fs`` with every vector iteration's variants solved on two
+    threads and on the calling thread (row-at-a-time paths off: every iteration is a vector one)."""
+    prog, db = rules(text), database(fs)
+    models = []
+    for threads in (2, 1):
+        with monkeypatch.context() as m:
+            m.setattr(_rowwise, "ROWWISE", False)
+            m.setattr(_variants, "MIN_ROWS", 0)
+            m.setattr(_variants, "THREADS", threads)
+            models.append(closure(prog, db, record_proofs=record, limits=limits))
+    return models
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(programs(aggregates=False), temporal_facts(), st.booleans(), st.sampled_from([None, 3, 12]),
+       st.sampled_from([None, 2, 40]))
+def test_variants_on_two_threads_give_the_same_model(monkeypatch, text, fs, record, max_derived, max_edges):
+    """Two threads == one: the same rows in the same order, intervals, proofs, statistics and
+    budget cuts (max_derived claims in relation order; a join past max_edges stops the run)."""
+    two, one = _threads_and_one(monkeypatch, text, fs, record, Limits(max_derived=max_derived, max_edges=max_edges))
+    assert _observed(two) == _observed(one), text
+
+
+def test_a_recursive_stratum_runs_its_variants_on_threads(monkeypatch):
+    """The threaded path is taken (a spy counts it) on a recursive stratum with a comparison and
+    a negation, and gives the one-thread model; a stratum with an assignment stays on the caller."""
+    threaded = """
+rule a: ex:q0(?x, ?y) :- ex:e0(?x, ?y), not ex:e2(?y).
+rule b: ex:q0(?x, ?z) :- ex:q0(?x, ?y), ex:q0(?y, ?z), ?x != ?z.
+"""
+    minting = """
+rule c: ex:q2(?x, ?z) :- ex:e0(?x, ?y), ?z = ?y + 1.
+rule d: ex:q2(?x, ?z) :- ex:q2(?x, ?y), ex:e0(?y, ?z).
+"""
+    fs = [("e0", (i, (i + 1) % 9), Interval()) for i in range(9)] + [("e2", (4,), Interval())]
+    seen = []
+    real = _variants._threaded
+    monkeypatch.setattr(_variants, "_threaded", lambda ev, out, todo: seen.append(len(todo)) or real(ev, out, todo))
+    for record in (False, True):
+        seen.clear()
+        two, one = _threads_and_one(monkeypatch, threaded, fs, record, None)
+        assert _observed(two) == _observed(one)
+        assert len(two.rows(EX + "q0")) == 36  # the path 4 -> 5 -> .. -> 3 (e0(3, 4) is cut): 9 * 8 / 2 pairs
+        assert len(seen) >= 3 and all(n == 2 for n in seen)  # each later iteration: b's two variants
+        seen.clear()
+        two, one = _threads_and_one(monkeypatch, minting, fs, record, None)
+        assert _observed(two) == _observed(one) and len(two.rows(EX + "q2")) > 9
+        assert not seen
+
+
+_FORK_TEXT = """
+rule a: ex:q0(?x, ?y) :- ex:e0(?x, ?y).
+rule b: ex:q0(?x, ?z) :- ex:q0(?x, ?y), ex:q0(?y, ?z).
+"""
+
+
+def _threaded_rows():
+    fs = [("e0", (i, (i + 1) % 7), Interval()) for i in range(7)]
+    return closure(rules(_FORK_TEXT), database(fs)).rows(EX + "q0")
+
+
+def test_a_forked_child_runs_threaded_iterations(monkeypatch):
+    """A child forked after the parent's worker pool started makes its own (the parent's threads
+    are not in it): the same rows, no hang."""
+    import multiprocessing
+
+    monkeypatch.setattr(_rowwise, "ROWWISE", False)
+    monkeypatch.setattr(_variants, "MIN_ROWS", 0)
+    monkeypatch.setattr(_variants, "THREADS", 2)
+    parent = _threaded_rows()
+    assert _variants._pool is not None and len(parent) == 49
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_threaded_rows).get(timeout=120) == parent

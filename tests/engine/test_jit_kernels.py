@@ -198,6 +198,21 @@ def test_load_falls_back_to_no_cache_then_to_numpy(monkeypatch):
     assert isinstance(kernels.load_error, ImportError)
 
 
+def test_the_kernels_are_built_without_the_prefetch_hint_when_llvm_refuses_it(monkeypatch):
+    """An LLVM that rejects ``llvm.prefetch`` costs the hint, not the kernels."""
+    compiled = kernels.load()
+    calls = []
+
+    def define(cache, prefetching):
+        calls.append(prefetching)
+        if prefetching:
+            raise RuntimeError("Intrinsic has incorrect argument type!")
+        return compiled
+    monkeypatch.setattr(kernels, "_define", define)
+    monkeypatch.setattr(kernels, "_warm", lambda k: k)
+    assert kernels._build(True) is compiled and calls == [True, False]
+
+
 def _slow_loader(monkeypatch, compiled):
     """Stand-in for numba's load: blocks until released, then hands back the compiled kernels."""
     release = __import__("threading").Event()

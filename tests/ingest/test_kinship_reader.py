@@ -32,6 +32,17 @@ CASES = [
     ("[Donald] became friends with [Annette] in high school, and later the two were married.", {},
      ["spouse(Donald, Annette)"]),
     ("[Dan] is married to a special woman. Her name is [Marci].", {"Marci": "female"}, ["spouse(Dan, Marci)"]),
+    ("[Mary] and [Roy] were talking about where they went on their honeymoon.", {}, ["spouse(Mary, Roy)"]),
+    ("[Ann] and [Bob] are newlyweds.", {}, ["spouse(Ann, Bob)"]),
+    # a clause that only compares states nothing; the rest of the sentence is read
+    ("[Tony]'s grandmother, [Ashley], ended up raising him as if he were her own child.", {"Ashley": "female"},
+     ["grandparent(Tony, Ashley)"]),
+    ("[Ann] looked as if she was tired, and her son [Bob] helped.", {"Ann": "female"}, ["child(Ann, Bob)"]),
+    # a couple word of someone else's is not the subjects'
+    ("[Ann] and [Bob] went to see [Cal] on his honeymoon.", {"Cal": "male"}, []),
+    ("[Ann] and [Bob] planned her honeymoon.", {"Ann": "female"}, []),
+    ("[Herman] gave away his daughter, [Rosalee], to her groom, [James].", {"Herman": "male", "Rosalee": "female"},
+     ["child(Herman, Rosalee)", "spouse(Rosalee, James)"]),
     # a pronoun is not bound by its own clause's subject; a fronted clause's pronoun is the main subject
     ("[Gabrielle] is so proud of [Annette] who is the sister of her grandson.",
      {"Gabrielle": "female", "Annette": "female"}, ["grandchild(Gabrielle, Annette)"]),
@@ -81,6 +92,11 @@ CASES = [
     ("[April]'s mother is the child of [Ashley].", {}, ["grandchild(Ashley, April)"]),
     ("[Beverly]'s brother has a daughter named [Cheryl].", {}, ["nephewOrNiece(Beverly, Cheryl)"]),
     ("[Ann]'s brother is tall.", {}, []),
+    # ... and when the rules compose no relation through them, both steps through the unnamed person
+    ("[Tony] met his uncle's wife [Amy].", {"Tony": "male"},
+     ["uncleOrAunt(Tony, Tony_s_uncleOrAunt)", "spouse(Tony_s_uncleOrAunt, Amy)"]),
+    ("[Ann] met her sister's husband [Bob].", {"Ann": "female"},
+     ["sibling(Ann, Ann_s_sibling)", "spouse(Ann_s_sibling, Bob)"]),
     # "Her son is named [J]": the pronoun is the earlier phrase's possessor (an unnamed sister here)
     ("[Dale] enjoys playing tennis with his sister and her son. Her son is named [Jeff].", {"Dale": "male"},
      ["nephewOrNiece(Dale, Jeff)"]),

@@ -97,3 +97,25 @@ def test_plain_load_refuses_to_nest_in_a_batch(tmp_path):
             with pytest.raises(LedgerError, match="do not nest"):
                 led.bulk_assert_plain(iter(CHUNKS), at=AT)
     assert rows(tmp_path / "kb.db")["facts"] == []
+
+
+def test_bulk_indexes_built_in_sorter_runs_match_their_tables(tmp_path):
+    """60k facts sort in several 1 MiB runs merged on helper threads (schema.build_indexes): every
+    index agrees with its table, the connection's cache size is restored and the staging is emptied."""
+    from holokb.ledger.plain import STAGING_DB
+
+    subjects = [IRI(f"{EX}s{i}") for i in range(6000)]
+    triples = [(subjects[i % 6000], P if i % 2 else Q, Literal.of(i)) for i in range(60_000)]
+    with Ledger.open(tmp_path / "big.db") as led:
+        before = led._db.execute("PRAGMA main.cache_size").fetchone()[0]
+        assert led.bulk_assert(records(triples), at=AT) == 60_000
+        db = led._db
+        assert db.execute("PRAGMA main.cache_size").fetchone()[0] == before
+        assert db.execute("PRAGMA temp_store").fetchone()[0] == 1  # FILE: the sorter may use runs
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert db.execute(f"SELECT count(*) FROM {STAGING_DB}.plain_facts").fetchone()[0] == 0
+        by_index = db.execute("SELECT hkey, fact_id FROM facts INDEXED BY facts_hkey ORDER BY hkey, fact_id").fetchall()
+        assert by_index == sorted(db.execute("SELECT hkey, fact_id FROM facts NOT INDEXED").fetchall())
+        assert len(by_index) == 60_000
+        got = led.facts(AsOf.latest(), about=subjects[17])
+        assert sorted(v.fact.object.value for v in got) == list(range(17, 60_000, 6000))

@@ -86,7 +86,10 @@ def eval_clutrr_cmd(file: Path = typer.Argument(..., help="CLUTRR CSV (story, qu
                     jobs: int = typer.Option(1, "--jobs", help="Worker processes (output order is kept)."),
                     kb: bool = typer.Option(True, "--kb/--reading", help="Ask each question through kb.ingest + "
                                             "kb.answer, one in-memory KB per reading (default), or answer over the "
-                                            "reading (the cross-check path; same answers, ~2x faster).")) -> None:
+                                            "reading (the cross-check path; same answers, ~2x faster)."),
+                    defaults: bool = typer.Option(True, "--defaults/--no-defaults", help="Take the conventions "
+                                                  "of CLUTRR's generated families (rules/kinship_defaults.hkr, "
+                                                  "cited by rule name) or only what the English says.")) -> None:
     """Read each family story, compose kinship by rules/kinship.hkr; accuracy per story length, then overall.
 
     Example: holokb eval clutrr ../shared/corpora/clutrr/gen_train23_test2to10/validation.csv --jobs 2
@@ -96,7 +99,7 @@ def eval_clutrr_cmd(file: Path = typer.Argument(..., help="CLUTRR CSV (story, qu
     _check(limit, jobs)
     check_output(out)
     started = time.monotonic()
-    run = eval_clutrr(file, limit=limit, jobs=jobs, via_kb=kb)
+    run = eval_clutrr(file, limit=limit, jobs=jobs, via_kb=kb, defaults=defaults)
     for g, (c, n) in run.by_group().items():
         typer.echo(f"{g}: accuracy={c / n:.4f} n={n}")
     _report(run, out, started)

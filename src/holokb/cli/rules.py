@@ -99,7 +99,7 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
     limits = limits_of(max_depth, max_derived, seconds(timeout, DERIVE_TIMEOUT_S))
     from ..program_cache import cached_program  # the same rule files again: no parse (keyed by their bytes)
     from ..reasoning import load_program
-    from .heap import keep_freed_memory
+    from ..engine.allocator import keep_freed_memory
 
     keep_freed_memory()  # the closure frees and re-allocates big arrays: reuse them, not fresh pages
 

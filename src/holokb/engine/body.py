@@ -37,6 +37,9 @@ class BodySolver:
     key_steps = True
     #: Switch: joins skip the validity intersection when :attr:`timeless` (every row valid always).
     skip_validity = True
+    #: Switch: a join builds only the columns of variables read after it (the others were
+    #: gathered, then projected out).
+    live_joins = True
 
     def __init__(self, relations: Mapping[RelKey, Relation], terms: TermDictionary, endpoints: np.ndarray,
                  cap: int, arity: Mapping[RelKey, int]):
@@ -86,11 +89,16 @@ class BodySolver:
             if b.n == 0:
                 break
             item = step.item
+            dropped = False  # a variable's column left out by the join: as if projected out below
             if step.kind == "atom":
                 rel = self.relation((item.predicate, item.negated), item.arity)
                 lo, hi = ranges.get(step.label, (0, rel.size))
+                out = live[i] if live is not None and self.live_joins else None
+                if out is not None:
+                    dropped = any(k not in out for k in b.vars) or any(
+                        isinstance(t, Var) and t.name not in out for t in item.args)
                 b = join(b, item, step.label, rel, lo, hi, self.terms, self.bits, record, self.cap,
-                         self.timeless and self.skip_validity)
+                         self.timeless and self.skip_validity, out)
             elif step.kind == "neg":
                 a = item.atom
                 b = anti_join(b, a, self.relations.get((a.predicate, a.negated)), self.terms, self.bits,
@@ -115,7 +123,7 @@ class BodySolver:
             elif step.kind == "agg":
                 b = self._aggregate(b, item)
             self.on_step()
-            if live is not None and b.project(live[i]) and not record and i + 1 < len(steps):
+            if live is not None and (b.project(live[i]) or dropped) and not record and i + 1 < len(steps):
                 b = self.distinct(b)
         return b
 
@@ -186,9 +194,9 @@ class BodySolver:
             return b
         cols = [b.vars[k] for k in sorted(b.vars)]
         widths = [self.bits] * len(cols)
-        ranks = [np.searchsorted(self.endpoints, b.meta["vf"]), np.searchsorted(self.endpoints, b.meta["vt"])]
-        cols += ranks
-        widths += [int(len(self.endpoints)).bit_length()] * 2
+        if not self.timeless:  # timeless: every binding's validity is the whole axis, no key part
+            cols += [np.searchsorted(self.endpoints, b.meta["vf"]), np.searchsorted(self.endpoints, b.meta["vt"])]
+            widths += [int(len(self.endpoints)).bit_length()] * 2
         depth = b.meta["depth"]
         if depth.min() >= 0:
             cols.append(depth)

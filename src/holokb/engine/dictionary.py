@@ -12,6 +12,7 @@ different kinds are incomparable: comparing them is false, never an error.
 from __future__ import annotations
 
 from decimal import Decimal
+from itertools import islice
 
 import numpy as np
 
@@ -22,11 +23,15 @@ from ..core.time import Duration
 KIND_NONE, KIND_NUMBER, KIND_TIME, KIND_DAYTIME, KIND_YEARMONTH, KIND_STRING, KIND_BOOL = range(7)
 
 
-def identity_key(t: Term) -> tuple:
-    """The key under which two terms are the same term (literals by typed value, not lexical form)."""
+def identity_key(t: Term) -> tuple | int:
+    """The key under which two terms are the same term (literals by typed value, not lexical form).
+    An integer literal's key is the int itself (no other key is an int: the rest are tuples), so the
+    fused small-delta loop (:mod:`.rowloop`) finds a computed integer's id with one dict lookup."""
     if isinstance(t, IRI):
         return ("I", t.value)
     v = t.value
+    if type(v) is int:
+        return v
     # type name keeps True apart from 1 and 1 apart from 1.0 (Python hashes them equal).
     return ("L", type(v).__name__, v, t.lang or "")
 
@@ -67,7 +72,7 @@ class TermDictionary:
     """
 
     __slots__ = ("_ids", "_terms", "_bound", "_kind", "_num", "_ms", "_pending", "_isint", "_const", "_seeded",
-                 "_lazy", "_lazy_pending")
+                 "_lazy", "_lazy_written", "_lazy_built")
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
@@ -82,11 +87,14 @@ class TermDictionary:
         self._seeded: set[int] = set()  # ids a caller chose (:meth:`seed`); every other id was minted here
         # Integers minted by :meth:`intern_int_lazy`: id -> value, the Literal built on first :meth:`term`
         # (a 100k-step recursion mints 100k integers; building each Literal costs more than the step).
+        # Entries stay (the fused loop reads values here) and arrive in id order, so the ones whose value
+        # columns are unwritten are the last ``len(_lazy) - _lazy_written``; ``_lazy_built`` have a Literal.
         self._lazy: dict[int, int] = {}
-        self._lazy_pending: list[int] = []
+        self._lazy_written = 0
+        self._lazy_built = 0
 
     def __len__(self) -> int:
-        return len(self._terms) + len(self._lazy)
+        return len(self._terms) + len(self._lazy) - self._lazy_built
 
     @property
     def id_bound(self) -> int:
@@ -155,8 +163,11 @@ class TermDictionary:
         """The term with id ``term_id``."""
         term_id = int(term_id)
         t = self._terms.get(term_id)
-        if t is None and term_id in self._lazy:
-            t = self._terms[term_id] = Literal.of(self._lazy.pop(term_id))
+        if t is None:
+            v = self._lazy.get(term_id)
+            if v is not None:
+                t = self._terms[term_id] = Literal.of(v)
+                self._lazy_built += 1
         if t is None:
             raise KeyError(term_id)
         return t
@@ -175,12 +186,13 @@ class TermDictionary:
             v = self._terms[i].value  # type: ignore[union-attr]
             self._isint[i] = isinstance(v, int) and not isinstance(v, bool) and -_INT_FAST < v < _INT_FAST
         self._pending.clear()
-        if self._lazy_pending:  # lazy integers: all exact (intern_int_lazy takes only those), in bulk
-            ids = np.array(self._lazy_pending, dtype=np.int64)
-            vals = np.array([self._lazy[i] if i in self._lazy else self._terms[i].value  # type: ignore[union-attr]
-                             for i in self._lazy_pending], dtype=np.int64)
+        k = len(self._lazy) - self._lazy_written
+        if k:  # lazy integers: all exact (intern_int_lazy takes only those), in bulk; the newest k
+            new = list(islice(reversed(self._lazy.items()), k))
+            ids = np.fromiter((i for i, _ in new), np.int64, k)
+            vals = np.fromiter((v for _, v in new), np.int64, k)
             self._kind[ids], self._num[ids], self._ms[ids], self._isint[ids] = KIND_NUMBER, vals, vals, True
-            self._lazy_pending.clear()
+            self._lazy_written = len(self._lazy)
         return self._kind, self._num, self._ms
 
     def integers(self) -> tuple[np.ndarray, np.ndarray]:
@@ -196,14 +208,14 @@ class TermDictionary:
         uniq, inv = np.unique(values, return_inverse=True)
         out = np.empty(len(uniq), dtype=np.int64)
         for k, v in enumerate(uniq.tolist()):
-            i = known.get(("L", "int", v, ""))  # identity_key of Literal.of(v), without building it
+            i = known.get(v)  # identity_key of Literal.of(v), without building it
             out[k] = i if i is not None else self.intern(Literal.of(v))
         return out[inv.reshape(-1)]
 
     def intern_int_lazy(self, v: int) -> int:
         """:meth:`intern_int` that defers building the Literal of a new ``v`` (|v| < 2**62) to the
         first :meth:`term` of its id: same id, same value columns."""
-        key = ("L", "int", v, "")
+        key = v  # identity_key of Literal.of(v)
         i = self._ids.get(key)
         if i is None:
             if not -_INT_FAST < v < _INT_FAST:
@@ -212,25 +224,29 @@ class TermDictionary:
             self._ids[key] = i
             self._bound = i + 1
             self._lazy[i] = v
-            self._lazy_pending.append(i)
         return i
 
+    def lazy_int_parts(self) -> dict:
+        """What code minting integers inline needs (the fused loop's generated code, :mod:`.rowloop`):
+        ``IDS`` (key -> id; an integer is its own key) and ``LAZY`` (id -> value of the integers minted
+        lazily, which code may also read).  A new ``v`` with |v| < 2**62 then gets the id ``_bound``
+        (which moves up by one) and ``IDS[v] = i; LAZY[i] = v``: :meth:`intern_int_lazy`."""
+        return {"IDS": self._ids, "LAZY": self._lazy}
+
     def lazy_int_minter(self, cache: dict[int, int]):
-        """A function ``v -> id`` doing :meth:`intern_int_lazy` (one call, no method lookup: the
-        fused small-delta loop mints an integer per step) that also records ``cache[id] = v``."""
-        ids, lazy, pending, fast = self._ids, self._lazy, self._lazy_pending, _INT_FAST
+        """A function ``v -> id`` doing :meth:`intern_int_lazy` (one call, no method lookup: the row
+        path mints an integer per step) that also records ``cache[id] = v`` for |v| < 2**62."""
+        ids, lazy, fast = self._ids, self._lazy, _INT_FAST
 
         def mint(v: int) -> int:
             if not -fast < v < fast:
                 return self.intern_int(v)
-            key = ("L", "int", v, "")
-            i = ids.get(key)
+            i = ids.get(v)  # v is its own identity_key
             if i is None:
                 i = self._bound
-                ids[key] = i
+                ids[v] = i
                 self._bound = i + 1
                 lazy[i] = v
-                pending.append(i)
             cache[i] = v
             return i
 
@@ -238,7 +254,7 @@ class TermDictionary:
 
     def intern_int(self, v: int) -> int:
         """The id of the integer literal ``v`` (interned if new), without building the literal when known."""
-        key = ("L", "int", v, "")  # identity_key of Literal.of(v), known without parsing it back
+        key = v  # identity_key of Literal.of(v), known without parsing it back
         i = self._ids.get(key)
         if i is None:
             i = self._bound

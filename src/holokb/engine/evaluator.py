@@ -25,9 +25,11 @@ import numpy as np
 
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
 from ..core.limits import LimitHit, Limits
+from . import allocator as _allocator
 from . import body as _body
 from . import rowloop as _rowloop
 from . import rowwise as _rowwise
+from . import variants as _variants
 from .body import BodySolver
 from .database import Database, RelKey
 from .joins import Bindings, expr_vars
@@ -133,10 +135,11 @@ class Evaluation(BodySolver):
         """
         self._ensure_bits()
         try:
-            for stratum in self.program.strata:
-                if self.truncated:
-                    break
-                self._run_stratum(stratum)
+            with _allocator.big_arrays(sum(r.size for r in self.relations.values())):
+                for stratum in self.program.strata:
+                    if self.truncated:
+                        break
+                    self._run_stratum(stratum)
         except IntermediateOverflow:
             self._hit(self.cap_name)
         except MemoryError:
@@ -194,23 +197,8 @@ class Evaluation(BodySolver):
                 rows = self._row_iteration(shapes, delta, old_end)
                 if rows is _STOP:
                     return
-            for ri, rule, rec, keep in shapes if rows is None else ():
-                if not rec:  # no atom of the stratum: all its rows come out of iteration 1
-                    if first:
-                        self._collect(out, ri, rule, self.solve(rule.body, None, None, self.record, keep))
-                    continue
-                for k, rk_k in rec:
-                    lo_k, hi_k = delta[rk_k]
-                    if lo_k >= hi_k:  # that atom's relation gained nothing last iteration
-                        continue
-                    ranges = {}
-                    for j, rk in rec:
-                        lo, hi = delta[rk]
-                        ranges[j] = (lo, hi) if j == k else ((0, hi) if j < k else (0, old_end[rk]))
-                    self._collect(out, ri, rule, self.solve(rule.body, ranges, k, self.record, keep))
-                    if self.deadline.expired():
-                        self._hit(LimitHit.TIMEOUT)
-                        return
+            if rows is None and not _variants.iteration(self, out, shapes, delta, old_end, first):
+                return  # the deadline passed
             first = False
             grew = False
             for rk in order:
@@ -291,9 +279,11 @@ class Evaluation(BodySolver):
         a, b, base = pairs  # base: the pair is an edge (the base rule derives it)
         path = self.relation(pk, 2)
         n = len(a)
-        rule = np.where(base, bi, si).astype(np.int64)
-        path.append([a, b], valid_from=np.full(n, vf[0]), valid_to=np.full(n, vt[0]),
-                    depth=np.full(n, -1, np.int64), rule=rule)
+        small = np.int16 if max(bi, si) < 2**15 else np.int64  # the stored columns' types: no narrowing pass
+        rule = np.where(base, small(bi), small(si))
+        # the constant columns as stride-0 views: the relation copies them once, into its own buffers
+        path.append([a, b], valid_from=np.broadcast_to(vf[:1], n), valid_to=np.broadcast_to(vt[:1], n),
+                    depth=np.broadcast_to(np.int32(-1), n), rule=rule)
         self.stale_keys.add(pk)
         self.derived += n
         self.rule_counts[bi] += int(base.sum())
@@ -318,48 +308,53 @@ class Evaluation(BodySolver):
             else:
                 cols.append(np.full(b.n, self.terms.intern(t.term), dtype=np.int64))
         self._ensure_bits()
-        out.setdefault((head.predicate, head.negated), []).append((ri, cols, b, depth))
+        # the last slot: the kept positions once claimed (:meth:`_claim`; None until then)
+        out.setdefault((head.predicate, head.negated), []).append((ri, cols, b, depth, None))
 
     def _append(self, rk: RelKey, batches: list) -> None:
+        """Claim the new rows of an iteration's batches (in batch order: the first candidate of a
+        key wins, as over their concatenation) and append them.  Batch by batch, so only the kept
+        rows are copied (RDFS 100k: 5.1M candidates, 1.4M kept, were concatenated per column)."""
+        rel = self.relation(rk)
+        room = None if self.limits.max_derived is None else self.limits.max_derived - self.derived
+        kept = []
+        for _, cols, b, _, sel in batches:  # every claim before any append: the rows of one
+            if sel is None:                 # iteration never cover each other
+                sel = self._claim(rk, cols, b, room)
+            if room is not None:
+                room -= len(sel)
+            kept.append(sel)
+        for (ri, cols, b, depth, _), sel in zip(batches, kept):
+            n = len(sel)
+            if n == 0:
+                continue
+            pick = (lambda a: a) if n == b.n else (lambda a: a[sel])  # all kept: no gather
+            meta = {"valid_from": pick(b.meta["vf"]), "valid_to": pick(b.meta["vt"]), "depth": pick(depth),
+                    "rule": np.full(n, ri, np.int16 if ri < 2**15 else np.int64)}  # the stored column's type
+            if self.record:
+                meta.update(self._record(ri, b, sel))
+            rel.append([pick(c) for c in cols], **meta)
+            self.derived += n
+            self.rule_counts[ri] += n
+
+    def _claim(self, rk: RelKey, cols: list[np.ndarray], b: Bindings, room: int | None = None) -> np.ndarray:
+        """Positions of the candidates (head ``cols`` of bindings ``b``) that are new rows of ``rk``,
+        their keys recorded; past ``room`` (max_derived) the rest are released and the run is cut."""
         rel = self.relation(rk)
         if rk in self.stale_keys:
             self.rekey_stale(rk, rel)
-        if len(batches) == 1:  # the usual case with small deltas: no copies
-            ri, cols, b, depth = batches[0]
-            vf, vt = b.meta["vf"], b.meta["vt"]
-            rule = np.full(b.n, ri, np.int16 if ri < 2**15 else np.int64)  # the stored column's type
-        else:
-            cols = [np.concatenate([c[1][i] for c in batches]) for i in range(rel.arity)]
-            vf = np.concatenate([c[2].meta["vf"] for c in batches])
-            vt = np.concatenate([c[2].meta["vt"] for c in batches])
-            depth = np.concatenate([c[3] for c in batches])
-            ris = [c[0] for c in batches]  # in the stored column's type: no int64 pass to narrow
-            rule = np.repeat(np.array(ris, np.int16 if max(ris) < 2**15 else np.int64), [c[2].n for c in batches])
+        widths = self.key_widths(rel.arity)
+        vf, vt = b.meta["vf"], b.meta["vt"]
         keys = self._key_cols(cols, vf, vt)
-        mask = rel.claim_new(keys, self.key_widths(rel.arity))
-        self._drop_covered(rel, cols, vf, vt, mask)
-        if self.limits.max_derived is not None:
-            room = self.limits.max_derived - self.derived
-            if int(mask.sum()) > room:
-                new = np.flatnonzero(mask)
-                cut = new[max(room, 0):]
-                rel.release([k[cut] for k in keys], self.key_widths(rel.arity))
-                mask[cut] = False
-                self._hit(LimitHit.MAX_DERIVED)
+        mask = rel.claim_new(keys, widths)
+        if not self.timeless:  # timeless: every interval is the whole axis, none is covered
+            self._drop_covered(rel, cols, vf, vt, mask)
         sel = np.flatnonzero(mask)
-        if len(sel) == 0:
-            return
-        meta = {"valid_from": vf[sel], "valid_to": vt[sel], "depth": depth[sel], "rule": rule[sel]}
-        if self.record:
-            meta.update(self._record(batches, sel))
-        rel.append([c[sel] for c in cols], **meta)
-        self.derived += len(sel)
-        if len(batches) == 1:
-            self.rule_counts[batches[0][0]] += len(sel)
-            return
-        counts = np.bincount(rule[sel], minlength=len(self.rule_counts))
-        for i in np.flatnonzero(counts).tolist():
-            self.rule_counts[i] += int(counts[i])
+        if room is not None and len(sel) > room:
+            rel.release([k[sel[max(room, 0):]] for k in keys], widths)
+            sel = sel[:max(room, 0)]
+            self._hit(LimitHit.MAX_DERIVED)
+        return sel
 
     def rekey_stale(self, rk: RelKey, rel: Relation) -> None:
         """Key the rows the transitive plan added (they were never keyed) before rows are claimed."""
@@ -391,30 +386,14 @@ class Evaluation(BodySolver):
         covered = (rel.meta("valid_from")[rows] <= vf[part][pos]) & (rel.meta("valid_to")[rows] >= vt[part][pos])
         mask[part[pos[covered]]] = False
 
-    def _record(self, batches: list, sel: np.ndarray) -> dict:
-        """Store premises and bindings of the kept rows in their rule's proof table."""
-        if len(batches) == 1:  # the usual case: every kept row is the batch's, in order
-            ri, _, b, _ = batches[0]
-            base = self._proof_chunk(ri, b, sel)
-            # proof numbers in the stored column's type when they fit (no narrowing pass later)
-            dt = np.int32 if base + len(sel) < 2**31 else np.int64
-            return {"proof": np.arange(base, base + len(sel), dtype=dt),
-                    "prod": b.meta["prod"][sel] * self.program.rules[ri].weight,
-                    "plen": b.meta["plen"][sel] + 1}
-        proof = np.empty(len(sel), np.int64)
-        prod = np.empty(len(sel), np.float64)
-        plen = np.empty(len(sel), np.int64)
-        start = 0
-        for ri, _, b, _ in batches:
-            local = sel[(sel >= start) & (sel < start + b.n)] - start
-            at = np.searchsorted(sel, local + start)
-            if len(local):
-                base = self._proof_chunk(ri, b, local)
-                proof[at] = base + np.arange(len(local))
-                prod[at] = b.meta["prod"][local] * self.program.rules[ri].weight
-                plen[at] = b.meta["plen"][local] + 1
-            start += b.n
-        return {"proof": proof, "prod": prod, "plen": plen}
+    def _record(self, ri: int, b: Bindings, sel: np.ndarray) -> dict:
+        """Store premises and bindings of batch ``b``'s kept rows ``sel`` in rule ``ri``'s proof table."""
+        base = self._proof_chunk(ri, b, sel)
+        # proof numbers in the stored column's type when they fit (no narrowing pass later)
+        dt = np.int32 if base + len(sel) < 2**31 else np.int64
+        return {"proof": np.arange(base, base + len(sel), dtype=dt),
+                "prod": b.meta["prod"][sel] * self.program.rules[ri].weight,
+                "plen": b.meta["plen"][sel] + 1}
 
     def _proof_chunk(self, ri: int, b, rows: np.ndarray) -> int:
         """Append the bindings and premise rows of ``b``'s ``rows`` to rule ``ri``'s proof table;

@@ -35,9 +35,10 @@ class Bindings:
         """The single empty binding (the start of every body; its columns are shared, read-only)."""
         return Bindings(1, {}, dict(_UNIT_RECORD if record else _UNIT))
 
-    def take(self, idx: np.ndarray) -> "Bindings":
-        return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items()},
-                        {k: v[idx] for k, v in self.meta.items()})
+    def take(self, idx: np.ndarray, live=None) -> "Bindings":
+        """The rows ``idx``; with ``live``, only the variables in it (the others are not gathered)."""
+        return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items() if live is None or k in live},
+                        {k: _take(v, idx) for k, v in self.meta.items()})
 
     def project(self, live) -> bool:
         """Drop the columns of variables not in ``live`` (in place); whether any was dropped."""
@@ -50,6 +51,13 @@ class Bindings:
         if mask.all():
             return self
         return self.take(np.flatnonzero(mask))
+
+
+def _take(v: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``v[idx]``; a constant column (stride 0: the validity of a timeless run) stays one, ungathered."""
+    if v.strides == (0,) and len(v):
+        return np.broadcast_to(v[:1], len(idx))
+    return v[idx]
 
 
 def _frozen_one(v, dtype) -> np.ndarray:
@@ -123,18 +131,19 @@ def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int, 
 
 def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
          terms: TermDictionary, bits: int, record: bool, cap: int | None = None,
-         timeless: bool = False) -> Bindings:
+         timeless: bool = False, live=None) -> Bindings:
     """Extend ``b`` with the rows of ``rel`` in [lo, hi) matching ``atom`` (premise ``p<label>``);
     more than ``cap`` matching pairs raise :class:`IntermediateOverflow` before any allocation.
-    ``timeless``: every binding and row is valid always, so the intersection is skipped."""
+    ``timeless``: every binding and row is valid always, so the intersection is skipped.
+    ``live``: the variables read after this step; only their columns are built."""
     if UNIT_VIEWS and b.n == 1 and not b.vars and _plain(atom) and b.meta.keys() <= _UNIT_META:
         _check(hi - lo, cap)
-        return _join_unit(b, atom, label, rel, lo, hi, record)
+        return _join_unit(b, atom, label, rel, lo, hi, record, timeless)
     pc = _probe_cols(atom, b, terms)
     if pc is None:
         return b.take(EMPTY)
     pos, rows = _match(rel, pc[0], pc[1], b, lo, hi, bits, cap)
-    out = b.take(pos)
+    out = b.take(pos, live)
     fresh: dict[str, int] = {}
     keep = None
     for p, t in enumerate(atom.args):
@@ -145,7 +154,8 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
             else:
                 fresh[t.name] = p
     for name, p in fresh.items():
-        out.vars[name] = rel.col(p)[rows]
+        if live is None or name in live:
+            out.vars[name] = rel.col(p)[rows]
     if not timeless:
         vf = np.maximum(out.meta["vf"], rel.meta("valid_from")[rows])
         vt = np.minimum(out.meta["vt"], rel.meta("valid_to")[rows])
@@ -177,15 +187,20 @@ def _ro(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _join_unit(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int, record: bool) -> Bindings:
+def _join_unit(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int, record: bool,
+               timeless: bool = False) -> Bindings:
     """:func:`join` of the single empty binding with a plain atom: the rows [lo, hi) themselves, as
     views (the first step of every semi-naive variant; with a small delta this is most of a
-    step's work, so it costs a few slices instead of a dozen gathers)."""
+    step's work, so it costs a few slices instead of a dozen gathers).  ``timeless``: the
+    validity is the whole axis everywhere, kept as constant columns that later steps never gather."""
     hi = max(lo, hi)
     n = hi - lo
     vars_ = {t.name: _ro(rel.col(p)[lo:hi]) for p, t in enumerate(atom.args)}
     meta = b.meta
-    vf, vt = rel.meta("valid_from")[lo:hi], rel.meta("valid_to")[lo:hi]
+    if timeless:
+        vf, vt = np.broadcast_to(meta["vf"][:1], n), np.broadcast_to(meta["vt"][:1], n)
+    else:
+        vf, vt = rel.meta("valid_from")[lo:hi], rel.meta("valid_to")[lo:hi]
     if meta["vf"][0] != MIN_T:
         vf = np.maximum(vf, meta["vf"][0])
     if meta["vt"][0] != MAX_T:
@@ -204,7 +219,7 @@ def _join_unit(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: 
         else:
             out["prod"], out["plen"] = np.repeat(meta["prod"], n), np.repeat(meta["plen"], n)
     res = Bindings(n, vars_, out)
-    return res.filter(vf < vt)
+    return res if timeless else res.filter(vf < vt)
 
 
 def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictionary, bits: int,

@@ -16,6 +16,9 @@ numbers are int32 below 2**31 rows.  About 50 B per tuple in columns, 94 B with 
 """
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 
 from . import kernels
@@ -39,6 +42,20 @@ class IntermediateOverflow(Exception):
     def __init__(self, rows: int, cap: int):
         super().__init__(f"a join step would produce {rows} rows (budget {cap})")
         self.rows, self.cap = rows, cap
+
+
+#: Held while an index is looked up or created (then its own lock while it is extended): the rule
+#: variants of one iteration may be solved on several threads (:mod:`.variants`), and
+#: :meth:`SortedIndex.extend` replaces its arrays.
+INDEX_LOCK = threading.Lock()
+
+
+def _new_index_lock() -> None:
+    global INDEX_LOCK
+    INDEX_LOCK = threading.Lock()  # a child forked while a worker held the lock would wait forever
+
+
+os.register_at_fork(after_in_child=_new_index_lock)
 
 
 def pack(cols: list[np.ndarray], bits: int) -> np.ndarray:
@@ -88,14 +105,19 @@ def fits(n_cols: int, bits: int) -> int:
 class SortedIndex:
     """Rows of one relation sorted by the packed key of some columns, grown by merging."""
 
-    __slots__ = ("cols", "bits", "n_rows", "keys", "order")
+    __slots__ = ("cols", "bits", "n_rows", "keys", "order", "lock", "_kbuf", "_obuf")
 
     def __init__(self, cols: tuple[int, ...], bits: int):
+        self.lock = threading.Lock()  # held by :meth:`Relation.index` while it extends
         self.cols = cols
         self.bits = bits
         self.n_rows = 0
         self.keys = EMPTY
         self.order = EMPTY
+        # The compiled merge's buffers: ``keys``/``order`` are views of their first n_rows, the rest
+        # is room for later rows (fresh arrays per merge were most of the page faults at 1M rows).
+        self._kbuf: np.ndarray | None = None
+        self._obuf: np.ndarray | None = None
 
     def extend(self, rel: "Relation") -> None:
         """Take in rows appended to ``rel`` since the last call: sort the new keys, then insert them at
@@ -125,16 +147,44 @@ class SortedIndex:
             # ascending within a key), found by binary search; one copy of the old arrays, no sort
             # of the whole relation (which a long recursion with small deltas paid every step).
             jit = kernels.get(m)  # (sized by the new rows: np.insert is a fast copy when they are few)
-            if jit is not None:  # one pass over both (the stored order widened if rows outgrew int32)
-                self.keys, self.order = jit.merge(self.keys, self.order.astype(odt, copy=False), new_sorted, new_rows)
-                self.n_rows = n
+            if jit is not None:
+                self._merge_in_place(jit, new_sorted, new_rows, n)
                 return
             at = np.searchsorted(self.keys, new_sorted, "right")
             keys = np.insert(self.keys, at, new_sorted)
             order = np.insert(self.order.astype(odt, copy=False), at, new_rows)
         else:
             keys, order = new_sorted, new_rows
+        self._kbuf = self._obuf = None
         self.keys, self.order, self.n_rows = keys, order, n
+
+    def _merge_in_place(self, jit, new_keys: np.ndarray, new_rows: np.ndarray, n: int) -> None:
+        """Merge sorted new keys in from the back, inside buffers with room for them (grown by
+        half again when full; the stored order widened if rows outgrew int32).  Only an index's
+        own extension writes its buffers, under its lock, before any probe of the same rows."""
+        old = self.n_rows
+        kb, ob = self._kbuf, self._obuf
+        if kb is None or len(kb) < n or ob.dtype != new_rows.dtype:
+            cap = max(n, old + (old >> 1))
+            kb, ob = np.empty(cap, np.int64), np.empty(cap, new_rows.dtype)
+            kb[:old] = self.keys
+            ob[:old] = self.order
+        jit.merge_back(kb, ob, old, new_keys, new_rows)
+        self._kbuf, self._obuf = kb, ob
+        self.keys, self.order = kb[:n], ob[:n]
+        self.n_rows = n
+
+    def nbytes(self) -> int:
+        """Bytes held, the merge buffers' spare room included."""
+        if self._kbuf is not None:
+            return self._kbuf.nbytes + self._obuf.nbytes
+        return self.keys.nbytes + self.order.nbytes
+
+    def trim(self) -> None:
+        """Give back the merge buffers' spare room (a frozen relation's indexes grow no more)."""
+        if self._kbuf is not None and len(self._kbuf) > self.n_rows:
+            self.keys, self.order = self.keys.copy(), self.order.copy()
+        self._kbuf = self._obuf = None
 
     def probe(self, probe_keys: np.ndarray, cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """All (probe position, row) pairs with equal keys, in probe order then row order.
@@ -263,6 +313,8 @@ class Relation:
         for c in list(self._cols) + list(self._meta.values()):
             c.trim()
             c.buf.flags.writeable = False
+        for ix in self._indexes.values():
+            ix.trim()
         self._dedup, self._dedup_set, self.frozen = None, None, True
 
     def append(self, cols: list[np.ndarray], **meta: np.ndarray) -> None:
@@ -317,6 +369,14 @@ class Relation:
                 return v.astype(np.int64)
         return v.astype(dt)
 
+    def settle(self) -> None:
+        """Write the values :meth:`append_rows` keeps as Python lists into the columns (reading a
+        column does it too, but threads must not both do it)."""
+        for c in self._cols:
+            c.view()
+        for c in self._meta.values():
+            c.view()
+
     def col(self, i: int) -> np.ndarray:
         """Id column ``i`` (all rows; a view — rows appended later are not in it)."""
         return self._cols[i].view()
@@ -332,10 +392,15 @@ class Relation:
         """The sorted index on ``cols`` (only the leading columns that fit are packed)."""
         cols = cols[: fits(len(cols), bits)]
         idx = self._indexes.get(cols)
-        if idx is None or idx.bits != bits:
-            idx = SortedIndex(cols, bits)
-            self._indexes[cols] = idx
-        idx.extend(self)
+        if idx is not None and idx.bits == bits and idx.n_rows == self.size:
+            return idx  # up to date: no lock
+        with INDEX_LOCK:  # held briefly: find or make the index
+            idx = self._indexes.get(cols)
+            if idx is None or idx.bits != bits:
+                idx = SortedIndex(cols, bits)
+                self._indexes[cols] = idx
+        with idx.lock:  # two threads extend two indexes side by side, never one twice
+            idx.extend(self)
         return idx
 
     def claim_new(self, key_cols: list[np.ndarray], bits: "int | tuple[int, ...]") -> np.ndarray:
@@ -415,6 +480,6 @@ class Relation:
         total = sum(self.col(i).nbytes for i in range(self.arity))
         total += sum(self.meta(n).nbytes for n in self._meta)
         if indexes:
-            total += sum(ix.keys.nbytes + ix.order.nbytes for ix in self._indexes.values())
+            total += sum(ix.nbytes() for ix in self._indexes.values())
             total += self._dedup.nbytes() if self._dedup is not None else 0
         return total

@@ -5,10 +5,12 @@ iteration of a counter).  When every row holds always (:attr:`~.body.BodySolver.
 stratum's delta is small, :class:`FusedLoop` instead runs *many* iterations in one go: each rule
 variant's plan (the same :meth:`~.body.BodySolver._plan`) is compiled once into a Python function of
 nested loops over the relations' Python mirrors and dict indexes, with variables as locals, integer
-arithmetic and comparisons inline, new integers interned lazily
-(:meth:`~.dictionary.TermDictionary.intern_int_lazy`), dedup in a Python set, and the rows, depths,
+arithmetic and comparisons inline, new integers minted inline and lazily
+(:meth:`~.dictionary.TermDictionary.lazy_int_parts`), dedup in a Python set, and the rows, depths,
 rule numbers, proof rows and scores kept in lists that reach the relations (numpy) once, when the
-loop hands back.  A 100k-step counter then costs a few microseconds per step.
+loop hands back.  Usually the iteration loop itself is generated too (:meth:`FusedLoop._loop`), and
+each candidate is stored where it is made.  A 100k-step counter then costs about a microsecond per
+step (1.4 with proofs).
 
 Same model as the vector path by construction: bindings in the vector order (nested loops over
 matching rows ascending give the breadth-first order; a duplicate binding only repeats candidates
@@ -16,27 +18,27 @@ that come later), candidates kept first-come per relation in the evaluator's rel
 same depth filter, ``max_derived`` cut, ``max_depth`` and deadline checks per iteration, proof
 tables numbered per rule in candidate order.  Anything else — intervals (not timeless), aggregates,
 a tight ``max_edges`` cap, a relation too large to mirror — is not for this path (:func:`eligible`);
-an iteration whose bindings pass :data:`MAX_BINDINGS` is handed back before anything is stored, as
-is every iteration whose delta grows past :data:`~.rowwise.THRESHOLD` rows.
+an iteration whose bindings pass :data:`MAX_BINDINGS` is handed back with nothing of it stored (the
+generated loop takes back what it stored), as is every iteration whose delta grows past
+:data:`~.rowwise.THRESHOLD` rows.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
+from collections import Counter
 
 import numpy as np
 
-from ..analysis.program import Aggregate, BinOp, Const, Var
+from ..analysis.program import Aggregate
 from ..core.limits import LimitHit
-from . import joins as _joins
 from . import rowwise as _rowwise
-from .joins import expr_vars, int_const
 from .planning import positive_atoms
+from .rowcode import MAX_BINDINGS, VariantCompiler
+from .rowcode import Over as _Over
+from .rowcode import compile_cached as _compile
 from .temporal import MAX_T, MIN_T
 
 #: Switch: small-delta iterations of timeless strata run fused in generated code (off: row path).
 FUSED = True
-#: Bindings one rule variant may produce in one iteration before the iteration is handed back.
-MAX_BINDINGS = 1024
 #: Below this ``max_edges``/intermediate cap the vector path's pair counts could stop a join this
 #: path would finish: such runs stay on the other paths.
 MIN_CAP = 1 << 16
@@ -47,26 +49,6 @@ FLUSH_ROWS = 8192
 #: a rule variant costs ~0.5 ms, more than a short closure's whole run (a CLUTRR story: ~30 rules, a
 #: few iterations, 2.7x the CPU when every closure compiled), so only long recursions pay for it.
 FUSE_AFTER = 8
-_SMALL = 2**31  # operands of + - * below this: exact in int64 (as rowwise / builtins)
-_CODE: dict[tuple[str, str], object] = {}  # generated source -> code object (same source, same code)
-_CODE_MAX = 4096
-
-
-def _compile(src: str, name: str):
-    """``compile`` with a cache: the generated source names only its own namespace, so one code
-    object serves every closure whose plan prints the same (a program closed many times)."""
-    code = _CODE.get((src, name))
-    if code is None:
-        if len(_CODE) >= _CODE_MAX:
-            _CODE.clear()
-        code = _CODE[(src, name)] = compile(src, name, "exec")
-    return code
-
-
-class _Over(Exception):
-    """A variant produced more bindings than this path holds: hand the iteration back."""
-
-
 def eligible(ev, rules, own) -> bool:
     """Whether a stratum can run fused: timeless rows, no aggregate, no negation of its own
     predicates, a cap the bindings cannot reach, every relation it reads small enough to mirror."""
@@ -91,14 +73,17 @@ class _Store:
     columns, and for the stratum's own relations the dedup set and, per row added since the last
     hand-back, its rule and proof number."""
 
-    __slots__ = ("rel", "mirror", "indexes", "seen", "start", "rules", "proofs")
+    __slots__ = ("rel", "mirror", "indexes", "seen", "scalar", "start", "rules", "proofs")
 
     def __init__(self, rel, own: bool):
-        self.rel, self.mirror, self.indexes = rel, _rowwise._Mirror(rel).sync(rel), {}
-        m = self.mirror
+        m = _rowwise._Mirror(rel)
+        m.vf = m.vt = None  # every row holds always (the loop runs timeless evaluations only)
+        self.rel, self.mirror, self.indexes = rel, m.sync(rel), {}
         self.seen = None
+        # a one-column relation's dedup set holds the ids themselves (no tuple per row): see `dedup`
+        self.scalar = rel.arity == 1
         if own:
-            self.seen = set(zip(*m.cols)) if rel.arity else ({()} if m.n else set())
+            self.seen = set(m.cols[0]) if self.scalar else set(zip(*m.cols)) if rel.arity else ({()} if m.n else set())
         self.start, self.rules, self.proofs = m.n, [], []
 
     def catch_up(self) -> None:
@@ -109,7 +94,8 @@ class _Store:
         if m.n > lo:
             self.grew(lo, m.n)
             if self.seen is not None:
-                self.seen.update(zip(*[c[lo:] for c in m.cols]) if self.rel.arity else [()])
+                self.seen.update(m.cols[0][lo:] if self.scalar else zip(*[c[lo:] for c in m.cols])
+                                 if self.rel.arity else [()])
         self.start = m.n
 
     def index(self, cols: tuple[int, ...]) -> dict:
@@ -156,6 +142,14 @@ class FusedLoop:
         """Iterate until the fixpoint (``"done"``), a budget (``"stop"``), a delta past the threshold
         or :data:`FLUSH_ROWS` rows kept (``"more"``) or an iteration past :data:`MAX_BINDINGS` (``"back"``: not run, not counted);
         ``delta``/``old_end`` are updated in place.  The rows reach the relations before it returns."""
+        got = None
+        try:
+            got = self._iterate(delta, old_end, iteration)
+            return got
+        finally:  # (after an exception _discard has left nothing to hand over)
+            self.flush(final=got is not None and got[0] in ("done", "stop"))
+
+    def _iterate(self, delta: dict, old_end: dict, iteration: int) -> tuple[str, int]:
         ev = self.ev
         deadline, max_depth = ev.deadline, ev.limits.max_depth
         order = sorted(self.own)
@@ -163,15 +157,18 @@ class FusedLoop:
             st.catch_up()
         for rk in order:
             self.store(rk, ev.relation(rk).arity)
-        self.sizes = dict(ev.proof_sizes)
+        self.sizes.clear()  # in place: compiled loops number proofs in it
+        self.sizes.update(ev.proof_sizes)
         variants = self._variants(delta, old_end)
+        for v in variants:
+            self.sizes.setdefault(v[0], 0)
         stores = [self.stores[rk] for rk in order]
         place = {rk: p for p, rk in enumerate(order)}
         variants = [v + (place[(v[1].head.predicate, v[1].head.negated)],) for v in variants]
         keep = self._keep
         undo = (ev.derived, list(ev.rule_counts), ev.iterations)
         try:
-            if not ev.record and ev.limits.max_derived is None and all(v[6] is not None for v in variants):
+            if ev.limits.max_derived is None and all(v[6] is not None for v in variants):
                 return self._loop(order, variants)(delta, old_end, iteration)
             while True:
                 if deadline.expired():
@@ -215,62 +212,174 @@ class FusedLoop:
         except BaseException:  # MemoryError and the like: the run stops; store nothing of this loop
             self._discard(undo)
             raise
-        finally:
-            self.flush()
 
     def _loop(self, order, variants):
-        """The iteration loop itself as generated code, for the usual case (no proofs, no
-        ``max_derived``, every variant's plan fixed): :meth:`run`'s loop with the variants' calls
-        and the store step unrolled (same order, same checks)."""
+        """The iteration loop itself as generated code, for the usual case (no ``max_derived``,
+        every variant's plan fixed): :meth:`run`'s loop with the variants inlined,
+        each relation's row ranges in locals, and each candidate stored where it is made (the dedup
+        set first-come in variant order: the store step's order) instead of collected and stored
+        after the iteration; an iteration handed back (:class:`_Over`) takes its rows out again."""
         key = tuple(id(v[6]) for v in variants)
         got = self._code.get("loop")
         if got is not None and got[0] == key:
             return got[1]
         ev = self.ev
-        ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over, "EV": ev,
-              "COUNTS": ev.rule_counts, "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT,
-              "MAX_DEPTH": LimitHit.MAX_DEPTH, "THRESHOLD": _rowwise.THRESHOLD, "FLUSH_ROWS": FLUSH_ROWS}
-        lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0", "    try:",
-                 "      while True:",
-                 # the clock every 32 iterations (a few microseconds each: far inside 10% of any deadline)
-                 "        if not (iteration - start) & 31 and EXPIRED():", "            HIT(TIMEOUT)",
-                 "            return 'stop', iteration"]
+        timed = ev.deadline.remaining() is not None
+        ns = {"EXPIRED": ev.deadline.expired, "MAXD": ev.limits.max_depth, "_Over": _Over,
+              "HIT": ev._hit, "TIMEOUT": LimitHit.TIMEOUT, "MAX_DEPTH": LimitHit.MAX_DEPTH,
+              "THRESHOLD": _rowwise.THRESHOLD, "FLUSH_ROWS": FLUSH_ROWS, "TAKE_BACK": self._take_back,
+              "TALLY": self._tally, "ORDER": order, "SZ": self.sizes}
+        place = {rk: p for p, rk in enumerate(order)}
+        writers = [{v[0] for v in variants if v[7] == p} for p in range(len(order))]
+        # a relation one rule writes: its rows' rule numbers are filled in when the loop returns
+        ns["FILL"] = fill = tuple(next(iter(w)) if len(w) == 1 else None for w in writers)
+        lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0"]
+        for p, rk in enumerate(order):
+            ns[f"LR{p}"] = rk
+            lines.append(f"    lo_{p}, hi_{p} = delta[LR{p}]")
+            lines.append(f"    oe_{p} = old_end[LR{p}]")
+        lines.append("    n0 = (" + "".join(f"hi_{p}, " for p in range(len(order))) + ")")
+        lines += ["    try:", "      while True:"]
+        if timed:  # the clock every 32 iterations (a few microseconds each: far inside 10% of any deadline)
+            lines += ["        if not (iteration - start) & 31 and EXPIRED():", "            HIT(TIMEOUT)",
+                      "            return 'stop', iteration"]
         if ev.limits.max_depth is not None:
             lines += ["        if iteration >= MAXD:", "            HIT(MAX_DEPTH)", "            return 'stop', iteration"]
-        for p in range(len(order)):
-            lines.append(f"        out{p} = []")
         lines += ["        try:", "            pass"]
-        for v, (_, _, _, rk_k, _, _, fn, at) in enumerate(variants):
-            ns[f"LK{v}"] = rk_k
-            ns.update(fn.ns)  # the variant's names are unique per variant (_Compiler's tag)
-            lines += [f"            lo, hi = delta[LK{v}]", "            if lo < hi:"]
-            lines += ["            " + ln.replace("out.append(", f"out{at}.append(") for ln in fn.lines]
-        lines += ["        except _Over:", "            return 'back', iteration", "        iteration += 1",
-                  "        grew = 0"]
+        pad = "            "
+        for ri, _, _, rk_k, _, _, fn, at in variants:
+            ns.update(fn.ns)  # the variant's names are unique per variant (VariantCompiler's tag)
+            k = place[rk_k]
+            lines.append(f"            if lo_{k} < hi_{k}:")
+            if fn.counted:
+                lines.append(pad + "    W = 0")
+            for label, rk, which in fn.ranges:
+                if rk is None:
+                    lines.append(pad + f"    lo{label}, hi{label} = 0, {which}.n")
+                else:
+                    j = place[rk]
+                    rng = {"delta": f"lo_{j}, hi_{j}", "upto": f"0, hi_{j}", "old": f"0, oe_{j}"}[which]
+                    lines.append(pad + f"    lo{label}, hi{label} = {rng}")
+            at_line, depth, head, dep, proof = fn.emit
+            for i, ln in enumerate(fn.body):
+                if i != at_line:
+                    lines.append(pad + ln)
+                    continue
+                ind = pad + "    " * depth
+                st = self.stores[order[at]]
+                ns[f"LS{at}"], ns[f"LDEP{at}"], ns[f"LRUL{at}"] = st.seen, st.mirror.depth, st.rules
+                if st.scalar:
+                    key = head[0]
+                else:
+                    key = "key"
+                    lines.append(ind + "key = (" + "".join(h + ", " for h in head) + ")")
+                lines.append(ind + f"if {key} not in LS{at}:")
+                lines.append(ind + f"    LS{at}.add({key})")
+                for c, h in enumerate(head):
+                    ns[f"LC{at}_{c}"] = st.mirror.cols[c]
+                    lines.append(ind + f"    LC{at}_{c}.append({h})")
+                lines.append(ind + f"    LDEP{at}.append({dep})")
+                if fill[at] is None:
+                    lines.append(ind + f"    LRUL{at}.append({ri})")
+                if proof is not None:  # _record's columns, numbered per rule in candidate order
+                    prem, vals, names, prod, plen = proof
+                    chunk = self._chunk(ri, names, len(prem))
+                    ns[f"PS{at}"], ns[f"LPROD{at}"], ns[f"LPLEN{at}"] = st.proofs, st.mirror.prod, st.mirror.plen
+                    ns[f"WT{ri}"] = ev.program.rules[ri].weight
+                    if fill[at] is None:  # (a one-rule relation's proofs are numbered on return)
+                        lines.append(ind + f"    PS{at}.append(SZ[{ri}])")
+                        lines.append(ind + f"    SZ[{ri}] += 1")
+                    for label, r in enumerate(prem):
+                        ns[f"CH{ri}_{label}"] = chunk[f"#p{label}"]
+                        lines.append(ind + f"    CH{ri}_{label}.append({r})")
+                    for j, (name, v) in enumerate(zip(names, vals)):
+                        ns[f"CV{ri}_{j}"] = chunk[name]
+                        lines.append(ind + f"    CV{ri}_{j}.append({v})")
+                    weight = ev.program.rules[ri].weight  # (x * 1.0 is x: scores are floats)
+                    lines.append(ind + f"    LPROD{at}.append({prod}{'' if weight == 1.0 else f' * WT{ri}'})")
+                    lines.append(ind + f"    LPLEN{at}.append({plen} + 1)")
+        lines += ["        except _Over:", "            TAKE_BACK(ORDER, FILL)", "            return 'back', iteration",
+                  "        iteration += 1", "        grew = 0"]
         for p, rk in enumerate(order):
             st = self.stores[rk]
-            ns[f"LR{p}"], ns[f"LS{p}"], ns[f"LM{p}"], ns[f"LST{p}"] = rk, st.seen, st.mirror, st
-            ns[f"LDEP{p}"], ns[f"LRUL{p}"] = st.mirror.depth, st.rules
-            cols = []
-            for c, col in enumerate(st.mirror.cols):
-                ns[f"LC{p}_{c}"] = col
-                cols.append(f"LC{p}_{c}.append(key[{c}])")
-            lines += [f"        before = n = LM{p}.n",
-                      f"        for key, dep, ri, _ in out{p}:",
-                      f"            if key in LS{p}: continue",
-                      f"            LS{p}.add(key)"]
-            lines += ["            " + c for c in cols]
-            lines += [f"            LDEP{p}.append(dep)", f"            LRUL{p}.append(ri)", "            COUNTS[ri] += 1",
-                      "            n += 1",
-                      "        if n > before:", f"            LM{p}.n = n", "            derived += n - before",
-                      f"            if LST{p}.indexes: LST{p}.grew(before, n)",
-                      f"        old_end[LR{p}] = before", f"        delta[LR{p}] = (before, n)", "        grew += n - before"]
+            ns[f"LM{p}"], ns[f"LST{p}"], ns[f"LDEP{p}"] = st.mirror, st, st.mirror.depth
+            lines += [f"        n = len(LDEP{p})",
+                      f"        if n > hi_{p}:",
+                      f"            LM{p}.n = n"]
+            if st.indexes:  # (the variants are compiled: no index is made after this)
+                lines.append(f"            LST{p}.grew(hi_{p}, n)")
+            lines += [f"            grew += n - hi_{p}",
+                      f"        oe_{p} = lo_{p} = hi_{p}",
+                      f"        hi_{p} = n"]
         lines += ["        if not grew:", "            return 'done', iteration",
-                  "        if grew > THRESHOLD or derived >= FLUSH_ROWS:", "            return 'more', iteration",
-                  "    finally:", "        EV.iterations += iteration - start", "        EV.derived += derived"]
+                  "        if grew > THRESHOLD:", "            return 'more', iteration"]
+        if timed:  # hand the rows over now and then: storing them all at a deadline would overrun it
+            lines += ["        derived += grew", "        if derived >= FLUSH_ROWS:", "            return 'more', iteration"]
+        lines += ["    finally:"]
+        for p in range(len(order)):
+            lines += [f"        delta[LR{p}] = (lo_{p}, hi_{p})", f"        old_end[LR{p}] = oe_{p}"]
+        lines += ["        TALLY(ORDER, n0, iteration - start, FILL)"]
         exec(_compile("\n".join(lines) + "\n", "<fused loop>"), ns)  # noqa: S102 - our generated loop
         self._code["loop"] = (key, ns["loop"])
         return ns["loop"]
+
+    def _take_back(self, order, fill) -> None:
+        """Take the rows an iteration stored before it was handed back (:class:`_Over`) out again:
+        every relation back to its size at the iteration's start (its mirror's ``n``), with their
+        proof rows (a rule's newest: each rule writes one relation) and proof numbers."""
+        for rk, one in zip(order, fill):
+            st = self.stores[rk]
+            m = st.mirror
+            n = m.n
+            if len(m.depth) > n:
+                if st.scalar:
+                    st.seen.difference_update(m.cols[0][n:])
+                elif self.ev.relation(rk).arity:
+                    st.seen.difference_update(zip(*[c[n:] for c in m.cols]))
+                elif not n:
+                    st.seen.clear()
+                if self.ev.record and one is not None:  # numbered on return: the chunk's last rows
+                    for col in self.chunks[one].values():
+                        del col[len(col) - (len(m.depth) - n):]
+                elif self.ev.record:
+                    first: dict[int, int] = {}
+                    for ri, num in zip(st.rules[n - st.start:], st.proofs[n - st.start:]):
+                        first.setdefault(ri, num)
+                    for ri, num in first.items():
+                        self.sizes[ri] = num
+                        for col in self.chunks[ri].values():
+                            del col[num - self.ev.proof_sizes.get(ri, 0):]
+                    del st.proofs[n - st.start:]
+                    del m.prod[n:]
+                    del m.plen[n:]
+                for c in m.cols:
+                    del c[n:]
+                del m.depth[n:]
+                del st.rules[n - st.start:]
+
+    def _tally(self, order, n0, iterations: int, fill) -> None:
+        """The statistics of a generated loop's run: iterations, rows derived, rows per rule (and
+        the rule numbers of the rows of a relation one rule writes, ``fill``)."""
+        ev = self.ev
+        ev.iterations += iterations
+        counts = ev.rule_counts
+        for rk, lo, ri in zip(order, n0, fill):
+            st = self.stores[rk]
+            hi = st.mirror.n
+            if hi > lo:
+                ev.derived += hi - lo
+                if ri is not None:
+                    del st.rules[lo - st.start:]  # (rows an exception left half stored)
+                    st.rules.extend([ri] * (hi - lo))
+                    counts[ri] += hi - lo
+                    if ev.record:  # one rule's rows: its next proof numbers, in order
+                        num = self.sizes[ri]
+                        del st.proofs[lo - st.start:]
+                        st.proofs.extend(range(num, num + hi - lo))
+                        self.sizes[ri] = num + hi - lo
+                    continue
+                for r, c in Counter(st.rules[lo - st.start:hi - st.start]).items():
+                    counts[r] += c
 
     def _discard(self, undo) -> None:
         """Forget the rows added since the last flush (their lists may be half written)."""
@@ -290,11 +399,13 @@ class FusedLoop:
         """Store one relation's candidates of an iteration: the first of equal keys, cut at max_derived."""
         ev = self.ev
         seen = st.seen
+        one = st.scalar  # the set holds key[0]
         if len(cands) == 1 and not ev.record and ev.limits.max_derived is None:  # the usual step
             key, depth, ri, _ = cands[0]
-            if key in seen:
+            k = key[0] if one else key
+            if k in seen:
                 return
-            seen.add(key)
+            seen.add(k)
             m = st.mirror
             for col, v in zip(m.cols, key):
                 col.append(v)
@@ -306,14 +417,10 @@ class FusedLoop:
             if st.indexes:
                 st.grew(m.n - 1, m.n)
             return
-        if len(cands) == 1:
-            kept = cands if cands[0][0] not in seen else ()
-            if kept:
-                seen.add(cands[0][0])
         else:
             kept = []
             for c in cands:
-                key = c[0]
+                key = c[0][0] if one else c[0]
                 if key not in seen:
                     seen.add(key)
                     kept.append(c)
@@ -323,7 +430,7 @@ class FusedLoop:
             room = max(ev.limits.max_derived - ev.derived, 0)
             if len(kept) > room:
                 for c in kept[room:]:
-                    seen.discard(c[0])
+                    seen.discard(c[0][0] if one else c[0])
                 del kept[room:]
                 ev._hit(LimitHit.MAX_DERIVED)
                 if not kept:
@@ -355,10 +462,7 @@ class FusedLoop:
         for c in kept:
             ri = c[2]
             prem, vals, prod, plen, names = c[3]
-            chunk = self.chunks.get(ri)
-            if chunk is None:
-                chunk = self.chunks[ri] = {name: [] for name in names}
-                chunk.update({f"#p{label}": [] for label in range(len(prem))})
+            chunk = self._chunk(ri, names, len(prem))
             for name, v in zip(names, vals):
                 chunk[name].append(v)
             for label, r in enumerate(prem):
@@ -369,8 +473,20 @@ class FusedLoop:
             m.prod.append(prod * rules[ri].weight)
             m.plen.append(plen + 1)
 
-    def flush(self) -> None:
-        """Hand the rows added since the last flush to the relations (columns, dedup keys, proofs)."""
+    def _chunk(self, ri: int, names, n_prem: int) -> dict:
+        """Rule ``ri``'s proof table columns (lists) added since the last flush: its proof values by
+        name and a premise row per positive atom (``#p<label>``)."""
+        chunk = self.chunks.get(ri)
+        if chunk is None:
+            chunk = self.chunks[ri] = {name: [] for name in names}
+            chunk.update({f"#p{label}": [] for label in range(n_prem)})
+        return chunk
+
+    def flush(self, final: bool = False) -> None:
+        """Hand the rows added since the last flush to the relations (columns, dedup keys, proofs).
+        ``final``: the stratum is over (its fixpoint or a budget), so no row will be claimed against
+        these relations again — their dedup keys are marked stale instead of written (rebuilt from
+        the rows if anything ever claims, :meth:`~.evaluator.Evaluation.rekey_stale`)."""
         ev = self.ev
         ev._ensure_bits()  # the loop minted integers: key widths may have to grow first
         for rk, st in self.stores.items():
@@ -381,25 +497,31 @@ class FusedLoop:
             if rk in ev.stale_keys:
                 ev.rekey_stale(rk, rel)
             n = m.n - start
-            cols = [np.array(c[start:], dtype=np.int64) for c in m.cols]
-            vf, vt = np.full(n, MIN_T, np.int64), np.full(n, MAX_T, np.int64)
-            rel.claim_new(ev._key_cols(cols, vf, vt), ev.key_widths(rel.arity))
-            meta = {"valid_from": vf, "valid_to": vt, "depth": np.array(m.depth[start:], dtype=np.int64),
-                    "rule": np.array(st.rules, dtype=np.int64)}
+            cols = [_int64(c, start, n) for c in m.cols]
+            vf, vt = np.broadcast_to(np.int64(MIN_T), n), np.broadcast_to(np.int64(MAX_T), n)
+            if final:
+                ev.stale_keys.add(rk)
+            else:
+                rel.claim_new(ev._key_cols(cols, vf, vt), ev.key_widths(rel.arity))
+            rules = st.rules
+            rules = (np.full(n, rules[0], np.int64) if rules.count(rules[0]) == n  # one rule wrote them all
+                     else np.array(rules, dtype=np.int64))
+            meta = {"valid_from": vf, "valid_to": vt, "depth": _int64(m.depth, start, n), "rule": rules}
             if ev.record:
                 meta["prod"] = np.array(m.prod[start:], dtype=np.float64)
                 meta["plen"] = np.array(m.plen[start:], dtype=np.int64)
                 meta["proof"] = np.array(st.proofs, dtype=np.int64)
             rel.append(cols, **meta)
-            m.vf.extend([MIN_T] * n)  # the mirror stays a mirror (rowwise reads its validity)
-            m.vt.extend([MAX_T] * n)
             st.start = m.n
             st.rules.clear()  # in place: compiled loops append to these lists
             st.proofs.clear()
         for ri, chunk in self.chunks.items():
-            ev.proof_tables.setdefault(ri, []).append(chunk)
-            ev.proof_sizes[ri] = self.sizes[ri]
-        self.chunks = {}
+            if next(iter(chunk.values())):  # (a compiled loop's chunk may have stayed empty)
+                # as arrays now: ends of closures (a deadline's too) concatenate arrays, not lists
+                ev.proof_tables.setdefault(ri, []).append({k: np.array(v, dtype=np.int64) for k, v in chunk.items()})
+                ev.proof_sizes[ri] = self.sizes[ri]
+                for v in chunk.values():
+                    v.clear()  # in place: compiled loops append to these lists
 
     # -- compiling a variant -------------------------------------------------------------------------
     def _variants(self, delta, old_end) -> list[tuple]:
@@ -424,237 +546,14 @@ class FusedLoop:
         got = self._code.get(id(plan))
         if got is not None and got[0] is plan:
             return got[1]
-        fn = _Compiler(self, ri, rule, plan, k, rec, f"_{len(self._code)}").build()
+        fn = VariantCompiler(self, ri, rule, plan, k, rec, f"_{len(self._code)}").build()
         self._code[id(plan)] = (plan, fn)
         return fn
 
 
-_PY_OP = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-_ONCE = (0,)
-
-
-class _Compiler:
-    """Python source for one rule variant's plan: nested loops, one level per atom (see module doc)."""
-
-    def __init__(self, loop: FusedLoop, ri: int, rule, plan, k: int, rec, tag: str):
-        self.loop, self.ri, self.rule, self.k, self.rec, self.tag = loop, ri, rule, k, dict(rec), tag
-        self.steps, self.live = plan
-        self.ev = loop.ev
-        self.ns: dict = {"ONE": _ONCE, "_Over": _Over, "LIM": MAX_BINDINGS, "bisect_left": bisect_left,
-                         "INTS": loop.rw._ints, "IVAL": loop.rw._int,
-                         "MINT": loop.terms.lazy_int_minter(loop.rw._ints),
-                         "EVAL": loop.rw._eval, "CMPG": loop.rw._compare}
-        self.lines: list[str] = []
-        self.vars: dict[str, str] = {}
-        self.ivals: dict[str, str] = {}
-        self._n = 0
-
-    def _name(self, prefix: str, value=None) -> str:
-        self._n += 1
-        name = f"{prefix}{self._n}{self.tag}"
-        if value is not None:
-            self.ns[name] = value
-        return name
-
-    def emit(self, depth: int, line: str) -> None:
-        self.lines.append("    " * depth + line)
-
-    def build(self):
-        ev, rule = self.ev, self.rule
-        record = ev.record
-        self.emit(1, "W = 0")
-        atoms = positive_atoms(rule.body)
-        labels = sorted({s.label for s in self.steps if s.kind == "atom"})
-        stores = {}
-        for label in labels:
-            a = atoms[label]
-            st = stores[label] = self.loop.store((a.predicate, a.negated), a.arity)
-            rk = self.rec.get(label)
-            if rk is None:  # a relation of an earlier stratum: all its rows
-                self.emit(1, f"lo{label}, hi{label} = 0, {self._name('M', st.mirror)}.n")
-            elif label == self.k:  # the delta atom: last iteration's rows
-                self.emit(1, f"lo{label}, hi{label} = delta[{self._name('K', rk)}]")
-            elif label < self.k:  # atoms before it: every row up to last iteration's
-                self.emit(1, f"lo{label}, hi{label} = 0, delta[{self._name('K', rk)}][1]")
-            else:  # atoms after it: the rows before last iteration's
-                self.emit(1, f"lo{label}, hi{label} = 0, old_end[{self._name('K', rk)}]")
-        self.emit(1, "for _once in ONE:")
-        d = 2
-        dep, prod, plen = "0", "1.0", "0"
-        prem: dict[int, str] = {}
-        semi: list[int] = []
-        for i, step in enumerate(self.steps):
-            kind, item = step.kind, step.item
-            if kind == "atom":
-                st = stores[step.label]
-                rows, dep, prod, plen, fresh = self._atom(d, step.label, item, st, dep, prod, plen, record)
-                prem[step.label] = rows
-                d += 1
-                if (not record and rule.depth is None and not any(n in self.live[i] for n in fresh)):
-                    semi.append(d)  # a semi-join: later steps read nothing of this atom's rows
-            elif kind == "neg":
-                self._neg(d, item.atom)
-            elif kind == "cmp":
-                self._cmp(d, item.op, item.left, item.right)
-            elif kind == "assign":
-                t = self._expr(d, item.expr)
-                name = item.target.name
-                if name in self.vars:
-                    self.emit(d, f"if {t} != {self.vars[name]}: continue")
-                else:
-                    self.emit(d, f"if {t} < 0: continue")
-                    self.vars[name] = t
-            elif kind == "key":
-                pass  # the atom joins unkeyed; the plan's later `target = expr` filters (same rows)
-            else:
-                raise AssertionError(kind)  # aggregates are not eligible
-        if rule.depth is not None:
-            self.emit(d, f"if {dep} + 1 > {int(rule.depth)}: continue")
-        head = []
-        for t in rule.head.args:
-            head.append(self.vars[t.name] if isinstance(t, Var) else str(self.ev.terms.intern(t.term)))
-        key = "(" + "".join(h + ", " for h in head) + ")"
-        if record:
-            own = ev.proof_value_names(self.ri)
-            names = tuple(sorted(n for n in self.vars if n in self.live[-1] and n in own))
-            nm = self._name("NAMES", names)
-            premt = "(" + "".join(prem[label] + ", " for label in range(len(atoms))) + ")"
-            valst = "(" + "".join(self.vars[n] + ", " for n in names) + ")"
-            self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, ({premt}, {valst}, {prod}, {plen}, {nm})))")
-        else:
-            self.emit(d, f"out.append(({key}, {dep} + 1, {self.ri}, None))")
-        for level in reversed(semi):
-            self.emit(level, "break")
-        src = "def fn(delta, old_end, out):\n" + "\n".join(self.lines) + "\n"
-        exec(_compile(src, f"<fused rule {rule.name}>"), self.ns)  # noqa: S102 - our own generated plan code
-        fn = self.ns["fn"]
-        fn.head = (rule.head.predicate, rule.head.negated)
-        fn.source, fn.lines, fn.ns = src, self.lines, {k: v for k, v in self.ns.items() if k not in ("__builtins__", "fn")}
-        return fn
-
-    def _atom(self, d, label, atom, st, dep, prod, plen, record):
-        cols, keys, fresh, repeats = [], [], {}, []
-        for p, t in enumerate(atom.args):
-            if isinstance(t, Const):
-                cols.append(p)
-                keys.append(str(self.ev.terms.intern_const(t.term)))
-            elif t.name in self.vars:
-                cols.append(p)
-                keys.append(self.vars[t.name])
-            elif t.name in fresh:
-                repeats.append((fresh[t.name], p))
-            else:
-                fresh[t.name] = p
-        m = st.mirror
-        r = self._name("r")
-        if cols:
-            idx = self._name("I", st.index(tuple(cols)))
-            rs = self._name("rs")
-            self.emit(d, f"{rs} = {idx}.get(({''.join(k + ', ' for k in keys)}))")
-            self.emit(d, f"if {rs} is None: continue")
-            self.emit(d, f"for {r} in ({rs} if lo{label} == 0 else {rs}[bisect_left({rs}, lo{label}):]):")
-            self.emit(d + 1, f"if {r} >= hi{label}: break")
-        else:
-            self.emit(d, f"for {r} in range(lo{label}, hi{label}):")
-        d += 1
-        for p, q in repeats:
-            cp, cq = self._name("C", m.cols[p]), self._name("C", m.cols[q])
-            self.emit(d, f"if {cp}[{r}] != {cq}[{r}]: continue")
-        self.emit(d, "W += 1")
-        self.emit(d, "if W > LIM: raise _Over")
-        for name, p in fresh.items():
-            v = self._name("v")
-            self.emit(d, f"{v} = {self._name('C', m.cols[p])}[{r}]")
-            self.vars[name] = v
-        dd = self._name("D", m.depth)
-        nd = self._name("d")
-        self.emit(d, f"{nd} = {dd}[{r}]")
-        self.emit(d, f"if {dep} > {nd}: {nd} = {dep}")  # a binding starts at depth 0 (transitive rows: -1)
-        if record and m.prod is not None:
-            npr, npl = self._name("pr"), self._name("pl")
-            self.emit(d, f"{npr} = {prod} * {self._name('P', m.prod)}[{r}]")
-            self.emit(d, f"{npl} = {plen} + {self._name('Q', m.plen)}[{r}]")
-            prod, plen = npr, npl
-        return r, nd, prod, plen, list(fresh)
-
-    def _neg(self, d, atom) -> None:
-        rel = self.ev.relations.get((atom.predicate, atom.negated))
-        if rel is None or rel.size == 0:
-            return
-        cols, keys = [], []
-        for p, t in enumerate(atom.args):
-            if isinstance(t, Const):
-                i = _joins.const_id(t.term, self.ev.terms)
-                if i < 0:
-                    return  # no stored row mentions it: nothing to subtract
-                cols.append(p)
-                keys.append(str(i))
-            elif t.name in self.vars:
-                cols.append(p)
-                keys.append(self.vars[t.name])
-        if not cols:
-            self.emit(d, "continue")  # some row holds always: every binding is cut
-            return
-        rows = set(zip(*[rel.col(c).tolist() for c in cols]))
-        self.emit(d, f"if ({''.join(k + ', ' for k in keys)}) in {self._name('N', rows)}: continue")
-
-    def _env(self, e) -> str:
-        return "{" + ", ".join(f"{n!r}: {self.vars[n]}" for n in sorted(expr_vars(e))) + "}"
-
-    def _int_of(self, d, e) -> str | None:
-        """Lines binding an integer value of a variable or small integer constant (None: not one);
-        a variable's is read once (later steps run inside the block that read it)."""
-        if isinstance(e, Var):
-            a = self.ivals.get(e.name)
-            if a is not None:
-                return a
-            a = self.ivals[e.name] = self._name("a")
-            self.emit(d, f"{a} = INTS.get({self.vars[e.name]})")
-            self.emit(d, f"if {a} is None: {a} = IVAL({self.vars[e.name]})")
-            return a
-        c = int_const(e)
-        if c is not None and abs(c) < _SMALL:
-            return repr(c)
-        return None
-
-    def _cmp(self, d, op, left, right) -> None:
-        if _joins.INT_CONST and op in _PY_OP:
-            var, c, o = None, None, op
-            if isinstance(left, Var) and int_const(right) is not None:
-                var, c = left, int_const(right)
-            elif isinstance(right, Var) and int_const(left) is not None:
-                var, c, o = right, int_const(left), _joins._FLIP[op]
-            if var is not None and abs(c) < 2**62:
-                a = self._int_of(d, var)
-                self.emit(d, f"if {a} is not None:")
-                self.emit(d + 1, f"if not ({a} {_PY_OP[o]} {c}): continue")
-                self.emit(d, f"elif not CMPG({op!r}, {self._name('E', left)}, {self._name('E', right)}, "
-                             f"{self._env(left) if isinstance(left, Var) else self._env(right)}): continue")
-                return
-        env = "{**" + self._env(left) + ", **" + self._env(right) + "}"
-        self.emit(d, f"if not CMPG({op!r}, {self._name('E', left)}, {self._name('E', right)}, {env}): continue")
-
-    def _expr(self, d, e) -> str:
-        """Lines computing an expression's id (-1 where undefined) into a fresh local; its name."""
-        t = self._name("t")
-        if isinstance(e, Var):
-            return self.vars[e.name]
-        if isinstance(e, Const):
-            self.emit(d, f"{t} = {self.ev.terms.intern_const(e.term)}")
-            return t
-        if isinstance(e, BinOp) and e.op in ("+", "-", "*") and (
-                isinstance(e.left, Var) or int_const(e.left) is not None) and (
-                isinstance(e.right, Var) or int_const(e.right) is not None):
-            a, b = self._int_of(d, e.left), self._int_of(d, e.right)
-            if a is not None and b is not None:
-                conds = [f"{x} is not None and -{_SMALL} < {x} < {_SMALL}" for x in (a, b) if x.isidentifier()]
-                self.emit(d, f"if {' and '.join(conds)}:")
-                self.emit(d + 1, f"{t} = MINT({a} {e.op} {b})")
-                self.emit(d, "else:")
-                self.emit(d + 1, f"{t} = EVAL({self._name('E', e)}, {self._env(e)})")
-                return t
-        self.emit(d, f"{t} = EVAL({self._name('E', e)}, {self._env(e)})")
-        return t
+def _int64(values: list, start: int, n: int) -> np.ndarray:
+    """``values[start:start + n]`` as int64 (np.fromiter: a little faster than np.array on a list)."""
+    return np.fromiter(values if start == 0 and len(values) == n else values[start:start + n], np.int64, n)
 
 
 __all__ = ["FUSED", "MAX_BINDINGS", "FusedLoop", "eligible"]

@@ -118,6 +118,7 @@ class RowIteration:
         self._shapes: dict[tuple, tuple] = {}
         self._dead: dict[int, tuple] = {}  # per plan: the names each step's projection drops
         self._ints: dict[int, int] = {}
+        self._mint_int = ev.terms.lazy_int_minter(self._ints)  # v -> id (the Literal built when read)
         self._bound = -1  # the dictionary's id bound when key widths were last checked  # id -> value of ids known to be exact integers (isint)
 
     # -- reading relations -----------------------------------------------------------------
@@ -414,11 +415,6 @@ class RowIteration:
                 v = self._ints[i] = int(ival[i])
         return v
 
-    def _mint_int(self, v: int) -> int:
-        i = self.terms.intern_int(v)
-        if -_INT_FAST < v < _INT_FAST:
-            self._ints[i] = v
-        return i
 
     def _compare(self, op: str, left, right, vars_: dict) -> bool:
         if _joins.INT_CONST and op in _joins._FLIP:

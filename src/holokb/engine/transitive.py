@@ -102,10 +102,16 @@ def reachability(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
             row = reach[c]
             for t in ts:
                 row |= reach[t]
-    pc, pd = np.nonzero(np.unpackbits(reach.view(np.uint8), axis=1, bitorder="little")[:, :n_comp])
+    mask = np.unpackbits(reach.view(np.uint8), axis=1, bitorder="little")[:, :n_comp].view(bool)
+    pc, pd = np.nonzero(mask)
     # Expand component pairs into node pairs.
     members = np.argsort(comp, kind="stable")
     if (size == 1).all():  # an acyclic graph: a component is its node (the same pairs, in the same order)
+        named = nodes[members]  # component -> its node's id
+        if k <= DENSE_EDGES:  # edges in component space, read in the pairs' (row-major) order
+            adj = np.zeros((k, k), dtype=bool)
+            adj[cs, cd] = True
+            return named[pc], named[pd], adj[mask]
         a, b = members[pc], members[pd]
     else:
         first = np.concatenate([[0], np.cumsum(size)])

@@ -17,7 +17,7 @@ from ..core.errors import LedgerError
 from ..core.fact import Fact, SpanRecord
 from ..core.terms import IRI
 from ..core.time import MIN_TIME, Interval
-from .schema import BULK_INDEXES
+from .schema import BULK_INDEXES, build_indexes
 from .sql import (FACT_BY_HASH, FACT_MAGIC, INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN,
                   INSERT_TERM, SPAN_MAGIC, evidence_row, fact_key, qualifier_bytes)
 
@@ -115,8 +115,7 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 flush()
                 terms.defer = False
                 if dropped:
-                    for _, sql in BULK_INDEXES:
-                        db.execute(sql)
+                    build_indexes(db)
                     dropped = False
                 before = b._next_sid
                 if explicit:
@@ -198,8 +197,7 @@ def bulk_load(b: "Batch", records: Iterable[SpanRecord]) -> int:
                 ev_rows.append(evidence_row(hit[0], hit[1], e, at))
         flush()
         if dropped:
-            for _, sql in BULK_INDEXES:
-                db.execute(sql)
+            build_indexes(db)
     except sqlite3.IntegrityError as e:
         raise LedgerError(f"bulk load rejected: {e}") from None
     finally:

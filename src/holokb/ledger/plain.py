@@ -2,7 +2,7 @@
 written under it.
 
 :func:`stage_plain` reads the chunks (the parser runs while a writer thread inserts each chunk's
-term, fact and span rows into connection-private TEMP tables, so parsing and SQLite overlap on
+term and fact rows into connection-private staging tables (an attached in-memory database), so parsing and SQLite overlap on
 two cores) and keeps the triples for the shapes gate; no other writer waits meanwhile.
 :meth:`StagedPlain.write` then runs inside a batch: it checks that nothing was committed since
 staging, copies the staged rows into the ledger with one ``INSERT … SELECT`` per table, and
@@ -30,7 +30,7 @@ from ..core.time import MIN_TIME, Interval
 from .canon import canon_of
 from .columns import distinct
 from .pipeline import fact_hashes
-from .schema import BULK_INDEXES
+from .schema import BULK_INDEXES, build_indexes
 from .views import term_row
 
 if TYPE_CHECKING:
@@ -44,6 +44,11 @@ PlainChunk = tuple[Sequence[Term], Sequence[int]]
 
 _PRELOAD_MAX = 200_000  # existing terms read into memory so a fresh load need not query them
 _STAGE = ("plain_terms", "plain_facts")
+#: The staging tables live in an attached in-memory database, not in TEMP: the connection keeps
+#: ``temp_store = FILE`` so that SQLite's sorter can split CREATE INDEX into runs sorted on helper
+#: threads (with TEMP in memory it sorts everything on the calling thread), and TEMP tables in a
+#: file cost the staging inserts ~2.5x (1M facts: 2.4 -> 6.3 s CPU).
+STAGING_DB = "holokb_stage"
 _ROWS_PER_INSERT = 500  # rows per multi-row INSERT (one statement binds 500 rows: far fewer steps)
 #: Triples keyed by one int64 of their three term ids while the ids fit in 21 bits each.
 _KEY_BITS = 21
@@ -92,18 +97,17 @@ class StagedPlain:
         try:
             # The staging tables are copies of these (see _stage_tables) and the indexes are
             # dropped: SQLite then copies records without decoding them (its transfer optimisation).
-            db.execute("INSERT INTO main.terms SELECT * FROM temp.plain_terms")
-            db.execute("INSERT INTO main.facts SELECT * FROM temp.plain_facts")
+            db.execute("INSERT INTO main.terms SELECT * FROM holokb_stage.plain_terms")
+            db.execute("INSERT INTO main.facts SELECT * FROM holokb_stage.plain_facts")
             # The spans arrive in spans_key order (fact id ascending, one span each): appending to the
             # index while copying is cheaper than sorting them after (1M: ~0.12 s CPU less).
             db.execute(dict(BULK_INDEXES)["spans_key"])
             # One open span per fact, sid = fact id, valid always, recorded from ``at``.
             db.execute("INSERT INTO main.spans(sid, fact_id, valid_from, valid_to, system_from, system_to) "
-                       "SELECT fact_id, fact_id, ?, NULL, ?, NULL FROM temp.plain_facts", (MIN_TIME, self.at))
+                       "SELECT fact_id, fact_id, ?, NULL, ?, NULL FROM holokb_stage.plain_facts", (MIN_TIME, self.at))
         except sqlite3.IntegrityError as e:
             raise LedgerError(f"bulk load rejected: {e}") from None
-        for _, sql in BULK_INDEXES:
-            db.execute(sql)
+        build_indexes(db)
         _clear(db)
         # The batch's term -> id cache is left out: hashing every new term object cost more
         # than the lookups it saves (ids are found through ``canon_ids`` or the file).
@@ -121,7 +125,7 @@ def discard_staged(led: "Ledger") -> None:
 
 def _clear(db: sqlite3.Connection) -> None:
     for t in _STAGE:
-        db.execute(f"DELETE FROM temp.{t}")
+        db.execute(f"DELETE FROM {STAGING_DB}.{t}")
 
 
 def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> StagedPlain | None:
@@ -129,6 +133,8 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> Stag
     the general path.  An exception from ``chunks`` leaves the ledger untouched."""
     db = led._db
     if db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is not None:
+        return None
+    if not _attached(db):
         return None
     if db.execute("SELECT 1 FROM predicates WHERE functional = 1 LIMIT 1").fetchone() is not None:
         return None
@@ -152,17 +158,28 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> Stag
     return staged
 
 
+def _attached(db: sqlite3.Connection) -> bool:
+    """Whether the staging database is attached to ``db`` (attached now if need be; ATTACH is
+    refused inside a transaction, and the general path is taken then)."""
+    if db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (STAGING_DB,)).fetchone() is not None:
+        return True
+    if db.in_transaction:
+        return False
+    db.execute(f"ATTACH DATABASE ':memory:' AS {STAGING_DB}")
+    return True
+
+
 def _stage_tables(db: sqlite3.Connection) -> None:
-    """Empty TEMP tables defined exactly as ``terms`` and ``facts`` (same columns, types and
+    """Empty staging tables defined exactly as ``terms`` and ``facts`` (same columns, types and
     checks, no indexes), so that copying them into the ledger is a record transfer."""
     for stage, table in zip(_STAGE, ("terms", "facts")):
         ddl = db.execute("SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
         cols = [r[1] for r in db.execute(f"PRAGMA main.table_info({table})")]
-        have = [r[1] for r in db.execute(f"PRAGMA temp.table_info({stage})")]
+        have = [r[1] for r in db.execute(f"PRAGMA {STAGING_DB}.table_info({stage})")]
         if have != cols:  # absent, or left by an older schema on this connection
-            db.execute(f"DROP TABLE IF EXISTS temp.{stage}")
-            # Foreign keys would name TEMP tables; the copy runs with them off (write_staged).
-            db.execute("CREATE TEMP TABLE " + stage + _REFERENCES.sub("", ddl[ddl.index("("):]))
+            db.execute(f"DROP TABLE IF EXISTS {STAGING_DB}.{stage}")
+            # Foreign keys would name staging tables; the copy runs with them off (write_staged).
+            db.execute(f"CREATE TABLE {STAGING_DB}.{stage}" + _REFERENCES.sub("", ddl[ddl.index("("):]))
     _clear(db)
 
 
@@ -172,10 +189,10 @@ def _insert_rows(db: sqlite3.Connection, table: str, row: str, flat: list, width
     per = _ROWS_PER_INSERT * width
     full = len(flat) - len(flat) % per
     if full:
-        db.executemany(f"INSERT INTO temp.{table} VALUES " + ",".join([row] * _ROWS_PER_INSERT),
+        db.executemany(f"INSERT INTO {STAGING_DB}.{table} VALUES " + ",".join([row] * _ROWS_PER_INSERT),
                        [flat[i:i + per] for i in range(0, full, per)])
     if full < len(flat):
-        db.execute(f"INSERT INTO temp.{table} VALUES " + ",".join([row] * ((len(flat) - full) // width)), flat[full:])
+        db.execute(f"INSERT INTO {STAGING_DB}.{table} VALUES " + ",".join([row] * ((len(flat) - full) // width)), flat[full:])
 
 
 def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainChunk]) -> None:

@@ -212,6 +212,24 @@ BULK_INDEXES = (
     ("facts_hkey", "CREATE INDEX IF NOT EXISTS facts_hkey ON facts(hkey)"),
 ) + SECONDARY_INDEXES
 
+#: Sorter memory while the bulk indexes are built (KiB, as ``PRAGMA cache_size = -N``).  SQLite sorts
+#: a CREATE INDEX in runs of at most the main cache size (250 pages at least) and, with ``PRAGMA
+#: threads``, sorts the runs and merges them on helper threads; a run the size of the whole index is
+#: sorted by this thread alone.  Index builds, this thread's CPU (all threads' CPU): 1M facts 3.25 s
+#: with one run -> 1.44 (2.97) with 4 MiB runs -> 1.20 (2.55) with 1 MiB; LUBM 0.19 -> 0.15 (0.24).
+_SORT_RUN_KIB = 1024
+
+
+def build_indexes(db: sqlite3.Connection, indexes: tuple[tuple[str, str], ...] = BULK_INDEXES) -> None:
+    """Build ``indexes`` (name, DDL) with SQLite's multi-threaded sorter (see ``_SORT_RUN_KIB``)."""
+    cache = db.execute("PRAGMA main.cache_size").fetchone()[0]
+    db.execute(f"PRAGMA main.cache_size = {-_SORT_RUN_KIB}")
+    try:
+        for _, sql in indexes:
+            db.execute(sql)
+    finally:
+        db.execute(f"PRAGMA main.cache_size = {int(cache)}")
+
 
 def _step_v0_to_v1(db: sqlite3.Connection) -> None:
     _script(db, _V1)

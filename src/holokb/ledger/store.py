@@ -81,9 +81,13 @@ class Ledger(LedgerDerived, LedgerReads):
                 raise LedgerError(f"cannot put {p} in WAL mode (got {mode})")
             # NORMAL is crash-safe in WAL mode (a killed process loses no committed batch).
             db.execute("PRAGMA synchronous = NORMAL")
-            db.execute("PRAGMA temp_store = MEMORY")
+            # TEMP tables (load staging) in a temporary file with a cache large enough that it is
+            # rarely written: with temp_store = MEMORY, SQLite's sorter never splits a sort into runs,
+            # so CREATE INDEX could not use the helper threads below (see plain.build_indexes).
+            db.execute("PRAGMA temp_store = FILE")
+            db.execute("PRAGMA temp.cache_size = -262144")
             db.execute("PRAGMA cache_size = -65536")
-            db.execute("PRAGMA threads = 2")  # lets CREATE INDEX sort with a helper thread
+            db.execute("PRAGMA threads = 2")  # lets CREATE INDEX sort runs on a helper thread
             try:
                 if p == ":memory:" and TEMPLATE_MEMORY:
                     _schema_from_template(db)

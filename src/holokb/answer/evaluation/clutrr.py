@@ -20,22 +20,32 @@ _COLUMNS = ("id", "story", "query", "target_text", "genders", "task_name")
 _reader = None
 _extra = None
 _program = None   # the kinship rules analysed once: the kinship reader states facts, never rules
+_fill_program = None   # ... with the default rules, for a pair those derive no relation for (or None)
+#: Take the conventions of CLUTRR's generated families (rules/kinship.toml ``[defaults]``: rule files
+#: of assumptions, cited by name); False loads the English-only rule files instead.
+DEFAULTS = True
+_loaded_defaults = None
 #: Readings of a story's ambiguous pronouns tried before refusing (each is one closure).
 MAX_READINGS = 32
 
 
 def _init() -> None:
-    global _reader, _extra, _program
-    if _reader is None:
+    global _reader, _extra, _program, _fill_program, _loaded_defaults
+    if _reader is None or _loaded_defaults != DEFAULTS:
         from ...ingest.english.reading import Reading
         from ...ingest.kinship import KinshipReader
         from ...resources import data_dir
         from ...syntax import parse_file
         from ..over_reading import analyze_reading
 
-        _reader = KinshipReader()
-        _extra = (parse_file(data_dir("rules") / "kinship.hkr"),)
+        _reader = _reader or KinshipReader()
+        rules = data_dir("rules")
+        spec = _reader.lexicon.data.get("defaults", {})
+        _extra = tuple(parse_file(rules / name) for name in ("kinship.hkr", *(() if DEFAULTS else spec.get("off", ()))))
         _program = analyze_reading(Reading(), _extra)
+        fill = tuple(parse_file(rules / name) for name in spec.get("fill", ())) if DEFAULTS else ()
+        _fill_program = analyze_reading(Reading(), _extra + fill) if any(m.rules for m in fill) else None
+        _loaded_defaults = DEFAULTS
 
 
 def load(path: Path) -> list[dict]:
@@ -99,9 +109,41 @@ def check(row: dict) -> "ItemResult | Item":
     return Item(rid, gold, group, a, b, genders, story, skips)
 
 
-def readings_left(item: Item) -> tuple[list[tuple[int, "Reading"]], list[str]]:
+def readings_left(item: Item, closures: dict | None = None) -> tuple[list[tuple[int, "Reading"]], list[str]]:
     """The readings of the pronouns that do not contradict the family (with their index in
-    ``story.readings()``), and why each other one was set aside."""
+    ``story.readings()``), and why each other one was set aside.  When several are left, each is
+    closed under the rules (kept in ``closures`` by index, without proofs) and held to the family
+    checks again over what it derives; that sets readings aside only when some reading passes."""
+    from ...ingest.english.reading import Reading
+
+    kept, clashes = _stated_readings_left(item)
+    if len(kept) < 2:
+        return kept, clashes
+    from ..over_reading import close_reading
+
+    by_entity = {_reader.entity(n): g for n, g in item.genders.items()}
+    closures = {} if closures is None else closures
+    derived = []
+    for i, reading in kept:
+        closures[i] = close_reading(reading, "", document=item.rid, extra=_extra, program=_program,
+                                    record_proofs=False)
+        derived.append(derived_clash(closures[i].model, by_entity))
+    if all(d is not None for d in derived) or all(d is None for d in derived):
+        return kept, clashes
+    return [k for k, d in zip(kept, derived) if d is None], clashes + [d for d in derived if d is not None]
+
+
+def derived_clash(model, by_entity: dict) -> str | None:
+    """The family checks (generations, one mother and one father…) over every kinship relation a
+    closed reading derives: the store's compositions keep both in any family read right."""
+    facts = set()
+    for rel in _reader.lexicon.answers:
+        iri = _reader.lexicon.iri(rel)
+        facts.update((iri, args[0], args[1]) for args, _ in model.rows(iri))
+    return generation_clash(facts) or gender_clash(facts, by_entity)
+
+
+def _stated_readings_left(item: Item) -> tuple[list[tuple[int, "Reading"]], list[str]]:
     from ...ingest.english.reading import Reading
 
     story = item.story
@@ -134,12 +176,17 @@ def score(row: dict) -> ItemResult:
     ea, eb = _reader.entity(a), _reader.entity(b)
     answers = _reader.lex["answers"]
     first = None
-    kept, clashes = readings_left(item)
-    for _, reading in kept:
+    closures: dict = {}
+    kept, clashes = readings_left(item, closures)
+    for i, reading in kept:
         # proofs for the reading the answer's chain comes from; the others only have to agree
-        closed = close_reading(reading, story_text, document=rid, extra=_extra, program=_program,
-                               record_proofs=first is None)
+        closed = closures.get(i) if first is not None and i in closures else close_reading(
+            reading, story_text, document=rid, extra=_extra, program=_program, record_proofs=first is None)
         rels = sorted({rel for rel in answers if closed.model.contains(rel.replace("ex:", _reader.ns), (ea, eb))})
+        if not rels and _fill_program is not None:   # a default fills the gap (rules/kinship_defaults.hkr)
+            closed = close_reading(reading, story_text, document=rid, extra=_extra, program=_fill_program,
+                                   record_proofs=first is None)
+            rels = sorted({rel for rel in answers if closed.model.contains(rel.replace("ex:", _reader.ns), (ea, eb))})
         if len(rels) != 1:
             why = "no kinship relation derived between them" if not rels else f"several relations derived: {rels}"
             if first is not None or story.choices:
@@ -262,9 +309,14 @@ def generation_clash(stated: set) -> str | None:
     return None
 
 
-def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1, via_kb: bool = True) -> EvalRun:
+def eval_clutrr(path: Path, *, limit: int | None = None, jobs: int = 1, via_kb: bool = True,
+                defaults: bool = True) -> EvalRun:
     """Score a CLUTRR file through kb.ingest + kb.answer (default) or over the reading (``via_kb=False``,
-    the cross-check path: the same answers on every item of the six corpus files)."""
+    the cross-check path: the same answers on every item of the six corpus files); ``defaults`` takes
+    the generated families' conventions (rules/kinship.toml ``[defaults]``)."""
+    global DEFAULTS
+    DEFAULTS = defaults
+    _init()
     rows = load(path)
     if limit is not None:
         rows = rows[:limit]

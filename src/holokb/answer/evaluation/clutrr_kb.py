@@ -19,7 +19,7 @@ def score_via_kb(row: dict) -> ItemResult:
     from ...core import IRI, AsOf, HolokbError
     from ...ingest.chunking import chunk_paragraphs
     from ...ingest.kinship.extractor import KinshipExtractor
-    from ..contract import Verdict
+    from ..contract import MissingKind, Verdict
     from ..plan import AnswerForm, Pattern, QueryPlan
 
     item = clutrr.check(row)
@@ -49,6 +49,10 @@ def score_via_kb(row: dict) -> ItemResult:
                           extractor=KinshipExtractor(item.genders, reading=index, reader=reader,
                                                      read=(text, item.story)))
                 answer = kb.answer(plan, as_of=AsOf.latest(), rules=clutrr._program)
+                if not answer.values and clutrr._fill_program is not None \
+                        and answer.missing is not None and answer.missing.kind is MissingKind.NO_FACTS:
+                    # a default fills the gap (rules/kinship_defaults.hkr), cited by its rule name
+                    answer = kb.answer(plan, as_of=AsOf.latest(), rules=clutrr._fill_program)
             except HolokbError as e:
                 return refuse(f"kb: {e}")
         if answer.verdict is not Verdict.SUPPORTED or len(answer.values) != 1:

@@ -192,6 +192,12 @@ class KinshipReader:
             return ()
         path = tuple(self.lexicon.iri(r) for r in possessor.path) + (iri,)
         got = compose(path, self.rules)
+        if not got and len(path) == 2:
+            # the rules compose no relation through the one unnamed person ("his uncle's wife [A]"): both
+            # steps are stated through that person, for the closure (and a default rule, cited) to use
+            via = self.entity(f"{possessor.anchor}'s {possessor.path[0].rsplit(':', 1)[-1]}")
+            return (ReadFact(Fact(self.entity(possessor.anchor), IRI(path[0]), via), Interval.always(), span),
+                    ReadFact(Fact(via, IRI(iri), self.entity(holder)), Interval.always(), span))
         if len(got) != 1:
             return ()
         return (ReadFact(Fact(self.entity(possessor.anchor), IRI(got[0]), self.entity(holder)), Interval.always(), span),)
@@ -215,13 +221,29 @@ class _Sentence:
         self.genders = genders
         self.ctx = ctx
         self.phrases: list[_Phrase] = []
+        compares = self._counterfactual()
         self.kin_words = [i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
                           and not (i + 1 < len(self.toks) and self.toks[i + 1].kind is Kind.WORD
-                                   and self.lex.kin(self.toks[i + 1].text))]  # "twin sister": one word
+                                   and self.lex.kin(self.toks[i + 1].text))  # "twin sister": one word
+                          and i not in compares]
         self.subject: list[Person] = []
         self.resolved: dict[int, list[Person]] = {}   # pronoun position → readings
         self.out: list[tuple[str, tuple[Person, ...], str, str, str]] = []
         self.pending_before = ctx.pending   # a holder to come from an earlier sentence
+
+    def _counterfactual(self) -> set[int]:
+        """Positions in a clause that only compares ("raising him as if he were her own child",
+        rules/kinship.toml ``[counterfactual]``): to the clause's end, they state nothing."""
+        out: set[int] = set()
+        for opener in self.lex.data.get("counterfactual", {}).get("openers", ()):
+            n = len(opener)
+            for k in range(len(self.toks) - n + 1):
+                if all(self.toks[k + m].low == w for m, w in enumerate(opener)):
+                    e = k + n
+                    while e < len(self.toks) and self.toks[e].kind is not Kind.PUNCT:
+                        out.add(e)
+                        e += 1
+        return out
 
     # -- small token helpers ---------------------------------------------------------------------
     def names_all(self, people) -> bool:
@@ -876,7 +898,7 @@ class _Sentence:
             self.kin_at(k) for k in range(first_kin) if k < 4)
         # the couple words of the subject's own clause: before any kinship word ("[A] and [B], a married
         # couple, took [B]'s mother …"; not "… wish their parents [C] and [D] a happy anniversary")
-        if couple_here and any(w in self.lex.couple_words for w in lows[:first_kin]):
+        if couple_here and self._subjects_couple_word(first_kin, subject):
             self.out.append(("ex:spouse", (subject[0],), subject[1], "", ""))
             self.ctx.couple = subject
         elif not couple_here and not self.kin_words and self._their_couple_word():
@@ -913,6 +935,18 @@ class _Sentence:
                     for p in parents:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
+
+    def _subjects_couple_word(self, end: int, subject: list[str]) -> bool:
+        """A couple word before token ``end`` that is the subjects' own: not after a third person's name,
+        not owned by "his"/"her"/someone's ("[A] and [B] went to see [C] on his honeymoon")."""
+        for k in range(end):
+            if self.toks[k].low not in self.lex.couple_words:
+                continue
+            if any(t.kind is Kind.NAME and t.text not in subject for t in self.toks[:k]):
+                return False
+            if not any(t.kind is Kind.POSS or t.low in self.lex.pronouns for t in self.toks[max(0, k - 3):k]):
+                return True
+        return False
 
     def _their_couple_word(self) -> bool:
         """"their (…) anniversary / marriage" in a sentence naming exactly two people, both before "their"."""
