@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -260,10 +261,15 @@ def test_bad_records_are_unsupported_and_counted(tmp_path):
     assert [x.correct for x in r.results] == [True, False] and r.results[1].bad_input
 
 
+#: Processes for the full-file runs: 2 on their own; 1 inside a pytest-xdist worker (the suite already
+#: runs one test per core there, a pool per test would only double the processes on the 2 cores).
+FULL_JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
+
+
 @pytest.mark.conformance
 @pytest.mark.slow
 def test_proofwriter_dev_full(corpora):
-    run = eval_proofwriter(corpora / "proofwriter" / "dev.json", jobs=2)
+    run = eval_proofwriter(corpora / "proofwriter" / "dev.json", jobs=FULL_JOBS)
     assert run.accuracy >= 0.995, run.line()
     assert "uncited=0 bad_spans=0" in run.line()
 
@@ -272,7 +278,8 @@ def test_proofwriter_dev_full(corpora):
 @pytest.mark.slow
 @pytest.mark.parametrize("task", BABI_DONE)
 def test_babi_task_full(corpora, task):
-    run = eval_babi([_babi(corpora, task)], jobs=2)[0]
+    """Every question of a training file, one KB per story (the eval's default path)."""
+    run = eval_babi([_babi(corpora, task)], jobs=FULL_JOBS)[0]
     assert run.accuracy >= 0.99, run.line()
     assert "uncited=0 bad_spans=0" in run.line()
 
@@ -390,3 +397,52 @@ def test_babi_kb_answer_and_over_reading_agree(corpora, task):
         if task not in OVER_READING_TASKS:
             assert (kb.predicted, kb.verdict) == (story.predicted, story.verdict), (q.id, kb)
             assert kb.correct and kb.cited is not False and kb.spans_ok is not False, kb  # None: a closed world alone
+
+
+def _story_and_per_question(qs) -> tuple[list, list]:
+    from holokb.answer.evaluation.babi_kb import score_story, score_via_kb, stories
+
+    return ([r.to_json() for st in stories(qs) for r in score_story(st)], [score_via_kb(q).to_json() for q in qs])
+
+
+@pytest.mark.parametrize("text", [QA1_FORMAT, GIVE_FORMAT, INDUCTION_FORMAT, POLICY_FORMAT, TWO_WAYS],
+                         ids=["qa1", "give", "induction", "policies", "two_ways"])
+def test_one_kb_per_story_equals_one_kb_per_question(tmp_path, text):
+    """A story ingested once, part by part as it is told (babi_kb.score_story), answers every question
+    exactly as a fresh KB of the story so far does (babi_kb.score_via_kb): the same JSON line (answer,
+    verdict, chain, cited spans, skips).  The made-up stories cross parts: a pronoun whose antecedent
+    is in an earlier part ("Then he gave it to Quinn."), a kind restated after a question (induction),
+    a thing dropped before a question and taken after it (inertia)."""
+    from holokb.answer.evaluation.babi import load
+
+    f = tmp_path / "qa_train.txt"
+    f.write_text(text)
+    story, per_question = _story_and_per_question(load(f))
+    assert story == per_question
+    if text in (QA1_FORMAT, GIVE_FORMAT, POLICY_FORMAT):  # the other two hold a refusal by design (tie, two ways)
+        assert all(r["correct"] for r in story), story
+
+
+@pytest.mark.parametrize("task", BABI_TASKS)
+def test_babi_one_kb_per_story_equals_one_kb_per_question(corpora, task):
+    """The same on every 40th story of each training file (the eval's default path is one KB per story)."""
+    from holokb.answer.evaluation.babi import load
+    from holokb.answer.evaluation.babi_kb import stories
+
+    sample = [q for st in stories(load(_babi(corpora, task)))[::40] for q in st]
+    story, per_question = _story_and_per_question(sample)
+    assert story == per_question
+
+
+def test_one_kb_per_story_with_bad_lines(tmp_path):
+    """A statement line with no text, a question that is not UTF-8 and a pronoun in a later part: the
+    per-story path gives the per-question path's lines (the empty line states nothing and takes no
+    story instant; the bad question is counted and the story goes on)."""
+    from holokb.answer.evaluation.babi import load
+
+    f = tmp_path / "qa_train.txt"
+    f.write_bytes(b"1 Mary went to the kitchen.\n2 Where is Mary?\tkitchen\t1\n3 \n4 Where is Mary?\tkitchen\t1\n"
+                  b"5 Then she went to the garden.\n6 Where is \xff?\tgarden\t5\n7 Where is Mary?\tgarden\t5\n")
+    story, per_question = _story_and_per_question(load(f))
+    assert story == per_question
+    assert [r["correct"] for r in story] == [True, True, False, True] and story[2]["badInput"], story

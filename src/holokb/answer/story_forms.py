@@ -138,6 +138,15 @@ class StoryForms:
                                                   f"{self._label(end)}: none is the answer")
         return next(iter(ways[end].values()))
 
+    def _story_position(self, span) -> tuple:
+        """Where a span sits in the story: (ordered across chunks?, its chunk, offset); a chunk of one of the story's documents
+        (policy ``documents``, in story order) is named by the document's place, so spans in different
+        parts of one story compare."""
+        docs = self.options.policies.documents  # type: ignore[attr-defined]
+        if span.document in docs and span.chunk == "p0":  # a story part is one paragraph (no blank line)
+            return (True, docs.index(span.document), span.char_start)
+        return (False, span.chunk_ref or "", span.char_start)
+
     def _default_value(self, run, quoter, rule_views, goal: Goal, spec: DefaultPolicy):
         """A predicate with several values under a default rule (:class:`~.story_policies.DefaultPolicy`):
         a value stated of the subject itself (``own``) wins; else, with ``prefer = "latest"``, the
@@ -173,14 +182,14 @@ class StoryForms:
             if len(theirs) != 1:
                 return None
             link = proof(msub, spec.mate, args)
-            said = max(((s.chunk_ref or "", s.char_start) for e in link if e.role is ChainRole.PREMISE
+            said = max((self._story_position(s) for e in link if e.role is ChainRole.PREMISE
                         and e.fact.subject == mate for s in e.evidence if s.char_start is not None), default=None)
             if said is None:
                 continue
             ranked.append((said, term_sort_key(mate), link, proof(tsub, spec.own, theirs[0])))
         if not ranked:
             return None
-        if len({r[0][0] for r in ranked}) > 1:
+        if len({r[0][:2] for r in ranked}) > 1 and not all(r[0][0] for r in ranked):
             return None  # spans in different chunks: offsets do not order them (chunk ids are not ordinal)
         ranked.sort(key=lambda r: (r[0], r[1]))
         if len(ranked) > 1 and ranked[-1][0] == ranked[-2][0]:

@@ -69,6 +69,9 @@ class StoryPolicies:
     list_order: ListOrder = ListOrder.VALUE
     latest_event: bool = False
     defaults: tuple[DefaultPolicy, ...] = ()
+    #: The documents of one story in story order (a story ingested in parts, one document each): evidence
+    #: in them is ordered by (document, offset), so a default's "latest" link may span the parts.
+    documents: tuple[str, ...] = ()
 
     def default_of(self, predicate: str) -> DefaultPolicy | None:
         return next((d for d in self.defaults if d.predicate == predicate), None)

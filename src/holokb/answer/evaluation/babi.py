@@ -62,10 +62,8 @@ def load(path: Path) -> list[Question]:
             q, a = parts[0].strip(), parts[1].strip()
             out.append(Question(f"{Path(path).name}:{n_story}:{ident}", tuple(story), ident, q, a,
                                 bad or (None if q and a else "bad_input: empty question or answer")))
-        else:
+        elif rest.strip():  # a statement line with no text states nothing (and has no sentence to time)
             story.append((ident, rest.strip()))
-            if bad:
-                story[-1] = (ident, rest.strip())
     if not seen:
         raise HolokbError(f"{path}: not a bAbI file (no 'ID text' lines)")
     return out
@@ -199,10 +197,14 @@ def path_for(path: Path, via: str = "auto") -> str:
     return OVER_READING if m and int(m.group(1)) in OVER_READING_TASKS else "kb.answer"
 
 
-def eval_babi(paths: list[Path], *, limit: int | None = None, jobs: int = 1, via: str = "auto") -> list[EvalRun]:
+def eval_babi(paths: list[Path], *, limit: int | None = None, jobs: int = 1, via: str = "auto",
+              per_story: bool = True) -> list[EvalRun]:
     """One run per task file (first ``limit`` questions of each), each through the path
-    :func:`path_for` names (kb.answer unless the task still needs the over-reading path)."""
-    from .babi_kb import score_via_kb
+    :func:`path_for` names (kb.answer unless the task still needs the over-reading path).  Through
+    kb.answer, ``per_story`` (default) keeps one KB per story, ingested once as the story goes
+    (``babi_kb.score_story``); without it every question gets a KB of its own story so far
+    (``babi_kb.score_via_kb``, the differential check)."""
+    from .babi_kb import score_story, score_via_kb, stories
 
     if via not in ("auto", "kb", "reading"):
         raise HolokbError(f"unknown answer path {via!r} (auto, kb or reading)")
@@ -211,6 +213,11 @@ def eval_babi(paths: list[Path], *, limit: int | None = None, jobs: int = 1, via
         qs = load(p)
         if limit is not None:
             qs = qs[:limit]
-        fn = score_via_kb if path_for(p, via) == "kb.answer" else score
-        runs.append(EvalRun(str(p), tuple(run_items(qs, fn, jobs=jobs, init=_init, chunksize=16))))
+        if path_for(p, via) != "kb.answer":
+            results = run_items(qs, score, jobs=jobs, init=_init, chunksize=16)
+        elif per_story:
+            results = [r for rs in run_items(stories(qs), score_story, jobs=jobs, init=_init, chunksize=2) for r in rs]
+        else:
+            results = run_items(qs, score_via_kb, jobs=jobs, init=_init, chunksize=16)
+        runs.append(EvalRun(str(p), tuple(results)))
     return runs

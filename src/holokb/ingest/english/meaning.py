@@ -498,7 +498,7 @@ class Interpreter:
                 self.clause(body, scope, frame, out)
             case "conditional":
                 self.conditional(body, scope, out)
-            case "generic_adj" | "generic_every" | "generic_all":
+            case "generic_adj" | "generic_every" | "generic_all" | "generic_rel":
                 self.generic(body, scope, out)
             case "dated_heading":
                 ctx.date = _date_ms([x for x in _tokens(body) if x.type == "DATE"][0].value)
@@ -690,7 +690,10 @@ class Interpreter:
         frame = Frame()
         scope.in_rule = True
         x = scope.variable()
-        if body.data == "generic_adj":
+        if body.data == "generic_rel":  # "Anything that is red and sees the dog …": the relative clause
+            cond = [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
+                    for q in self.predicate(p, Ref(x), scope, frame)]
+        elif body.data == "generic_adj":
             cond = []
             for item in _kids(_kids(body, "adjectives")[0], "adj_item"):
                 cond.append(Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")))

@@ -1,0 +1,247 @@
+"""A seeded paraphraser of ProofWriter records (test support, not product code).
+
+It rewrites each record's theory and question into other phrasings of the same meaning, the ones
+issue 11 says other data in the same JSON format will use: determiners (every, each, all, any),
+plural subjects and verbs ("Bob and Dave are red.", "The cat and the dog chase the mouse.",
+"Things that chase the dog are big."), "X things are Y" <-> "If something is X then it is Y" <->
+"Anything that is X is Y", contractions ("isn't", "doesn't", "don't"), someone / something /
+a person.  Only meaning-preserving rewrites: the paraphrased record has the original's answer.
+
+ProofWriter's sentence forms are few (facts about a name or "the X", generic adjective rules, "If …
+then …" over one variable or constants); a sentence of another form is kept as it is.  Choices are
+drawn from ``random.Random(f"{seed}:{record id}")``, so the output is deterministic.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+#: The verbs of ProofWriter's relations, lemma → third person.
+VERBS = {"chase": "chases", "eat": "eats", "like": "likes", "need": "needs", "see": "sees", "visit": "visits"}
+_THIRD = {v: k for k, v in VERBS.items()}
+_VERB = "|".join(sorted(set(VERBS) | set(_THIRD), key=len, reverse=True))
+_ENT = r"(?:[Tt]he (?:bald )?[a-z]+|[A-Z][a-z]+)"
+
+VAR = "VAR"
+
+
+@dataclass(frozen=True)
+class Pred:
+    """``is (not) ADJ`` (verb None) or ``(does not) VERB OBJ`` of some subject."""
+
+    neg: bool
+    adj: str | None = None
+    verb: str | None = None   # lemma
+    obj: str | None = None
+
+
+@dataclass(frozen=True)
+class Atom:
+    subj: str                 # VAR, a name, or "the cat"
+    pred: Pred
+
+
+_PRED = re.compile(rf"^(?:(?:is|are)(?P<bneg> not)? (?P<adj>[a-z]+)|(?P<dneg>(?:does|do) not )?(?P<verb>{_VERB}) (?P<obj>{_ENT}))$")
+_SUBJ = re.compile(rf"^(?P<s>something|someone|it|they|{_ENT}) (?P<p>.+)$")
+
+
+def _pred(text: str) -> Pred | None:
+    m = _PRED.match(text)
+    if m is None:
+        return None
+    if m["adj"]:
+        return Pred(bool(m["bneg"]), adj=m["adj"])
+    verb = m["verb"]
+    return Pred(bool(m["dneg"]), verb=_THIRD.get(verb, verb), obj=m["obj"])
+
+
+def _atom(text: str, var_ok: bool) -> Atom | None:
+    m = _SUBJ.match(text)
+    if m is None:
+        return None
+    s = re.sub(r"^The ", "the ", m["s"])
+    if s in ("something", "someone", "it", "they"):
+        if not var_ok:
+            return None
+        s = VAR
+    p = _pred(m["p"])
+    return None if p is None else Atom(s, p)
+
+
+def parse_sentence(s: str):
+    """("fact", Atom) | ("rule", conditions, conclusion) | None for a sentence of another form."""
+    body = s.rstrip(".")
+    m = re.match(r"^(All )?([A-Za-z][a-z]*(?:, [a-z]+)*) (things|people) are( not)? ([a-z]+)$", body)
+    if m:
+        conds = [Atom(VAR, Pred(False, adj=a)) for a in m[2].lower().split(", ")]
+        return "rule", conds, Atom(VAR, Pred(bool(m[4]), adj=m[5]))
+    m = re.match(r"^If (.+) then (.+)$", body)
+    if m:
+        conds = []
+        for part in m[1].split(" and "):
+            a = _atom(part, True)
+            if a is None and conds:  # "something is round and smart": an elided subject
+                p = _pred(f"is {part}") if re.fullmatch(r"(?:not )?[a-z]+", part) else None
+                a = None if p is None else Atom(conds[-1].subj, p)
+            if a is None:
+                return None
+            conds.append(a)
+        concl = _atom(m[2], True)
+        if concl is None or (concl.subj == VAR and all(c.subj != VAR for c in conds)):
+            return None
+        return "rule", conds, concl
+    a = _atom(body, False)
+    return None if a is None else ("fact", a)
+
+
+# ---- rendering --------------------------------------------------------------------------------------
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _not(rng: random.Random, aux: str) -> str:
+    """"is not" / "isn't", "does not" / "doesn't", "are not" / "aren't", "do not" / "don't"."""
+    return f"{aux}n't" if rng.random() < 0.5 else f"{aux} not"
+
+
+def _vp(rng: random.Random, p: Pred, plural: bool) -> str:
+    """The predicate with a subject of that number."""
+    if p.adj is not None:
+        be = "are" if plural else "is"
+        return f"{_not(rng, be)} {p.adj}" if p.neg else f"{be} {p.adj}"
+    if p.neg:
+        return f"{_not(rng, 'do' if plural else 'does')} {p.verb} {p.obj}"
+    return f"{p.verb if plural else VERBS[p.verb]} {p.obj}"
+
+
+def _fact(rng: random.Random, a: Atom) -> str:
+    return f"{_cap(a.subj)} {_vp(rng, a.pred, False)}."
+
+
+def _var_np(rng: random.Random) -> tuple[str, str, bool]:
+    """(first mention, pronoun, plural pronoun?) of the rule's variable in an "If" sentence."""
+    return rng.choice([("something", "it", False), ("someone", "they", True), ("something", "they", True),
+                       ("someone", "it", False), ("a person", "they", True), ("a thing", "it", False)])
+
+
+def _if_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    first, pron, plural = _var_np(rng)
+    parts, seen = [], False
+    for i, c in enumerate(conds):
+        if c.subj != VAR:
+            parts.append(f"{c.subj} {_vp(rng, c.pred, False)}")
+            continue
+        prev = conds[i - 1] if i else None
+        if seen and c.pred.adj is not None and prev is not None and prev.subj == VAR and prev.pred.adj is not None \
+                and rng.random() < 0.5:  # "something is round and not smart": the subject elided
+            parts.append(f"not {c.pred.adj}" if c.pred.neg else c.pred.adj)
+            continue
+        subj, pl = (pron, plural) if seen else (first, False)
+        parts.append(f"{subj} {_vp(rng, c.pred, pl)}")
+        seen = True
+    subj, pl = (pron, plural) if concl.subj == VAR else (concl.subj, False)
+    return f"If {' and '.join(parts)} then {subj} {_vp(rng, concl.pred, pl)}."
+
+
+def _adj_list(rng: random.Random, adjs: list[str], before_noun: bool = False) -> str:
+    """"red, cold" (before a noun only), "red and cold", "big, red and cold"."""
+    if len(adjs) == 1:
+        return adjs[0]
+    forms = [" and ".join(adjs), ", ".join(adjs[:-1]) + " and " + adjs[-1]]
+    return rng.choice(forms + [", ".join(adjs)] if before_noun else forms)
+
+
+def _relative(rng: random.Random, conds: list[Atom], plural: bool) -> str:
+    """"that is round and sees the dog" (every condition about the variable)."""
+    parts = []
+    for c in conds:
+        parts.append(_vp(rng, c.pred, plural))
+    if all(c.pred.adj is not None and not c.pred.neg for c in conds) and rng.random() < 0.5:
+        return f"{'are' if plural else 'is'} {_adj_list(rng, [c.pred.adj for c in conds])}"
+    return " and ".join(parts)
+
+
+def _generic_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str | None:
+    """A rule whose conditions are all about the variable, in a generic form, or None."""
+    if any(c.subj != VAR for c in conds) or concl.subj != VAR:
+        return None
+    adjs_only = all(c.pred.adj is not None and not c.pred.neg for c in conds)
+    forms = []
+    if adjs_only:
+        adjs = _adj_list(rng, [c.pred.adj for c in conds], before_noun=True)
+        kind = rng.choice(["things", "people"])
+        single = {"things": "thing", "people": "person"}[kind]
+        forms += [f"{_cap(adjs)} {kind} {_vp(rng, concl.pred, True)}.",
+                  f"All {adjs} {kind} {_vp(rng, concl.pred, True)}.",
+                  f"{rng.choice(['Every', 'Each', 'Any'])} {adjs} {single} {_vp(rng, concl.pred, False)}."]
+    head = rng.choice(["Anything that", "Everything that", "Anyone who", "Everyone that", "Anybody who"])
+    forms.append(f"{head} {_relative(rng, conds, False)} {_vp(rng, concl.pred, False)}.")
+    head = rng.choice(["Things that", "People who", "All things that", "All people that"])
+    forms.append(f"{head} {_relative(rng, conds, True)} {_vp(rng, concl.pred, True)}.")
+    return rng.choice(forms)
+
+
+def paraphrase_sentence(rng: random.Random, s: str) -> str:
+    parsed = parse_sentence(s)
+    if parsed is None:
+        return s
+    if parsed[0] == "fact":
+        return _fact(rng, parsed[1])
+    _, conds, concl = parsed
+    generic = _generic_rule(rng, conds, concl) if rng.random() < 0.7 else None
+    return generic or _if_rule(rng, conds, concl)
+
+
+def _merge_facts(rng: random.Random, sentences: list[str]) -> list[str]:
+    """Facts merged the way people write them: one subject with several predicates ("Bob is big,
+    red and kind.", "The cat eats the dog and is red."), several subjects of one predicate ("Bob and
+    Dave are red.", "The cat and the cow chase the mouse.").  For the second the facts are first
+    grouped by predicate (a theory's order means nothing: open world, no time)."""
+    parsed = [parse_sentence(s) for s in sentences]
+    facts = [p[1] for p in parsed if p is not None and p[0] == "fact"]
+    rest = [s for s, p in zip(sentences, parsed) if p is None or p[0] != "fact"]
+    by_pred = rng.random() < 0.5
+    if by_pred:
+        order = {}
+        for a in facts:
+            order.setdefault(a.pred, len(order))
+        facts = sorted(facts, key=lambda a: order[a.pred])
+    out: list[str] = []
+    i = 0
+    while i < len(facts):
+        j = i + 1
+        key = (lambda x: x.pred) if by_pred else (lambda x: x.subj)
+        while j < len(facts) and key(facts[j]) == key(facts[i]) and j - i < 4:
+            j += 1
+        group = facts[i:j]
+        if len(group) == 1 or rng.random() < 0.3:
+            out.extend(_fact(rng, a) for a in group)
+        elif by_pred:
+            subs = [_cap(a.subj) if k == 0 else a.subj for k, a in enumerate(group)]
+            joined = " and ".join(subs) if len(subs) == 2 else ", ".join(subs[:-1]) + " and " + subs[-1]
+            out.append(f"{joined} {_vp(rng, group[0].pred, True)}.")
+        elif all(a.pred.adj is not None and not a.pred.neg for a in group):
+            out.append(f"{_cap(group[0].subj)} is {_adj_list(rng, [a.pred.adj for a in group])}.")
+        else:
+            out.append(f"{_cap(group[0].subj)} {' and '.join(_vp(rng, a.pred, False) for a in group)}.")
+        i = j
+    return out + [paraphrase_sentence(rng, s) for s in rest]
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=\.)\s+", text.strip()) if s]
+
+
+def paraphrase_record(rec: dict, seed: int = 0) -> dict:
+    """The record with its context and question's statement rephrased (same id, options, answer)."""
+    rng = random.Random(f"{seed}:{rec['id']}")
+    context = " ".join(_merge_facts(rng, split_sentences(rec["context"])))
+    head, sep, claim = rec["question"].rpartition("? ")
+    claim = paraphrase_sentence(rng, claim.strip())
+    return {**rec, "context": context, "question": f"{head}{sep}{claim}"}
+
+
+def paraphrase_records(records: list[dict], seed: int = 0) -> list[dict]:
+    return [paraphrase_record(r, seed) for r in records]
