@@ -24,7 +24,8 @@ def libc(monkeypatch):
     monkeypatch.setattr(allocator, "_glibc", lambda: rec)
     monkeypatch.setattr(allocator, "ENABLED", True)
     monkeypatch.setattr(allocator, "_users", 0)
-    monkeypatch.setattr(allocator, "_DEFAULTS", allocator._DEFAULTS)
+    # glibc's own defaults: an in-process CLI derive earlier in this process may have kept freed memory
+    monkeypatch.setattr(allocator, "_DEFAULTS", allocator.GLIBC_DEFAULTS)
     return rec
 
 

@@ -31,7 +31,8 @@ MIN_ROWS = 50_000
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_MMAP_MAX, _M_ARENA_MAX = -1, -3, -4, -8  # glibc's malloc.h
 #: What a closure's end restores: glibc's defaults, or the process's own choice (:func:`keep_freed_memory`).
-_DEFAULTS = ((_M_TRIM_THRESHOLD, 128 * 1024), (_M_MMAP_MAX, 65536))
+GLIBC_DEFAULTS = ((_M_TRIM_THRESHOLD, 128 * 1024), (_M_MMAP_MAX, 65536))
+_DEFAULTS = GLIBC_DEFAULTS
 _libc = None  # the C library when it is glibc, False when not
 _users = 0  # closures running under the tuned settings
 _lock = threading.Lock()
