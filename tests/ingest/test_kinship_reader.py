@@ -139,6 +139,12 @@ CASES = [
     ("[Nancy] is close to her sister Rachel. When Rachel had her son [Milton], [Nancy] helped.",
      {"Nancy": "female", "Milton": "male"}, ["sibling(Nancy, _Rachel)", "child(_Rachel, Milton)"]),
     ("[Nancy] went to Mexico with her son [Bob].", {"Nancy": "female"}, ["child(Nancy, Bob)"]),
+    # a kinship word before "'s <kin>" is an unnamed step, not the subject's relation: "[R] is [J]'s mom's
+    # brother" (R is J's uncle, not J's mother), "[T] is [A]'s mother's son" (A's brother)
+    ("[Rich] is [Jose]'s mom's brother.", {"Rich": "male"}, ["uncleOrAunt(Jose, Rich)"]),
+    ("[Tom] is [Ann]'s mother's only son.", {"Tom": "male"}, ["sibling(Ann, Tom)"]),
+    ("[Kim] is her mother's youngest sister.", {"Kim": "female"}, []),
+    ("[Rich] is [Jose]'s mom.", {}, ["parent(Jose, Rich)"]),
 ]
 
 

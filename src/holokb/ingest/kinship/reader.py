@@ -474,6 +474,8 @@ class _Sentence:
         if not ph.possessors:
             self._plural_predicate(ph)
             return
+        if not holders and self._owns_next(i):
+            return  # "[R] is [J]'s mom's brother": the mother is an unnamed step to the brother, not R
         if not holders:
             h = self._holder_left(ph)
             holders = [h] if h else []
@@ -518,6 +520,16 @@ class _Sentence:
             ph.possessors, ph.holders = [subject[0]], [self.t(j - 1).text]
             self.emit(ph, ph.holders[0], ph.possessors, False)
         return True
+
+    def _owns_next(self, i: int) -> bool:
+        """Whether the kinship word at ``i`` is the possessor of the next one ("mom's (older) brother")."""
+        if self.t(i + 1) is None or self.t(i + 1).kind is not Kind.POSS:
+            return False
+        k = i + 2
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) \
+                and _adjective(self.t(k).low) and k < i + 5:
+            k += 1
+        return self.kin_at(k) is not None
 
     def _one_clause(self, k: int) -> bool:
         """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
