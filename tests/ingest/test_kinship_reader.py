@@ -145,6 +145,19 @@ CASES = [
     ("[Tom] is [Ann]'s mother's only son.", {"Tom": "male"}, ["sibling(Ann, Tom)"]),
     ("[Kim] is her mother's youngest sister.", {"Kim": "female"}, []),
     ("[Rich] is [Jose]'s mom.", {}, ["parent(Jose, Rich)"]),
+    # an appositive noun phrase between the subject and "is": the subject holds the kinship word
+    ("[Colin], a tall and skinny man, is the father of [Linda], a beautiful woman.", {}, ["parent(Linda, Colin)"]),
+    ("[Ann], a friend of [Bob], is the mother of [Cal].", {}, ["parent(Cal, Ann)"]),
+    ("[Ann], [Bob], is the mother of [Cal].", {}, ["parent(Cal, Bob)"]),
+    # "their" after a fronted clause: the coordinated subject of the main clause
+    ("Although both had moved away, [Ron] and [Liz] went home to their mother [Marie]'s house.", {},
+     ["parent(Ron, Marie)", "parent(Liz, Marie)"]),
+    ("When [Ann] met [Cal], [Dan] and [Eve] visited their mother [Fay].", {}, ["parent(Dan, Fay)", "parent(Eve, Fay)"]),
+    # a plural sibling word in apposition to a coordinated subject, after modifiers
+    ("[Danny] and [Guy], although once close brothers, were bitter enemies.", {},
+     ["sibling(Danny, Guy)", "sibling(Guy, Danny)"]),
+    ("[Al] and [Ed], who love their sisters, came.", {}, []),
+    ("[Al] and [Ed], close friends, met their old brothers.", {}, []),
 ]
 
 

@@ -521,6 +521,17 @@ class _Sentence:
             self.emit(ph, ph.holders[0], ph.possessors, False)
         return True
 
+    def _before_apposition(self, b: int) -> int:
+        """The name before an appositive noun phrase that ends with the comma at ``b`` ("[C], a tall
+        man, is …" → the position of [C]); ``b`` when there is none (a kinship word inside is read as such)."""
+        c = b - 1
+        while c >= 0 and self.toks[c].kind in (Kind.WORD, Kind.NAME) and self.kin_at(c) is None and b - c <= 8:
+            c -= 1
+        if c >= 1 and c < b - 2 and self.toks[c].text == "," and self.toks[c + 1].low in ("a", "an") \
+                and self.toks[c - 1].kind is Kind.NAME:
+            return c - 1
+        return b
+
     def _owns_next(self, i: int) -> bool:
         """Whether the kinship word at ``i`` is the possessor of the next one ("mom's (older) brother")."""
         if self.t(i + 1) is None or self.t(i + 1).kind is not Kind.POSS:
@@ -637,7 +648,9 @@ class _Sentence:
                     b -= 1
             while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that", "which"}:
                 b -= 1
-            if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
+            if b >= 0 and self.toks[b].text == "," and self._before_apposition(b) != b:
+                b = self._before_apposition(b)  # "[C], a tall man (of [D]), is the father of [L]"
+            elif b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
             return self._named_at(b) or self._unnamed_subject_at(b)
         if k >= 3 and self.w(k, "name") and self.w(k - 1, "the") and self.toks[k - 2].low in _BE \
@@ -758,6 +771,11 @@ class _Sentence:
         subject = [p for p in self.subject if isinstance(p, str)]
         if len(subject) >= 2:
             out.append(subject)
+        elif self.toks and self.toks[0].low in _SUBORDINATORS:
+            c = next((x for x, t in enumerate(self.toks) if t.text == ","), None)
+            if c is not None and c + 3 < j and _is_name(self.t(c + 1)) and self.w(c + 2, "and") \
+                    and _is_name(self.t(c + 3)):  # "Although …, [R] and [L] were going home to their mother"
+                out.append([self.t(c + 1).text, self.t(c + 3).text])
         elif subject and self.toks and self.toks[0].kind is Kind.NAME and self.w(1, "and"):
             with_kin = next((ph for ph in self.phrases if ph.start == 2 and ph.holders and ph.pos < j), None)
             if with_kin is not None:  # "[Marian] and her husband [Elliott] …"
@@ -784,6 +802,9 @@ class _Sentence:
         while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in _ARTICLES | _ADVERBS or
                                                             self.kin_at(k) and k not in self.kin_words):
             k -= 1
+        while k >= 1 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ("although", "though")
+                                                            or _modifier(self.toks[k].low)) and ph.pos - k <= 4:
+            k -= 1  # "[D] and [G], although once close brothers, …"
         apposed = k >= 1 and self.toks[k].text == "," and _is_name(self.t(k - 1)) and self.t(k - 1).text in self.subject
         if not (k >= 0 and self.toks[k].low in _BE) and not apposed:  # "[D] and [G], both brothers, …"
             return
@@ -1151,6 +1172,15 @@ def _known_word(low: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def _modifier(low: str) -> bool:
+    """A word morphology knows as an adjective or adverb (also when it is a noun or verb too: "close",
+    "once"), for the words of an apposition before a kinship word."""
+    from lemminflect import getAllLemmas
+
+    pos = getAllLemmas(low)
+    return "ADJ" in pos or "ADV" in pos
+
+
 def _adjective(low: str) -> bool:
     """A word morphology knows as an adjective and not as a noun ("proud", "amazing"), or one of the
     adjectives that are also nouns seen before names ("lovely", "little")."""
