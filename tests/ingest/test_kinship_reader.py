@@ -158,6 +158,11 @@ CASES = [
      ["sibling(Danny, Guy)", "sibling(Guy, Danny)"]),
     ("[Al] and [Ed], who love their sisters, came.", {}, []),
     ("[Al] and [Ed], close friends, met their old brothers.", {}, []),
+    # "their" after "(So) [A] and her sister [B]": the two, not the couple of the sentence before
+    ("[Hal] and [Sue] wed. So [Bea] and her sister [Cat] surprised their grandfather [Hal].", {"Bea": "female"},
+     ["spouse(Hal, Sue)", "sibling(Bea, Cat)", "grandparent(Bea, Hal)", "grandparent(Cat, Hal)"]),
+    ("[Hal] and [Sue] wed. Then [Bea] and [Cat] met. So [Bea] met their grandfather [Hal].", {"Bea": "female"},
+     ["spouse(Hal, Sue)", "grandparent(Bea, Hal)", "grandparent(Cat, Hal)"]),
 ]
 
 

@@ -58,6 +58,9 @@ _SUBORDINATORS = frozenset({"while", "when", "after", "before", "as", "since", "
 _MODALS = frozenset({"could", "would", "should", "can", "will", "may", "might", "must", "did", "does", "do"})
 _NAMING = frozenset({"named", "called", "namely", "name", "names"})
 _SHOWN = frozenset({"she", "he", "it", "they"})
+#: Words that may open a main clause before its subject ("So [A] and her sister [B] …").
+_CONNECTIVES = frozenset({"so", "then", "and", "but", "later", "today", "yesterday", "meanwhile", "afterwards",
+                          "eventually", "soon"})
 
 
 def _is_name(t: Tok | None) -> bool:
@@ -776,10 +779,12 @@ class _Sentence:
             if c is not None and c + 3 < j and _is_name(self.t(c + 1)) and self.w(c + 2, "and") \
                     and _is_name(self.t(c + 3)):  # "Although …, [R] and [L] were going home to their mother"
                 out.append([self.t(c + 1).text, self.t(c + 3).text])
-        elif subject and self.toks and self.toks[0].kind is Kind.NAME and self.w(1, "and"):
-            with_kin = next((ph for ph in self.phrases if ph.start == 2 and ph.holders and ph.pos < j), None)
-            if with_kin is not None:  # "[Marian] and her husband [Elliott] …"
-                out.append([self.toks[0].text, with_kin.holders[0]])
+        elif subject and (s0 := next((x for x, t in enumerate(self.toks[:4]) if t.kind is Kind.NAME), None)) \
+                is not None and self.toks[s0].text == subject[0] and self.w(s0 + 1, "and") \
+                and all(t.kind is Kind.WORD and t.low in _ADVERBS | _CONNECTIVES for t in self.toks[:s0]):
+            with_kin = next((ph for ph in self.phrases if ph.start == s0 + 2 and ph.holders and ph.pos < j), None)
+            if with_kin is not None:  # "(So) [Marian] and her husband [Elliott] …"
+                out.append([self.toks[s0].text, with_kin.holders[0]])
         for ph in self.phrases:
             if ph.pos < j and ph.kin.plural and len(ph.holders) >= 2 and ph.holders not in out:
                 out.append(list(ph.holders))
