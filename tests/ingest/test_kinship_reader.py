@@ -163,6 +163,12 @@ CASES = [
      ["spouse(Hal, Sue)", "sibling(Bea, Cat)", "grandparent(Bea, Hal)", "grandparent(Cat, Hal)"]),
     ("[Hal] and [Sue] wed. Then [Bea] and [Cat] met. So [Bea] met their grandfather [Hal].", {"Bea": "female"},
      ["spouse(Hal, Sue)", "grandparent(Bea, Hal)", "grandparent(Cat, Hal)"]),
+    # "[X] is [Y]'s <kin> [Z] …" without a period: X holds the word, Z opens the next sentence
+    ("[Heather] is [Craig]'s first wife [Stephen] took his granddaughter [Liana] to the mall.",
+     {"Heather": "female", "Craig": "male", "Stephen": "male"}, ["spouse(Craig, Heather)", "grandchild(Stephen, Liana)"]),
+    ("[Nettie] is [John]'s grandmother [Ryan] and his son [John] went out.", {"Ryan": "male", "John": "male"},
+     ["grandparent(John, Nettie)", "child(Ryan, John)"]),
+    ("[Dee] went with [Bob]'s mother [Eve] to the store.", {}, ["parent(Bob, Eve)"]),
 ]
 
 
