@@ -169,6 +169,14 @@ CASES = [
     ("[Nettie] is [John]'s grandmother [Ryan] and his son [John] went out.", {"Ryan": "male", "John": "male"},
      ["grandparent(John, Nettie)", "child(Ryan, John)"]),
     ("[Dee] went with [Bob]'s mother [Eve] to the store.", {}, ["parent(Bob, Eve)"]),
+    # "[A] and [B] are brother and sister / husband and wife": a symmetric relation between the two
+    ("[Imelda] and [Glenn] are brother and sister.", {}, ["sibling(Imelda, Glenn)", "sibling(Glenn, Imelda)"]),
+    ("[Ann] and [Bob] are husband and wife.", {}, ["spouse(Ann, Bob)", "spouse(Bob, Ann)"]),
+    ("[Ann] and [Bob] are mother and son.", {}, []),
+    # "<preposition> [B] his <kin>" at the clause's end: B in apposition; a second object is not
+    ("[Harold] wanted to do something special for [Shantel] his wife.", {"Harold": "male", "Shantel": "female"},
+     ["spouse(Harold, Shantel)"]),
+    ("[Bob] showed [Tim] his son.", {"Bob": "male", "Tim": "male"}, []),
 ]
 
 

@@ -615,6 +615,9 @@ class _Sentence:
                 and self.t(ph.pos + 1).kind is Kind.WORD and (finite_verb(self.t(ph.pos + 1).low)
                                                              or self.t(ph.pos + 1).low in _MODALS):
             return self.t(s - 1).text  # "… so [John] his son had to help him": a subject in apposition
+        if own and s >= 2 and _is_name(self.t(s - 1)) and self.w(s - 2, "for", "with", "to", "at", "from", "by") \
+                and (self.t(ph.pos + 1) is None or self.t(ph.pos + 1).kind is Kind.PUNCT):
+            return self.t(s - 1).text  # "… something special for [Shantel] his wife.": in apposition
         obj = self.t(s - 1)
         if own and s >= 2 and obj.kind is Kind.WORD and obj.low in self.lex.object_pronouns \
                 and self.t(s - 2).kind is Kind.WORD and complement_verb(self.t(s - 2).low):
@@ -801,6 +804,12 @@ class _Sentence:
                         self.out.append((ph.kin.relation, (a,), b, "", ""))
             if names:
                 return
+        if not ph.kin.plural and len(self.subject) == 2 and self.w(ph.pos - 1, *_BE) and self.w(ph.pos + 1, "and") \
+                and self.kin_at(ph.pos + 2) is not None and self.kin_at(ph.pos + 2).relation == ph.kin.relation \
+                and ph.kin.relation in ("ex:sibling", "ex:spouse") and all(isinstance(p, str) for p in self.subject):
+            a, b = self.subject  # "[A] and [B] are brother and sister / husband and wife"
+            self.out.extend([(ph.kin.relation, (a,), b, "", ""), (ph.kin.relation, (b,), a, "", "")])
+            return
         if not ph.kin.plural or len(self.subject) < 2:
             return
         k = ph.pos - 1
