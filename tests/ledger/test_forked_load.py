@@ -46,8 +46,15 @@ def _source(n_chunks: int = 4, fail_at: int | None = None, crash_at: int | None 
     return chunks
 
 
+def _terms_of(chunk) -> list:
+    """A chunk's terms as Terms (the worker's come packed)."""
+    terms = list(chunk[0])
+    pipeline.unpack_terms(terms)
+    return terms
+
+
 def _plain(chunks) -> list:
-    return [(list(c[0]), list(c[1])) for c in chunks]
+    return [(_terms_of(c), list(c[1])) for c in chunks]
 
 
 def test_forked_chunks_are_the_source_chunks_with_their_encodings_and_fact_hashes():
@@ -55,7 +62,8 @@ def test_forked_chunks_are_the_source_chunks_with_their_encodings_and_fact_hashe
     got = list(forked_chunks(src))
     assert _plain(got) == _plain(src())
     assert all(len(c) == 4 for c in got)  # every chunk came from the worker
-    terms = [t for c in got for t in c[0]]
+    assert all(not isinstance(t, (IRI, Literal)) for c in got for t in c[0])  # packed: fields only
+    terms = [t for c in got for t in _terms_of(c)]
     assert [e for c in got for e in c[2]] == [canon_of(t) for t in terms]
     for _, spo, _, hashes in got:
         triples = list(zip(spo[0::3], spo[1::3], spo[2::3]))

@@ -29,7 +29,7 @@ from ..core.terms import IRI, Term
 from ..core.time import MIN_TIME, Interval
 from .canon import canon_of
 from .columns import distinct
-from .pipeline import fact_hashes
+from .pipeline import fact_hashes, unpack_terms
 from .schema import BULK_INDEXES, build_indexes
 from .views import term_row
 
@@ -71,7 +71,9 @@ class StagedPlain:
     marker: int
     first_term: int
     first_fact: int
-    terms: list[Term] = field(default_factory=list)
+    #: The terms by index as staged: Terms, or packed by the forked worker (ledger.pipeline) until
+    #: :attr:`terms` is first read.
+    raw_terms: list = field(default_factory=list)
     spo: list[int] = field(default_factory=list)
     canon_ids: dict[bytes, int] = field(default_factory=dict)
     facts: int = 0
@@ -79,6 +81,15 @@ class StagedPlain:
     #: The distinct triples as rows of term indices (file order), when no two term indices share a
     #: term id (then distinct ids are distinct indices and the gate need not deduplicate again).
     unique_rows: "np.ndarray | None" = None
+    _packed: bool = False
+
+    @property
+    def terms(self) -> list[Term]:
+        """Every staged term by index (term index -> Term)."""
+        if self._packed:
+            unpack_terms(self.raw_terms)
+            self._packed = False
+        return self.raw_terms
 
     def write(self, b: "Batch") -> int:
         """Copy the staged rows into the ledger inside batch ``b``; the number of spans written."""
@@ -198,7 +209,7 @@ def _insert_rows(db: sqlite3.Connection, table: str, row: str, flat: list, width
 def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainChunk]) -> None:
     import numpy as np
 
-    terms, spo_all = staged.terms, staged.spo
+    terms, spo_all = staged.raw_terms, staged.spo
     by_canon = staged.canon_ids
     canon: list[bytes] = []          # by term index
     tid = np.zeros(0, dtype=np.int64)  # term index -> term id (0: not yet assigned)
@@ -222,8 +233,11 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 new_terms, spo = chunk[0], chunk[1]
                 terms.extend(new_terms)
                 spo_all.extend(spo)
-                # A HashedChunk (ledger.pipeline) brings the encodings and every triple's hash.
-                canon.extend(chunk[2] if len(chunk) > 2 else map(canon_of, new_terms))
+                # A HashedChunk (ledger.pipeline) brings the encodings, every triple's hash and
+                # the terms packed (an IRI as its string, a Literal as (lexical, datatype, lang)).
+                hashed = len(chunk) > 2
+                staged._packed |= hashed
+                canon.extend(chunk[2] if hashed else map(canon_of, new_terms))
                 if len(tid) < len(terms):
                     tid = np.concatenate((tid, np.zeros(len(terms) - len(tid), dtype=np.int64)))
                 a = np.asarray(spo, dtype=np.int64)
@@ -242,7 +256,13 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                         if t is None:
                             t = by_canon[c] = next_id
                             next_id += 1
-                            term_rows.extend((t, *term_row(terms[i]), c))
+                            x = terms[i]
+                            if x.__class__ is str:  # packed IRI
+                                term_rows.extend((t, 0, x, "", "", c))
+                            elif x.__class__ is tuple:  # packed Literal
+                                term_rows.extend((t, 1, x[0], x[1], x[2] or "", c))
+                            else:
+                                term_rows.extend((t, *term_row(x), c))
                         got.append(t)
                     tid[order] = got
                     ids = tid[a]
@@ -252,9 +272,11 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                     _, first = np.unique(keys, return_index=True)
                     first.sort()
                     firsts = keys[first].tolist()
-                    keep = [k not in seen for k in firsts]
+                    if seen.isdisjoint(firsts):  # the usual case, tested in one C loop
+                        kept = first
+                    else:
+                        kept = first[np.asarray([k not in seen for k in firsts], dtype=bool)]
                     seen.update(firsts)
-                    kept = first if all(keep) else first[np.asarray(keep, dtype=bool)]
                 else:  # very many terms: tuples of ids (slower, any size)
                     if not wide:
                         wide, mask = True, (1 << _KEY_BITS) - 1
@@ -268,13 +290,14 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 fact_rows: list = []
                 if len(kept):
                     # 1-D columns to lists (a 2-D tolist builds a list per row).
-                    if len(chunk) > 3:
+                    # facts.hkey (sql.fact_key) of every hash at once: the first 8 of each 32 bytes.
+                    if hashed:
                         every = chunk[3]
                         hashes = [every[k:k + 32] for k in (kept * 32).tolist()]
+                        hkeys = np.frombuffer(every, dtype=">i8")[::4][kept].tolist()
                     else:
                         hashes = fact_hashes(canon, a.reshape(-1, 3)[kept].ravel().tolist())
-                    # facts.hkey (sql.fact_key) of every hash at once: the first 8 of each 32 bytes.
-                    hkeys = np.frombuffer(b"".join(hashes), dtype=">i8")[::4].tolist()
+                        hkeys = np.frombuffer(b"".join(hashes), dtype=">i8")[::4].tolist()
                     fact_rows = list(chain.from_iterable(zip(
                         range(fid, fid + len(kept)), hashes, *(rows[kept, c].tolist() for c in range(3)), hkeys)))
                     fid += len(kept)
