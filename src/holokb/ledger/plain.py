@@ -249,21 +249,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                     missing = a[unset]
                     u, first = np.unique(missing, return_index=True)
                     order = u[np.argsort(first, kind="stable")].tolist()
-                    got = []
-                    for i in order:
-                        c = canon[i]
-                        t = by_canon.get(c)
-                        if t is None:
-                            t = by_canon[c] = next_id
-                            next_id += 1
-                            x = terms[i]
-                            if x.__class__ is str:  # packed IRI
-                                term_rows.extend((t, 0, x, "", "", c))
-                            elif x.__class__ is tuple:  # packed Literal
-                                term_rows.extend((t, 1, x[0], x[1], x[2] or "", c))
-                            else:
-                                term_rows.extend((t, *term_row(x), c))
-                        got.append(t)
+                    got, next_id = _new_term_ids(order, canon, terms, by_canon, next_id, term_rows)
                     tid[order] = got
                     ids = tid[a]
                 rows = ids.reshape(-1, 3)
@@ -313,6 +299,42 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
     staged.next_term = next_id
     if (tid > 0).all() and len(distinct(tid)) == len(tid):  # term index -> id is one-to-one
         staged.unique_rows = np.concatenate(kept_rows) if kept_rows else np.zeros((0, 3), dtype=np.int64)
+
+
+def _new_term_ids(order: list[int], canon: list[bytes], terms: list, by_canon: dict[bytes, int], next_id: int,
+                  term_rows: list) -> tuple[Sequence[int], int]:
+    """The term ids of term indices ``order`` (in that order: first occurrence), minting ids from
+    ``next_id`` for encodings not in ``by_canon`` (added there, their terms rows appended to
+    ``term_rows``); (ids, the next free id)."""
+    cs = [canon[i] for i in order]
+    if by_canon.keys().isdisjoint(cs):
+        fresh = dict(zip(cs, range(next_id, next_id + len(cs))))
+        if len(fresh) == len(cs):
+            # The usual case (every encoding new and distinct), with the per-term work in C loops
+            # and one comprehension (1M facts, 700k terms: ~1.2 -> ~0.5 s CPU).
+            by_canon.update(fresh)
+            xs = [terms[i] for i in order]
+            term_rows.extend(chain.from_iterable(
+                (t, 0, x, "", "", c) if x.__class__ is str else (t, 1, x[0], x[1], x[2] or "", c)
+                if x.__class__ is tuple else (t, *term_row(x), c) for t, x, c in zip(fresh.values(), xs, cs)))
+            import numpy as np
+
+            return np.arange(next_id, next_id + len(cs), dtype=np.int64), next_id + len(cs)
+    got = []
+    for i, c in zip(order, cs):
+        t = by_canon.get(c)
+        if t is None:
+            t = by_canon[c] = next_id
+            next_id += 1
+            x = terms[i]
+            if x.__class__ is str:  # packed IRI (ledger.pipeline)
+                term_rows.extend((t, 0, x, "", "", c))
+            elif x.__class__ is tuple:  # packed Literal
+                term_rows.extend((t, 1, x[0], x[1], x[2] or "", c))
+            else:
+                term_rows.extend((t, *term_row(x), c))
+        got.append(t)
+    return got, next_id
 
 
 def plain_records(terms: Sequence[Term], spo: Sequence[int]) -> Iterator[SpanRecord]:
