@@ -191,3 +191,21 @@ def test_bulk_assert_of_a_list_through_the_worker_equals_the_in_process_load(tmp
         assert calls == ([1] if forked else [])
         dumps.append(_dump(tmp_path / f"{forked}.db"))
     assert dumps[0] == dumps[1]
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_staged_terms_from_the_worker_are_the_source_terms(tmp_path, eager):
+    """Staged while the worker reads (terms made then) or packed until first read: the same Terms,
+    and the same rows written."""
+    from holokb.core import AsOf
+    from holokb.ledger import Ledger
+    from holokb.ledger.plain import stage_plain
+
+    src = _source()
+    with Ledger.open(tmp_path / "kb.db") as led:
+        staged = stage_plain(led, forked_chunks(src), at=1_000, terms=eager)
+        assert staged is not None
+        assert staged.terms == [t for c in src() for t in c[0]]
+        assert [type(t) for t in staged.terms] == [type(t) for c in src() for t in c[0]]
+        assert led.write_staged(staged) == staged.facts > 0
+        assert len(list(led.visible(AsOf.latest()))) == staged.facts

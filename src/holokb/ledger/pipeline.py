@@ -133,7 +133,7 @@ def _child(source: Callable[[], Iterator[PlainChunk]], w: int) -> None:
 
 def unpack_terms(items: list) -> None:
     """Make Terms, in place, of the packed terms in ``items`` (Terms among them stay as they are)."""
-    items[:] = map(_unpack, items)
+    items[:] = map(unpack_term, items)
 
 
 def _pack(t: Term) -> object:
@@ -146,7 +146,8 @@ def _pack(t: Term) -> object:
     return t
 
 
-def _unpack(x: object) -> Term:
+def unpack_term(x: object) -> Term:
+    """The Term of a packed term (a Term stays as it is)."""
     # The child built (and so validated) these terms; their fields are set as the dataclass would.
     if x.__class__ is str:
         t = object.__new__(IRI)

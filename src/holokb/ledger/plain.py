@@ -29,7 +29,7 @@ from ..core.terms import IRI, Term
 from ..core.time import MIN_TIME, Interval
 from .canon import canon_of
 from .columns import distinct
-from .pipeline import fact_hashes, unpack_terms
+from .pipeline import fact_hashes, unpack_term, unpack_terms
 from .schema import BULK_INDEXES, build_indexes
 from .views import term_row
 
@@ -82,6 +82,7 @@ class StagedPlain:
     #: term id (then distinct ids are distinct indices and the gate need not deduplicate again).
     unique_rows: "np.ndarray | None" = None
     _packed: bool = False
+    eager_terms: bool = True
 
     @property
     def terms(self) -> list[Term]:
@@ -139,9 +140,11 @@ def _clear(db: sqlite3.Connection) -> None:
         db.execute(f"DELETE FROM {STAGING_DB}.{t}")
 
 
-def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> StagedPlain | None:
+def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int, terms: bool = True) -> StagedPlain | None:
     """Parse and stage ``chunks`` without the write lock; None (nothing read) when the ledger needs
-    the general path.  An exception from ``chunks`` leaves the ledger untouched."""
+    the general path.  An exception from ``chunks`` leaves the ledger untouched.  ``terms``: the
+    caller reads :attr:`StagedPlain.terms` (a gate does): they are made while the chunks are read,
+    beside the forked worker, rather than on first read."""
     db = led._db
     if db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is not None:
         return None
@@ -157,6 +160,7 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int) -> Stag
     if first_fact != db.execute("SELECT coalesce(max(sid), 0) FROM spans").fetchone()[0] + 1:
         return None  # one counter numbers facts and spans below
     staged = StagedPlain(at, marker, first_term, first_fact)
+    staged.eager_terms = terms
     by_canon = staged.canon_ids
     for tid, canon in db.execute("SELECT term_id, canon FROM terms"):
         by_canon[canon] = tid
@@ -210,6 +214,8 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
     import numpy as np
 
     terms, spo_all = staged.raw_terms, staged.spo
+    eager = staged.eager_terms
+    fields = [] if eager else terms  # by index, as staging reads them (packed where the worker packed them)
     by_canon = staged.canon_ids
     canon: list[bytes] = []          # by term index
     tid = np.zeros(0, dtype=np.int64)  # term index -> term id (0: not yet assigned)
@@ -231,12 +237,16 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
         try:
             for chunk in chunks:
                 new_terms, spo = chunk[0], chunk[1]
-                terms.extend(new_terms)
                 spo_all.extend(spo)
                 # A HashedChunk (ledger.pipeline) brings the encodings, every triple's hash and
                 # the terms packed (an IRI as its string, a Literal as (lexical, datatype, lang)).
                 hashed = len(chunk) > 2
-                staged._packed |= hashed
+                if eager:
+                    fields.extend(new_terms)
+                    terms.extend(map(unpack_term, new_terms) if hashed else new_terms)
+                else:
+                    terms.extend(new_terms)
+                    staged._packed |= hashed
                 canon.extend(chunk[2] if hashed else map(canon_of, new_terms))
                 if len(tid) < len(terms):
                     tid = np.concatenate((tid, np.zeros(len(terms) - len(tid), dtype=np.int64)))
@@ -249,7 +259,7 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                     missing = a[unset]
                     u, first = np.unique(missing, return_index=True)
                     order = u[np.argsort(first, kind="stable")].tolist()
-                    got, next_id = _new_term_ids(order, canon, terms, by_canon, next_id, term_rows)
+                    got, next_id = _new_term_ids(order, canon, fields, by_canon, next_id, term_rows)
                     tid[order] = got
                     ids = tid[a]
                 rows = ids.reshape(-1, 3)
