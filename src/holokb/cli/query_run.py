@@ -125,14 +125,15 @@ def run(text: Optional[str], file: Optional[list[Path]], db: str, as_of: Optiona
     runnable = [(name, q, form) for name, q, form in checked if form is not None]
     snap = None
     if runnable:
-        snap = _warm_snapshot(db, digest, point, rules, closure_limits)
+        last_derive = paths == [] and point == AsOf.latest()  # no rule files: the last derive's rule set
+        snap = _warm_snapshot(db, digest, point, rules, closure_limits, last_derive)
         if snap is None:
             from .common import open_kb
 
             with open_kb(db, []) as kb:
                 program, said = None, "rules: not used (the reified ledger view)"
                 if not ledger:
-                    program, said = _rule_set(kb, rules, no_rules)
+                    program, said, digest = _rule_set(kb, rules, no_rules, digest)
                 say(said)
                 with working("building the snapshot when it is missing or stale", format):
                     from ..sparql.query import snapshot_of
@@ -216,30 +217,50 @@ def _run_one(snap, q: str, form: str, name: str, point: AsOf, budget: Limits, fo
     return 0
 
 
-def _warm_snapshot(db: str, digest: Optional[str], point: AsOf, rules: Optional[list[Path]], closure_limits: Limits):
+def _warm_snapshot(db: str, digest: Optional[str], point: AsOf, rules: Optional[list[Path]], closure_limits: Limits,
+                   last_derive: bool = False):
     """The snapshot already on disk for these rule files (found by their digest, see
     ``sparql.rules_index``), or built from the closure `holokb derive` stored for them, without parsing
     the rules or opening the KB; None when neither exists (the full path then parses, builds, and
-    records the digest)."""
-    if digest is None:
+    records the digest).  ``last_derive``: no rule files are named, so the rule set is the one the
+    last ``holokb derive`` stored in the ledger (found by the digest of its text)."""
+    if digest is None and not last_derive:
         return None
-    from ..sparql.rules_index import lookup
+    from ..sparql.rules_index import lookup, stored_digest
 
     check_ledger_path(db, create=False)
-    entry = lookup(db, digest)
-    if entry is None:
+    entry = lookup(db, digest) if digest is not None else None
+    if entry is None and not last_derive:
         return None
     from ..ledger import Ledger
     from ..sparql.cache import DEFAULT_CACHE
 
     led = Ledger.open(db)
     try:
+        if last_derive:
+            text = _last_rule_set_text(led)
+            entry = lookup(db, stored_digest(text)) if text is not None else None
+            if entry is None:
+                return None
         snap = DEFAULT_CACHE.get_stored(led, point, entry.program, entry.rule_set_hash, closure_limits)
     finally:
         led.close()
     if snap is not None:
-        say(_closed_under(_where(rules), entry.rules, entry.rule_set_hash))
+        say(_last_derive_said(entry.rule_set_hash, entry.rules) if last_derive
+            else _closed_under(_where(rules), entry.rules, entry.rule_set_hash))
     return snap
+
+
+def _last_rule_set_text(ledger) -> Optional[str]:
+    """The text of the rule set of the most recently stored closure (what ``holokb derive`` last
+    used; ``KnowledgeBase.loaded_rules`` parses the same), or None."""
+    infos = sorted(ledger.closures(), key=lambda c: c.id)
+    return ledger.rule_set(infos[-1].rule_set_hash) if infos else None
+
+
+def _last_derive_said(rule_set_hash: str, rules: int) -> str:
+    return (f"rules: closed under the rule set of the last `holokb derive` on this ledger "
+            f"({rule_set_hash[:12]}, {rules} rules; --no-rules for asserted triples only)")
 
 
 def _where(rules: Optional[list[Path]]) -> str:
@@ -251,18 +272,23 @@ def _closed_under(where: str, rules: int, rule_set_hash: str) -> str:
             "(--no-rules for asserted triples only)")
 
 
-def _rule_set(kb, rules: Optional[list[Path]], no_rules: bool):
-    """The program the snapshot is closed under, and the line that tells the user which (or none)."""
+def _rule_set(kb, rules: Optional[list[Path]], no_rules: bool, digest: Optional[str]):
+    """The program the snapshot is closed under, the line that tells the user which (or none), and
+    the digest to record the program under (the rule files', or the stored rule set text's)."""
     if no_rules:
-        return None, "rules: none (--no-rules): asserted triples only"
+        return None, "rules: none (--no-rules): asserted triples only", digest
     if rules is not None or Path("rules").is_dir():
         from .common import load_rules
 
         program = load_rules(rules)
         where = _where(rules)
-        return program, _closed_under(where, len(program.rules), program.rule_set_hash)
-    program = kb.loaded_rules()
-    if program is not None:
-        return program, (f"rules: closed under the rule set of the last `holokb derive` on this ledger "
-                         f"({program.rule_set_hash[:12]}, {len(program.rules)} rules; --no-rules for asserted triples only)")
-    return None, "rules: none (no --rules, no ./rules, no stored derive): asserted triples only"
+        return program, _closed_under(where, len(program.rules), program.rule_set_hash), digest
+    text = _last_rule_set_text(kb.ledger)
+    if text is not None:
+        from ..analysis import analyze
+        from ..sparql.rules_index import stored_digest
+        from ..syntax import parse_rules
+
+        program = analyze(parse_rules(text, file="<stored rule set>"))  # as KnowledgeBase.loaded_rules
+        return program, _last_derive_said(program.rule_set_hash, len(program.rules)), stored_digest(text)
+    return None, "rules: none (no --rules, no ./rules, no stored derive): asserted triples only", digest
