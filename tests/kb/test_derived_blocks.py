@@ -57,6 +57,8 @@ def _store_hand_made(kb):
         # ties broken by the last keys: args[2:] bytes, then valid_to (open and MAX_TIME alike), position
         DerivedRecord(T3, (a, lit, lit), Interval(0, LOADED), "r3", 1, 0.25),
         DerivedRecord(T3, (a, lit, a), Interval(0, LOADED), "r4", 2),
+        DerivedRecord(T3, (a, lit, a, b), Interval(0, LOADED), "r7", 2),  # arity 4 beside arity 3: keys a, ab
+        DerivedRecord(T3, (a, lit, b, a), Interval(0, LOADED), "r7", 2),
         DerivedRecord(IRI(ex + "p"), (a, b), Interval(5, None), "r5", 1),
         DerivedRecord(IRI(ex + "p"), (a, b), Interval(5, 7), "r5", 1),
         DerivedRecord(IRI(ex + "p"), (a, b), Interval(5, MAX_TIME), "r6", 1),

@@ -436,16 +436,18 @@ class LedgerDerived:
 
         if not len(idx):
             return []
+        import numpy as np
+
         db = self._db
-        picked = list(zip(table.block[idx].tolist(), table.row[idx].tolist()))
+        in_block, rows = table.block[idx], table.row[idx]
         blocks = table.blocks
         tids: set[int] = set()
         fact_rowids: set[int] = set()
-        for b in sorted({b for b, _ in picked}):
-            blk = blocks[b]
+        for b in np.unique(in_block).tolist():  # only the rows asked for: a proof walk asks for a few
+            blk, mine = blocks[b], rows[in_block == b]
             tids.add(blk.p)
-            tids.update(blk.args.ravel().tolist(), blk.bindings.ravel().tolist())
-            codes = blk.premises
+            tids.update(blk.args[mine].ravel().tolist(), blk.bindings[mine].ravel().tolist())
+            codes = blk.premises[mine]
             fact_rowids.update(codes[codes > 0].tolist())
         self._cache.terms_of(db, tids)
         hashes: dict[int, str] = {}
@@ -457,19 +459,19 @@ class LedgerDerived:
                 hashes[fid] = h.hex()
         term = self._cache.terms.__getitem__
         refs = {x: AssertedRef(h) for x, h in hashes.items()}
-        out = []
-        seqs = table.seq[idx].tolist()
-        for seq, (b, r) in zip(seqs, picked):
-            blk = blocks[b]
-            args, vf, vt, depth, score, premises, bindings = table.lists(b)
-            end = vt[r]
-            sc = score[r]
-            out.append(DerivedView(
-                DerivedRef(seq), term(blk.p), tuple(map(term, args[r])), blk.negated,
-                Interval(vf[r], None if end == OPEN else end), blk.rule, depth[r], None if sc != sc else sc,
-                tuple(refs[x] if x > 0 else DerivedRef(-x - 1) for x in premises[r] if x),
-                tuple(zip(blk.names, map(term, bindings[r]))),
-            ))
+        out: list = [None] * len(idx)
+        for b in np.unique(in_block).tolist():
+            at = np.flatnonzero(in_block == b)
+            blk, mine = blocks[b], rows[at]
+            for k, seq, args, vf, end, depth, sc, premises, bindings in zip(
+                    at.tolist(), blk.seq[mine].tolist(), blk.args[mine].tolist(), blk.valid_from[mine].tolist(),
+                    blk.valid_to[mine].tolist(), blk.depth[mine].tolist(), blk.score[mine].tolist(),
+                    blk.premises[mine].tolist(), blk.bindings[mine].tolist()):
+                out[k] = DerivedView(
+                    DerivedRef(seq), term(blk.p), tuple(map(term, args)), blk.negated,
+                    Interval(vf, None if end == OPEN else end), blk.rule, depth, None if sc != sc else sc,
+                    tuple(refs[x] if x > 0 else DerivedRef(-x - 1) for x in premises if x),
+                    tuple(zip(blk.names, map(term, bindings))))
         return out
 
 

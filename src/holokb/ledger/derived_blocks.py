@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -165,7 +165,6 @@ class ClosureTable:
     valid_from: np.ndarray
     valid_to: np.ndarray
     where: np.ndarray
-    _lists: dict[int, tuple] = field(default_factory=dict)
 
     @staticmethod
     def of(blocks: list[Block]) -> "ClosureTable":
@@ -195,17 +194,6 @@ class ClosureTable:
     def __len__(self) -> int:
         return len(self.seq)
 
-    def lists(self, b: int) -> tuple:
-        """Block ``b``'s columns as Python lists (args, valid_from, valid_to, depth, score, premises,
-        bindings), made once."""
-        hit = self._lists.get(b)
-        if hit is None:
-            blk = self.blocks[b]
-            hit = self._lists[b] = (blk.args.tolist(), blk.valid_from.tolist(), blk.valid_to.tolist(),
-                                    blk.depth.tolist(), blk.score.tolist(), blk.premises.tolist(),
-                                    blk.bindings.tolist())
-        return hit
-
     def rest_first(self) -> np.ndarray:
         """Per fact its third argument's term id (-1 without one)."""
         parts = [b.args[:, 2] if b.arity > 2 else np.full(len(b.seq), -1, dtype=np.int64) for b in self.blocks]
@@ -234,21 +222,35 @@ def sort_order(db: sqlite3.Connection, table: ClosureTable, idx: np.ndarray, pre
         out[has] = rank[np.searchsorted(ids, col[has])]
         return out
 
-    rest = np.full(len(idx), -1, dtype=np.int64)
-    long = np.flatnonzero(table.arity[idx] > 2)
-    if len(long):
-        blocks, rows = table.block[idx[long]].tolist(), table.row[idx[long]].tolist()
-        more = {int(t) for b in set(blocks) for t in np.unique(table.blocks[b].args[:, 2:])}
-        canon.update(_term_keys(db, np.array(sorted(more - canon.keys()), dtype=np.int64))[1])
-        rest_keys = [b"".join(canon[t] for t in table.blocks[b].args[r, 2:].tolist()) for b, r in zip(blocks, rows)]
-        distinct = sorted(set(rest_keys))
-        pos = {k: i for i, k in enumerate(distinct)}
-        rest[long] = [pos[k] for k in rest_keys]
+    rest = _rest_ranks(db, table, idx, canon)
     vt = table.valid_to[idx]
     vt = np.where(vt == OPEN, MAX_TIME, vt)
     order = np.lexsort((table.seq[idx], vt, table.valid_from[idx], rest, term_rank(o), term_rank(s),
                         table.negated[idx], p_rank))
     return idx[order]
+
+
+def _rest_ranks(db: sqlite3.Connection, table: ClosureTable, idx: np.ndarray, canon: dict[int, bytes]) -> np.ndarray:
+    """Per fact of ``idx`` the rank of its args[2:] canonical bytes, concatenated (-1 without them).
+    A ternary fact's key is one term's bytes: ranked per distinct term, not per row."""
+    rest = np.full(len(idx), -1, dtype=np.int64)
+    arity = table.arity[idx]
+    three = np.flatnonzero(arity == 3)
+    more = np.flatnonzero(arity > 3)
+    third = table.rest_first()[idx[three]]
+    ids3 = np.unique(third)
+    wide = [table.blocks[b].args[r, 2:].tolist() for b, r in zip(table.block[idx[more]].tolist(),
+                                                                  table.row[idx[more]].tolist())]
+    missing = ({*ids3.tolist()} | {t for w in wide for t in w}) - canon.keys()
+    canon.update(_term_keys(db, np.array(sorted(missing), dtype=np.int64))[1])
+    keys3 = [canon[t] for t in ids3.tolist()]
+    keys_wide = [b"".join([canon[t] for t in w]) for w in wide]
+    pos = {k: i for i, k in enumerate(sorted({*keys3, *keys_wide}))}
+    if len(three):
+        rest[three] = np.array([pos[k] for k in keys3], dtype=np.int64)[np.searchsorted(ids3, third)]
+    if len(more):
+        rest[more] = [pos[k] for k in keys_wide]
+    return rest
 
 
 def _rank(ids: np.ndarray, keys: list) -> np.ndarray:
