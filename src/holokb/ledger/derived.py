@@ -196,6 +196,7 @@ class LedgerDerived:
             raise InvalidValueError(f"as_of must be an AsOf, got {type(as_of).__name__}")
         if not isinstance(computed_at, int) or isinstance(computed_at, bool):
             raise InvalidValueError(f"computed_at must be an integer (unix ms), got {computed_at!r}")
+        self.__dict__.pop("_derived_table", None)  # a replaced closure's kept read goes (see _table)
         with self._transaction() as db:
             current = self.change_marker()
             marker = current if change_marker is None else change_marker
@@ -210,6 +211,7 @@ class LedgerDerived:
 
     def delete_closure(self, closure: ClosureInfo) -> bool:
         """Delete a stored closure and its derived facts; False when it was already gone."""
+        self.__dict__.pop("_derived_table", None)  # the kept closure read (see _table) may be this one
         with self._transaction() as db:
             return db.execute("DELETE FROM closures WHERE closure_id = ?", (closure.id,)).rowcount > 0
 
