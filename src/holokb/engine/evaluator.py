@@ -84,6 +84,7 @@ class Evaluation(BodySolver):
         self._rows: _rowwise.RowIteration | None = None
         self._premise_names: dict[tuple, list[str]] = {}  # binding meta keys -> the premise-row ones
         self._value_names: dict[int, frozenset[str]] = {}
+        self._atoms: dict[int, list] = {}  # rule -> its positive atoms' relation keys, by label
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -391,9 +392,38 @@ class Evaluation(BodySolver):
         base = self._proof_chunk(ri, b, sel)
         # proof numbers in the stored column's type when they fit (no narrowing pass later)
         dt = np.int32 if base + len(sel) < 2**31 else np.int64
+        weight = self.program.rules[ri].weight
+        if "prod" in b.meta:
+            prod, plen = b.meta["prod"][sel], b.meta["plen"][sel]
+        else:
+            prod, plen = self._scores(ri, b, sel)
         return {"proof": np.arange(base, base + len(sel), dtype=dt),
-                "prod": b.meta["prod"][sel] * self.program.rules[ri].weight,
-                "plen": b.meta["plen"][sel] + 1}
+                "prod": prod if weight == 1.0 else prod * weight,  # (x * 1.0 is x)
+                "plen": plen + 1}
+
+    def _scores(self, ri: int, b: Bindings, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The confidence product and path length of ``b``'s rows ``sel`` from their premise rows,
+        multiplied in join order from 1.0 (the binding metadata's order: the premise columns were
+        added as the atoms were joined), so the floats are those the joins would have carried."""
+        atoms = self._atoms.get(ri)
+        if atoms is None:
+            atoms = self._atoms[ri] = [(a.predicate, a.negated) for a in positive_atoms(self.program.rules[ri].body)]
+        prod = plen = None
+        for k, rows in b.meta.items():
+            if k[0] != "p" or not k[1:].isdigit():
+                continue
+            rel = self.relations.get(atoms[int(k[1:])])
+            if rel is None or not rel.has_meta("prod"):
+                continue
+            r = rows[sel]
+            if prod is None:
+                prod, plen = rel.meta("prod")[r], rel.meta("plen")[r].astype(np.int64)
+            else:
+                prod = prod * rel.meta("prod")[r]
+                plen += rel.meta("plen")[r]
+        if prod is None:
+            return np.ones(len(sel)), np.zeros(len(sel), np.int64)
+        return prod, plen
 
     def _proof_chunk(self, ri: int, b, rows: np.ndarray) -> int:
         """Append the bindings and premise rows of ``b``'s ``rows`` to rule ``ri``'s proof table;
