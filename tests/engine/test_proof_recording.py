@@ -8,6 +8,7 @@ order, validity, depth, rule, proof number, confidence product (bit for bit), pa
 proof table, statistics and budget cuts equal to the run with both switches off, on random
 stratified programs with random rule weights and fact confidences.
 """
+import itertools
 import re
 
 import numpy as np
@@ -16,18 +17,21 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from holokb.core import Limits, Literal
 from holokb.engine import closure
 from holokb.engine import joins as _joins
+from holokb.engine import rowloop as _rowloop
 from holokb.engine import rowwise as _rowwise
 from holokb.engine import variants as _variants
 from holokb.engine.body import BodySolver
 
 from lang import EX, rules
 from stratified_programs import database, programs, temporal_facts
+from test_fast_paths import ARITH, LOOPS
 
 #: Joins of derived relations in every program (later premises with scores of their own).
 JOINS = """
-rule ja: ex:j(?x) :- ex:q0(?x, ?y), ex:q0(?y, ?x).
-rule jb: ex:k(?x, ?z) :- ex:e0(?x, ?y), ex:q0(?y, ?z), ex:j(?z).
-rule jc: ex:k(?x, ?x) :- ex:k(?x, ?y), ex:j(?y), ex:q1(?x).
+rule ja: ex:ja(?x) :- ex:q0(?x, ?y), ex:q0(?y, ?x).
+rule jb: ex:jb(?x, ?z) :- ex:e0(?x, ?y), ex:q0(?y, ?z), ex:ja(?z).
+rule jc: ex:jb(?x, ?x) :- ex:jb(?x, ?y), ex:ja(?y), ex:q1(?x).
+rule jd: ex:jd(?x, ?y) :- ex:jd(?w, ?x), ?x < 9, ?y = ?x + 1.
 """
 COLUMNS = ("valid_from", "valid_to", "depth", "rule", "proof", "prod", "plen")
 
@@ -47,7 +51,7 @@ def _stored(m):
 
 def _weighted(text: str, weights: list[float]) -> str:
     """Each rule of ``text`` with the next weight (1.0 leaves it unannotated)."""
-    it = iter(weights * 8)
+    it = itertools.cycle(weights)
 
     def sub(mt):
         w = next(it)
@@ -92,3 +96,29 @@ def test_merged_rows_keep_the_first_proof():
     assert [r.tolist() for r in rule.premise_rows] == [[0], [0]]  # a's first row, b's first row
     rel = m.relations[(EX + "d", False)]
     assert rel.meta("prod").tolist() == [0.5] and rel.meta("plen").tolist() == [1]
+
+
+@settings(max_examples=50, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(programs(), temporal_facts(timeless=True), st.lists(st.sampled_from([1.0, 1.0, 0.9, 0.33]), min_size=1, max_size=6),
+       st.lists(st.tuples(st.sampled_from(["e0", "e1"]), st.integers(0, 3), st.integers(0, 3),
+                          st.sampled_from([0.3, 0.77, 1.0])), max_size=3),
+       st.sampled_from([None, 5]), st.sampled_from([1, 4, 64]))
+def test_fused_loop_stores_the_vector_paths_proofs_and_scores(monkeypatch, text, fs, weights, scored, max_derived,
+                                                              threshold):
+    """The fused small-delta loop (its proof numbers, premise rows, values read back from the new
+    rows, scores — left out when all are 1.0) stores what the vector path stores, bit for bit."""
+    prog = rules(_weighted(text + "\n" + ARITH + LOOPS + JOINS, weights))
+    db = database(fs)
+    for p, a, b, conf in scored:
+        db.add(EX + p, (Literal.of(a), Literal.of(b)), confidence=conf)
+    db.add(EX + "jd", (Literal.of(0), Literal.of(0)), confidence=scored[0][3] if scored else 1.0)  # a counter's start
+    limits = Limits(max_derived=max_derived)
+    with monkeypatch.context() as m:
+        m.setattr(_rowwise, "THRESHOLD", threshold)
+        m.setattr(_rowloop, "FUSE_AFTER", 0)
+        fused = closure(prog, db, record_proofs=True, limits=limits)
+    with monkeypatch.context() as m:
+        m.setattr(_rowwise, "ROWWISE", False)
+        vec = closure(prog, db, record_proofs=True, limits=limits)
+    assert _stored(fused) == _stored(vec), text

@@ -211,9 +211,12 @@ class VariantCompiler:
         if record and m.prod is not None:
             npr, npl = self._name("pr"), self._name("pl")
             # (the first atom's: its row's own score and length, floats and ints as stored)
-            self.emit(d, f"{npr} = {'' if prod == '1.0' else prod + ' * '}{self._name('P', m.prod)}[{r}]")
-            self.emit(d, f"{npl} = {'' if plen == '0' else plen + ' + '}{self._name('Q', m.plen)}[{r}]")
-            prod, plen = npr, npl
+            if not self.loop.unit_scores:  # (unit scores: every product is 1.0, none is read)
+                self.emit(d, f"{npr} = {'' if prod == '1.0' else prod + ' * '}{self._name('P', m.prod)}[{r}]")
+                prod = npr
+            if not self.loop.plen_is_depth:  # (else the new row's length is its depth: none is read)
+                self.emit(d, f"{npl} = {'' if plen == '0' else plen + ' + '}{self._name('Q', m.plen)}[{r}]")
+                plen = npl
         return r, nd, prod, plen, list(fresh)
 
     def _neg(self, d, atom) -> None:
