@@ -84,7 +84,7 @@ class Evaluation(BodySolver):
         self._rows: _rowwise.RowIteration | None = None
         self._premise_names: dict[tuple, list[str]] = {}  # binding meta keys -> the premise-row ones
         self._value_names: dict[int, frozenset[str]] = {}
-        self._atoms: dict[int, list] = {}  # rule -> its positive atoms' relation keys, by label
+        self._score_layouts: dict[tuple, list] = {}  # (rule, binding meta keys) -> premise keys, relations
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -404,26 +404,30 @@ class Evaluation(BodySolver):
     def _scores(self, ri: int, b: Bindings, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The confidence product and path length of ``b``'s rows ``sel`` from their premise rows,
         multiplied in join order from 1.0 (the binding metadata's order: the premise columns were
-        added as the atoms were joined), so the floats are those the joins would have carried."""
-        atoms = self._atoms.get(ri)
-        if atoms is None:
-            atoms = self._atoms[ri] = [(a.predicate, a.negated) for a in positive_atoms(self.program.rules[ri].body)]
+        added as the atoms were joined), so the floats are those the joins would have carried.
+        A relation whose scores are all 1.0 and lengths all 0 (input facts, usually) is not read:
+        x * 1.0 is x exactly."""
+        layout = self._score_layouts.get((ri, tuple(b.meta)))
+        if layout is None:
+            atoms = positive_atoms(self.program.rules[ri].body)
+            layout = self._score_layouts[(ri, tuple(b.meta))] = [
+                (k, (atoms[int(k[1:])].predicate, atoms[int(k[1:])].negated))
+                for k in b.meta if k[0] == "p" and k[1:].isdigit()]
         prod = plen = None
-        for k, rows in b.meta.items():
-            if k[0] != "p" or not k[1:].isdigit():
-                continue
-            rel = self.relations.get(atoms[int(k[1:])])
+        for k, rk in layout:
+            rel = self.relations.get(rk)
             if rel is None or not rel.has_meta("prod"):
                 continue
-            r = rows[sel]
-            if prod is None:
-                prod, plen = rel.meta("prod")[r], rel.meta("plen")[r].astype(np.int64)
-            else:
-                prod = prod * rel.meta("prod")[r]
-                plen += rel.meta("plen")[r]
-        if prod is None:
-            return np.ones(len(sel)), np.zeros(len(sel), np.int64)
-        return prod, plen
+            unit, zero = rel.all_equal("prod", 1.0), rel.all_equal("plen", 0)
+            if unit and zero:
+                continue
+            r = b.meta[k][sel]
+            if not unit:
+                prod = rel.meta("prod")[r] if prod is None else prod * rel.meta("prod")[r]
+            if not zero:
+                plen = rel.meta("plen")[r].astype(np.int64) if plen is None else plen + rel.meta("plen")[r]
+        return (np.ones(len(sel)) if prod is None else prod,
+                np.zeros(len(sel), np.int64) if plen is None else plen)
 
     def _proof_chunk(self, ri: int, b, rows: np.ndarray) -> int:
         """Append the bindings and premise rows of ``b``'s ``rows`` to rule ``ri``'s proof table;
