@@ -37,14 +37,17 @@ COLUMNS = ("valid_from", "valid_to", "depth", "rule", "proof", "prod", "plen")
 
 
 def _stored(m):
-    """Everything the closure stored, as plain values (floats compared by their bits)."""
+    """Everything the closure stored, as plain values: terms for ids (the paths may mint computed
+    integers in another order), row numbers, floats compared by their bits."""
+    term = m.terms.term
     rels = {}
     for rk, rel in sorted(m.relations.items()):
-        cols = [rel.col(i).tolist() for i in range(rel.arity)]
+        cols = [[term(i) for i in rel.col(c).tolist()] for c in range(rel.arity)]
         meta = [rel.meta(n).view(np.int64).tolist() if n == "prod" else rel.meta(n).tolist()
                 for n in COLUMNS if rel.has_meta(n)]
         rels[rk] = (cols, meta)
-    table = [None if r is None else ([p.tolist() for p in r.premise_rows], [(k, v.tolist()) for k, v in r.values])
+    table = [None if r is None else ([p.tolist() for p in r.premise_rows],
+                                     [(k, [term(i) for i in v.tolist()]) for k, v in r.values])
              for r in m.proofs.rules]
     return rels, table, m.stats, m.truncated, m.limit_hit
 

@@ -188,12 +188,13 @@ class Evaluation(BodySolver):
                         return
                     back = state == "back"  # that iteration runs on the other paths
                     continue
-            back = False
+            over, back = back, False  # handed back by the fused loop: past its binding cap, so past the row path's
             iteration += 1
             self.iterations += 1
             out: dict[RelKey, list] = {}
             rows = None
-            if not first and _rowwise.ROWWISE and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+            if (not first and not over and _rowwise.ROWWISE
+                    and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD):
                 small += 1
                 rows = self._row_iteration(shapes, delta, old_end)
                 if rows is _STOP:
