@@ -42,6 +42,8 @@ def _stored(m):
     term = m.terms.term
     rels = {}
     for rk, rel in sorted(m.relations.items()):
+        if not rel.size:  # (whether a path made an empty relation is not part of the model)
+            continue
         cols = [[term(i) for i in rel.col(c).tolist()] for c in range(rel.arity)]
         meta = [rel.meta(n).view(np.int64).tolist() if n == "prod" else rel.meta(n).tolist()
                 for n in COLUMNS if rel.has_meta(n)]
