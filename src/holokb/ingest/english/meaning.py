@@ -560,6 +560,8 @@ class Interpreter:
                  "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
         if label is None:
             raise Unsupported(f"question form {q.data}")
+        if any(r.kind for r in subs):  # "Do cats chase the dog?" asks about a rule, not a fact
+            raise Unsupported("a question about a kind (a bare plural or 'a …'), not a named thing")
         frame = Frame()
         for s in subs:
             for p in self.predicate(Tree(label, rest), s, scope, frame):
@@ -576,7 +578,7 @@ class Interpreter:
             out.ask = ("what_subject", obj.term, pred)
             return out
         subs = self.subjects(_kids(q, "subjects")[0], scope)
-        if len(subs) != 1 or isinstance(subs[0].term, Var):
+        if len(subs) != 1 or isinstance(subs[0].term, Var) or subs[0].kind:
             raise Unsupported("a question about one named thing")
         s = subs[0].term
         if q.data in ("q_count", "q_what_verb"):
@@ -628,11 +630,24 @@ class Interpreter:
         preds = [c for c in _kids(body, "predicates")[0].children if isinstance(c, Tree)]
         subs = self._plural_agreement(body, subs, preds)
         generic = [r for r in subs if r.kind]
-        if generic and any(p.data.startswith("be_") for p in preds):
+        if generic:
+            # A bare plural or indefinite subject ("Cats chase the dog.", "A cat is red.") states a rule
+            # over the members of its class, never a fact about the individual "the cat".  Only a
+            # measured parameter of the kind itself ("Session tokens expire after 15 minutes.": every
+            # value object a literal) is a fact, about the kind entity (its own IRI, see _kind).
             if len(subs) != 1:
                 raise Unsupported("a generic statement about several kinds")
             x = scope.variable()
             props = [q for p in preds for q in self.predicate(p, Ref(x), scope, frame)]
+            values = [isinstance(q.object, Literal) for q in props]
+            if props and all(values) and not any(p.data.startswith("be_") for p in preds):
+                kind = self._kind(subs[0])
+                for q in props:
+                    q = replace(q, subject=kind)
+                    out.props.append((q, self._story_frame(q, frame, scope)))
+                return
+            if any(values):
+                raise Unsupported("a generic statement mixing a measured value with other predicates")
             self._rules(out, scope, [Prop(x, RDF_TYPE, subs[0].cls)], props)
             return
         for s in subs:
@@ -643,6 +658,14 @@ class Interpreter:
             for p in preds:
                 for q in self.predicate(p, s, scope, frame):
                     out.props.append((q, self._story_frame(q, frame, scope)))
+
+    def _kind(self, ref: Ref) -> IRI:
+        """The entity a generic statement about a measured parameter is about: ``ex:kind/sessionToken``
+        for "Session tokens" / "a session token", an IRI no noun phrase naming an individual reads to
+        ("the session token" is ``ex:sessionToken``)."""
+        assert ref.cls is not None
+        local = ref.cls.value[len(self.ns):]
+        return self.iri("kind/" + local[:1].lower() + local[1:])
 
     def _plural_agreement(self, body: Tree, subs: list[Ref], preds: list[Tree]) -> list[Ref]:
         """"Sheep are afraid of wolves.": a bare noun whose plural is itself is generic when the
