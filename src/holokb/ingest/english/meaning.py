@@ -77,6 +77,7 @@ class Context:
     story_time: int | None = None                 # the sentence's story time (bAbI line number), if any
     last_subjects: tuple[Ref, ...] = ()           # for pronouns outside rules
     last_objects: tuple[Ref, ...] = ()            # the direct objects of the latest sentence that had some
+    prev_objects: tuple[Ref, ...] = ()            # the direct objects of the sentence just before (maybe none)
     rule_count: int = 0
 
 
@@ -247,9 +248,26 @@ class Interpreter:
                     word = _tokens(item)[-1].value
                     out.append(Prop(s, RDF_TYPE, self.class_iri([word]), neg != _has(item, "NOT")))
                 return out
-            case "be_type":
-                toks = _tokens(_kids(t, "nominal")[0])
-                return [Prop(s, RDF_TYPE, self.class_iri([x.value for x in toks]), neg)]
+            case "be_a_adj" | "be_type":
+                # "Bob is a bald eagle.": the noun phrase's class (BaldEagle, as "Bald eagles are …"
+                # reads).  "The bear is a big, red animal.": coordinated adjectives each name a class of
+                # their own, and so does each word of the last one ("red animal": Red, Animal and
+                # RedAnimal); "a big, red person/thing" names no class beyond its adjectives.
+                items = [i for a in _kids(t, "adjectives") for i in _kids(a, "adj_item")]
+                if any(_has(i, "NOT") for i in items):
+                    raise Unsupported("a negated adjective before a noun")
+                words = [x.value for n in _kids(t, "nominal") for x in _tokens(n)]
+                classes = [self.class_iri([_tokens(i)[-1].value]) for i in items]
+                if words:
+                    classes.append(self.class_iri(words))
+                if items and len(words) > 1:
+                    classes += [self.class_iri([w]) for w in words]
+                if neg and len(classes) > 1:  # "not a big cat" is not "not big and not a cat"
+                    raise Unsupported("a negated type with several classes")
+                return [Prop(s, RDF_TYPE, c, neg) for c in classes]
+            case "be_neither":
+                adjs = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))]
+                return [Prop(s, RDF_TYPE, self.class_iri([a.value]), True) for a in adjs]
             case "be_adj_rel":
                 adj = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0]
                 rel = _kids(t, "relation_object")[0]
@@ -498,7 +516,7 @@ class Interpreter:
                 self.clause(body, scope, frame, out)
             case "conditional":
                 self.conditional(body, scope, out)
-            case "generic_adj" | "generic_every" | "generic_all" | "generic_rel":
+            case "generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel":
                 self.generic(body, scope, out)
             case "dated_heading":
                 ctx.date = _date_ms([x for x in _tokens(body) if x.type == "DATE"][0].value)
@@ -516,6 +534,7 @@ class Interpreter:
             ctx.last_subjects = tuple(scope.last)
         if scope.objects:
             ctx.last_objects = tuple(scope.objects)
+        ctx.prev_objects = tuple(scope.objects)
         return out
 
     def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
@@ -549,6 +568,18 @@ class Interpreter:
             ends = [self.np(c, scope).term for c in q.children if isinstance(c, Tree)]
             out = Meaning()
             out.ask = ("path", ends[0], ends[1])
+            return out
+        if q.data == "q_true_that":  # "Is it true that the bear is red?" asks what the clause states
+            word = [c for c in q.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value
+            if word.lower() != "true":
+                raise Unsupported(f"'is it {word} that …' questions")
+            clause = _kids(q, "clause")[0]
+            subs = self.subjects(_kids(clause, "subjects")[0], scope)
+            preds = [c for c in _kids(clause, "predicates")[0].children if isinstance(c, Tree)]
+            if any(r.kind for r in subs):
+                raise Unsupported("a question about a kind (a bare plural or 'a …'), not a named thing")
+            frame = Frame()
+            out.props = [(p, frame) for s in subs for pr in preds for p in self.predicate(pr, s, scope, frame)]
             return out
         if q.data in ("q_where", "q_where_before", "q_what_adj_rel", "q_count", "q_what_verb", "q_what_rel_subject",
                       "q_what_rel_object"):
@@ -713,17 +744,17 @@ class Interpreter:
         frame = Frame()
         scope.in_rule = True
         x = scope.variable()
-        if body.data == "generic_rel":  # "Anything that is red and sees the dog …": the relative clause
-            cond = [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
-                    for q in self.predicate(p, Ref(x), scope, frame)]
-        elif body.data == "generic_adj":
-            cond = []
+        cond = []
+        if body.data in ("generic_adj", "generic_adj_rel"):  # "Red, cold things …", "Nice people who …"
             for item in _kids(_kids(body, "adjectives")[0], "adj_item"):
                 cond.append(Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")))
-        else:
+        elif body.data != "generic_rel":
             words = [t.value for t in _tokens(_kids(body, "nominal")[0])]
             cond = [Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]
             cond.append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
+        if body.data in ("generic_rel", "generic_adj_rel"):  # "Anything that is red and sees the dog …"
+            cond += [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
+                     for q in self.predicate(p, Ref(x), scope, frame)]
         scope.last = [Ref(x)]
         cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
         self._rules(out, scope, cond, cons)
@@ -786,5 +817,13 @@ class Scope:
                 return cands[0]
             raise Unresolved(f"'{word}' has no single antecedent other than its clause's subject")
         if self.ctx.last_subjects:
+            # A sentence's first pronoun is the subject before it, when that is the only candidate:
+            # "The bear is big. It is red." — not after "The cat and the dog …" (which one?), and "it"
+            # not after "The bear sees the cat." (the bear or the cat?).
+            subjects = {r.term for r in self.ctx.last_subjects}
+            if word.lower() in ("it", "he", "she") and len(subjects) > 1:
+                raise Unresolved(f"'{word}' could be any of the subjects before it")
+            if word.lower() == "it" and any(r.term not in subjects for r in self.ctx.prev_objects):
+                raise Unresolved("'it' could be the subject or the object of the sentence before")
             return self.ctx.last_subjects[0]
         raise Unresolved(f"'{word}' refers to nothing before it")
