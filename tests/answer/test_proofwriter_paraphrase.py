@@ -95,7 +95,13 @@ def _record(rid: str, context: str, claim: str, gold: str) -> tuple[int, dict]:
     ("Cats do not chase the dog. Tom is a cat.", "Tom chases the dog.", "B"),
     ("Bald eagles are big and chase the dog. Bob is a bald eagle.", "Bob chases the dog.", "A"),
     ("Bald eagles are big and chase the dog. The bald eagle is red.", "The bald eagle is big.", "C"),
+    # a bare plural object: every member of the class, not the individual "the dog"
+    ("The cat chases dogs. The dog is big.", "The cat chases the dog.", "C"),
+    ("The cat chases dogs. The dog is a dog.", "The cat chases the dog.", "A"),
+    ("The cat does not chase dogs. Rex is a dog.", "The cat chases Rex.", "B"),
+    ("Cats chase dogs. Tom is a cat. Rex is a dog.", "Tom chases Rex.", "A"),
     # a question about a kind is refused, not answered from one member
+    ("The cat chases the dog. The dog is a dog.", "Does the cat chase dogs?", "C"),
     ("The cat chases the dog. The cat is a cat.", "Do cats chase the dog?", "C"),
 ])
 def test_a_bare_plural_is_about_the_members_of_its_class(context, claim, gold):
@@ -115,15 +121,18 @@ _generic_st = st.one_of(
     st.builds(lambda n, m, neg: f"{n.capitalize()}s {'do not chase' if neg else 'chase'} the {m}.",
               st.sampled_from(_NOUNS[:2] + ["bear"]), st.sampled_from(_NOUNS), st.booleans()),
     st.builds(lambda n, a, neg: f"{n.capitalize()}s are {'not ' if neg else ''}{a}.",
-              st.sampled_from(_NOUNS[:2] + ["bear"]), st.sampled_from(_ADJ), st.booleans()))
+              st.sampled_from(_NOUNS[:2] + ["bear"]), st.sampled_from(_ADJ), st.booleans()),
+    st.builds(lambda n, m, neg: f"The {n} {'does not chase' if neg else 'chases'} {m}.",
+              st.sampled_from(_NOUNS), st.sampled_from(["cats", "dogs", "mice", "bears"]), st.booleans()))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(facts=st.lists(_fact_st, min_size=1, max_size=4), generics=st.lists(_generic_st, min_size=1, max_size=3),
        claim=_fact_st)
 def test_generic_statements_change_no_answer_about_untyped_individuals(facts, generics, claim):
-    """No individual is said to be a cat, a dog …: adding "Cats chase the dog." / "Dogs are red." to a
-    theory changes no answer about "the cat" (the kind reading never leaks into the individual)."""
+    """No individual is said to be a cat, a dog …: adding "Cats chase the dog." / "Dogs are red." / "The
+    cat chases mice." to a theory changes no answer about "the cat" or "the mouse" (the kind reading
+    never leaks into the individual)."""
     plain = score(_record("p", " ".join(facts), claim, "C"))
     mixed = score(_record("m", " ".join(facts + generics), claim, "C"))
     assert (mixed.predicted, mixed.verdict) == (plain.predicted, plain.verdict), (facts, generics, claim)

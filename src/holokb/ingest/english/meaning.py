@@ -379,7 +379,8 @@ class Interpreter:
         objects: list = []
         if objs_t and not used_obj_words:
             refs = self.object_refs(objs_t[0], scope)
-            objects = [r.term for r in refs]
+            objects = [self._object_term(r, c, scope) for r, c in
+                       zip(refs, [c for c in objs_t[0].children if isinstance(c, Tree)])]
             scope.objects.extend(refs)
             for r in refs:
                 for ty in r.types:
@@ -418,6 +419,20 @@ class Interpreter:
         if "roles" in entry and stated and scope.ctx.story_time is not None and not scope.asking:
             self._event_roles(entry["roles"], agent, objects if objs_t else [], pps, scope, frame)
         return out
+
+    def _object_term(self, ref: Ref, tree: Tree, scope: "Scope"):
+        """A verb's object.  A bare plural ("The cat chases dogs.") is every member of its class: a
+        variable typed by a condition the sentence's rule gets (scope.kind_objects), never the
+        individual "the dog"; an indefinite one ("chases a dog": which?) is refused."""
+        if not ref.kind or isinstance(ref.term, (Literal, Var)) or ref.cls is None:
+            return ref.term
+        if tree.data == "indefinite":
+            raise Unsupported("an indefinite object ('a …'): which one is not said")
+        if scope.asking:
+            raise Unsupported("a question about a kind (a bare plural object), not a named thing")
+        v = Var(f"y{len(scope.kind_objects)}" if scope.kind_objects else "y")  # not a pronoun's antecedent
+        scope.kind_objects.append(Prop(v, RDF_TYPE, ref.cls))
+        return v
 
     def _event_roles(self, roles: dict, agent, objects: list, pps: list, scope: "Scope", frame: Frame) -> None:
         """One event entity at the sentence's story instant with a fact per role the clause fills."""
@@ -679,7 +694,7 @@ class Interpreter:
                 return
             if any(values):
                 raise Unsupported("a generic statement mixing a measured value with other predicates")
-            self._rules(out, scope, [Prop(x, RDF_TYPE, subs[0].cls)], props)
+            self._rules(out, scope, [Prop(x, RDF_TYPE, subs[0].cls)], props, scope.kind_objects)
             return
         for s in subs:
             if isinstance(s.term, Var):
@@ -688,7 +703,12 @@ class Interpreter:
                 out.props.append((Prop(s.term, RDF_TYPE, ty), Frame(version=frame.version)))
             for p in preds:
                 for q in self.predicate(p, s, scope, frame):
-                    out.props.append((q, self._story_frame(q, frame, scope)))
+                    if isinstance(q.object, Var):  # "The cat chases dogs.": a rule over the dogs
+                        if scope.ctx.story_time is not None or q.kind:
+                            raise Unsupported("a story event about a kind (a bare plural object)")
+                        self._rules(out, scope, [], [q], scope.kind_objects)
+                    else:
+                        out.props.append((q, self._story_frame(q, frame, scope)))
 
     def _kind(self, ref: Ref) -> IRI:
         """The entity a generic statement about a measured parameter is about: ``ex:kind/sessionToken``
@@ -737,8 +757,9 @@ class Interpreter:
         frame = Frame()
         scope.in_rule = True
         cond = self._condition_props([c for c in _kids(body, "conditions")[0].children if isinstance(c, Tree)], scope, frame)
+        _no_kind_in_condition(scope)
         cons = self._condition_props([c for c in _kids(body, "consequents")[0].children if isinstance(c, Tree)], scope, frame)
-        self._rules(out, scope, cond, cons)
+        self._rules(out, scope, cond, cons, scope.kind_objects)
 
     def generic(self, body: Tree, scope: "Scope", out: Meaning) -> None:
         frame = Frame()
@@ -755,18 +776,28 @@ class Interpreter:
         if body.data in ("generic_rel", "generic_adj_rel"):  # "Anything that is red and sees the dog …"
             cond += [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
                      for q in self.predicate(p, Ref(x), scope, frame)]
+        _no_kind_in_condition(scope)
         scope.last = [Ref(x)]
         cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
-        self._rules(out, scope, cond, cons)
+        self._rules(out, scope, cond, cons, scope.kind_objects)
 
-    def _rules(self, out: Meaning, scope: "Scope", cond: list[Prop], cons: list[Prop]) -> None:
-        body = tuple(_atom(p) for p in cond)
-        body_vars = {a for p in cond for a in (p.subject, p.object) if isinstance(a, Var)}
+    def _rules(self, out: Meaning, scope: "Scope", cond: list[Prop], cons: list[Prop], kinds: list[Prop] = ()) -> None:
+        """One rule per conclusion; ``kinds`` (bare plural objects' classes) join the body of the
+        conclusions that name their variable."""
         for p in cons:
+            mine = [k for k in kinds if k.subject in (p.subject, p.object)]
+            body = tuple(_atom(q) for q in cond + mine)
+            body_vars = {a for q in cond + mine for a in (q.subject, q.object) if isinstance(a, Var)}
             if any(isinstance(a, Var) and a not in body_vars for a in (p.subject, p.object)):
                 raise Unresolved("a conclusion about someone the conditions do not name")
             scope.ctx.rule_count += 1
             out.rules.append(Rule(f"sentence_rule_{scope.ctx.rule_count}", _atom(p), body))
+
+
+def _no_kind_in_condition(scope: "Scope") -> None:
+    """"If someone likes cats …": every cat or some cat?  Refused rather than guessed."""
+    if scope.kind_objects:
+        raise Unsupported("a bare plural object in a condition ('likes cats': all of them or some?)")
 
 
 def _atom(p: Prop) -> Atom:
@@ -792,6 +823,7 @@ class Scope:
         self.extra: list[Prop] = []
         self.events: list[Prop] = []
         self.objects: list[Ref] = []  # direct objects read in this sentence (antecedents of a later "it")
+        self.kind_objects: list[Prop] = []  # the class conditions of bare plural objects ("chases dogs")
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
 
     def variable(self) -> Var:
