@@ -44,13 +44,17 @@ def browser():
         driver.quit()
 
 
-def _answered(driver, previous: str | None = None):
+def _answered(driver, previous: str | None = None, expect: str | None = None):
+    """Wait (up to 60 s) for an answer; with ``expect``, for the answer whose status names it (the slider asks
+    once per step, so earlier steps' answers may show first)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     def done(d):
         state = d.find_element(By.TAG_NAME, "body").get_attribute("data-state")
         status = d.find_element(By.ID, "status").text
+        if expect is not None and expect not in status:
+            return False
         return state and status != "asking…" and status != previous and status
 
     return WebDriverWait(driver, 60).until(done)
@@ -107,9 +111,36 @@ def test_page_answers_the_demo_question_with_highlighted_sources(browser, exampl
         for _ in range(60):
             slider.send_keys(Keys.ARROW_RIGHT)  # one day per step, to 2026-04-02
         browser.execute_script("arguments[0].dispatchEvent(new Event('change'))", slider)
-        assert "2026-04-02" in _answered(browser, before)
+        assert "2026-04-02" in _answered(browser, before, expect="2026-04-02")
         assert browser.find_element(By.ID, "verdict").text.lower() == "supported"
         browser.save_screenshot(str(tmp_path / "proof-browser-slider.png"))
+
+
+def test_a_late_answer_never_replaces_a_newer_one(browser, example_db):
+    """The slider asks once per step; an older question's answer that arrives last must not take the page."""
+    import time
+
+    from selenium.webdriver.common.by import By
+
+    with live_server(example_db) as url:
+        browser.get(url + f"/?q={QUESTION}&valid=2026-02-01")
+        _titled(browser)
+        _answered(browser)
+        assert browser.find_element(By.ID, "verdict").text.lower() == "unsupported"
+        # hold the next request back 2 s (it leaves after the one that follows it and would land last)
+        browser.execute_script("""
+            const real = window.fetch; let n = 0;
+            window.fetch = (...a) => n++ === 0
+              ? new Promise((ok) => setTimeout(ok, 2000)).then(() => real(...a)) : real(...a);""")
+        slider = browser.find_element(By.ID, "when")
+        for day in ("181", "240"):  # 2026-02-02 (not expired), then 2026-04-02 (expired)
+            browser.execute_script(
+                "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));"
+                "arguments[0].dispatchEvent(new Event('change'));", slider, day)
+        assert "2026-04-02" in _answered(browser, expect="2026-04-02")
+        time.sleep(3)  # the held-back question for 2026-02-02 has been sent and answered by now
+        assert "2026-04-02" in browser.find_element(By.ID, "status").text
+        assert browser.find_element(By.ID, "verdict").text.lower() == "supported"
 
 
 def test_page_answers_the_ds005_question_with_its_source_sentence(browser, tmp_path):

@@ -245,6 +245,10 @@ function showTime() {
 
 const FACT = /^\s*[A-Za-z][\w-]*:[\w.-]*\s*\(.*\)\s*\.?\s*$/s;
 
+// Only the latest question may write the page: moving the slider asks once per step, and an older
+// answer arriving after a newer one must not replace it (the page would show another time than its slider).
+let asking = null;
+
 async function ask() {
   const q = $("question").value.trim();
   if (!q) return;
@@ -259,9 +263,14 @@ async function ask() {
   const status = $("status");
   status.className = "";
   status.textContent = "asking…";
+  if (asking) asking.abort();
+  const mine = new AbortController();
+  asking = mine;
   try {
-    const r = await fetch(`/${isFact ? "explain" : "answer"}?${params}`, { headers: { Accept: "application/json" } });
+    const r = await fetch(`/${isFact ? "explain" : "answer"}?${params}`,
+      { headers: { Accept: "application/json" }, signal: mine.signal });
     const doc = await r.json().catch(() => null);
+    if (asking !== mine) return;
     if (!r.ok) {
       const detail = doc && doc.detail ? doc.detail : `${r.status} ${r.statusText}`;
       throw new Error(r.status === 404 && !isFact
@@ -272,6 +281,7 @@ async function ask() {
     status.textContent = `as of ${valid ? `valid ${valid}` : "latest"}` + (system && system !== "latest" ? `, recorded ${system}` : "");
     document.body.dataset.state = "answered";
   } catch (e) {
+    if (asking !== mine) return;  // superseded (aborted or late): the newer question owns the page
     status.className = "error";
     status.textContent = String(e.message || e);
     document.body.dataset.state = "error";
