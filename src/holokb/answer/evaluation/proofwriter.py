@@ -60,7 +60,13 @@ def _checked(item: tuple[int, dict]) -> "tuple[dict, str, object] | ItemResult":
         return _bad(rec, idx, "bad_input: text that is not UTF-8")
     claim = _claim(rec["question"])
     _init()
-    return rec, LABELS.get(rec["answer"], rec["answer"]), _planner.plan_claim(claim)
+    from ..plan import AnswerForm, Unplannable, UnplannableReason
+
+    plan = _planner.plan_claim(claim)
+    if not isinstance(plan, Unplannable) and plan.answer_form is not AnswerForm.YES_NO:  # "Where is Bob?"
+        plan = Unplannable(UnplannableReason.UNKNOWN_FORM, "not a statement to judge true, false or unknown",
+                           0, len(claim))
+    return rec, LABELS.get(rec["answer"], rec["answer"]), plan
 
 
 def _claim(question: str) -> str:
