@@ -1,15 +1,16 @@
 """Closure benchmark: holokb.engine vs clingo, DuckDB 2.x (semi-naive SQL, recursive CTE), Nemo
 (``nemo-python``, module ``nmo_python``), pyDatalog.
 
-Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick] [--rdfs] [--linear] [--cap S]
+Run:  cd /work/main && PYTHONPATH=src python3 bench/closure.py [--quick] [--rdfs] [--linear] [--proofs] [--cap S]
 Prints one table, a row as soon as it is measured: median seconds of 3 runs, each run in a
 forked child capped at 120 s ("timeout" when a run passes it; 60 s with --quick), systems run
 round-robin so load changes hit all alike; pyDatalog one run capped at 60 s.  The last column is peer time / holokb time measured in the same run (> 1:
-holokb is faster).  Then proof-recording overhead (same path, with vs without) and bytes per
-derived tuple.  Workloads: transitive closure on chains of 1,000 and 2,000 nodes and a random
+holokb is faster).  Then proof-recording overhead (same path, with vs without: medians of 7
+alternating runs, wall and CPU) and bytes per derived tuple.  Workloads: transitive closure on chains of 1,000 and 2,000 nodes and a random
 graph (10k nodes / 20k edges); RDFS rules over 100k and 1M synthetic triples; a linear recursion
 of 100,000 steps (``b(x+1) :- b(x), x < 100000``: per-iteration overhead).  ``--rdfs`` runs
-only the RDFS rows and the proof/memory lines, ``--linear`` only the linear recursion (and its proof line).
+only the RDFS rows and the proof/memory lines, ``--linear`` only the linear recursion (and its proof line),
+``--proofs`` only the proof/memory lines.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ RUNS = 3
 QUICK = "--quick" in sys.argv
 RDFS_ONLY = "--rdfs" in sys.argv
 LINEAR_ONLY = "--linear" in sys.argv
+PROOFS_ONLY = "--proofs" in sys.argv
 LINEAR_STEPS = 100_000
 
 
@@ -130,21 +132,31 @@ def _dict(n_ids, named=()):
     return d
 
 
+#: CPU seconds (this process, all threads) of the last closure a holokb runner timed: the proof
+#: lines report it beside the wall time (robust to the other load on a shared machine).
+_CPU = [0.0]
+
+
+def _timed(fn):
+    """(wall seconds, result) of ``fn()``; its CPU seconds go to :data:`_CPU`."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    dt = time.perf_counter() - t0
+    _CPU[0] = time.process_time() - c0
+    return dt, out
+
+
 def run_holokb_tc(s, o, n, record=False):
     db = Database(_dict(n))
     db.add_ids("edge", [s, o])
-    t0 = time.perf_counter()
-    m = closure(tc_program(), db, record_proofs=record)
-    dt = time.perf_counter() - t0
+    dt, m = _timed(lambda: closure(tc_program(), db, record_proofs=record))
     return dt, m.stats.derived, m
 
 
 def run_holokb_rdfs(trip, n_ids, record=False):
     db = Database(_dict(n_ids, (SC, SP, DOM, RNG, TYPE)))
     db.add_ids("t", [trip[:, 0], trip[:, 1], trip[:, 2]])
-    t0 = time.perf_counter()
-    m = closure(rdfs_program(), db, record_proofs=record)
-    dt = time.perf_counter() - t0
+    dt, m = _timed(lambda: closure(rdfs_program(), db, record_proofs=record))
     return dt, m.relations[("t", False)].size, m
 
 
@@ -157,9 +169,8 @@ def run_holokb_linear(steps, record=False):
                    rdf_types=False)
     db = Database()
     db.add("http://b/b", (Literal.of(0),))
-    t0 = time.perf_counter()
-    m = closure(prog, db, limits=Limits.unbounded(), record_proofs=record)
-    return time.perf_counter() - t0, m.relations[("http://b/b", False)].size
+    dt, m = _timed(lambda: closure(prog, db, limits=Limits.unbounded(), record_proofs=record))
+    return dt, m.relations[("http://b/b", False)].size
 
 
 # -- DuckDB -----------------------------------------------------------------------------------
@@ -418,6 +429,9 @@ def main() -> None:
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; cap {cap} s per run", flush=True)
     print(f"compiled kernels: {'loaded in %.2f s before the runs (a cold process pays it once)' % KERNEL_LOAD_S if KERNELS else 'off or unavailable (numpy paths)'}",
           flush=True)
+    if PROOFS_ONLY:
+        proofs_and_memory(cap)
+        return
     print(HEADER, flush=True)
     if LINEAR_ONLY or not (QUICK or RDFS_ONLY):
         name = f"linear {LINEAR_STEPS // 1000}k steps"
@@ -462,32 +476,51 @@ def run_generic_tc(s, o, n, record):
     transitive plan), with or without proof recording."""
     db = Database(_dict(n))
     db.add_ids("edge", [s, o])
-    t0 = time.perf_counter()
-    m = closure(tc_program(), db, record_proofs=record, limits=Limits(None, 10**12, None, None, None))
-    return time.perf_counter() - t0, m.stats.derived
+    dt, m = _timed(lambda: closure(tc_program(), db, record_proofs=record, limits=Limits(None, 10**12, None, None, None)))
+    return dt, m.stats.derived
+
+
+#: Runs per side of a proof-recording line (short closures: one slow wall run moves a median of 3).
+PROOF_RUNS = 7
+
+
+def proof_ratio(label: str, run, cap) -> None:
+    """Print the cost of proof recording on one workload: ``run(record)`` timed with and without
+    proofs, each run in a child forked from this same process state, the two alternating, medians
+    of :data:`PROOF_RUNS` — wall time and the closure's CPU time (all threads), with the load.
+
+    (Two readings of the same code once disagreed, 1.39x and 0.91x on linear 100k: medians of 3
+    wall times of a 0.1 s closure, where one slow run of the side without proofs — 0.161 s against
+    the 0.113 s its row had measured a minute before — turned the ratio.  The CPU medians read
+    1.35-1.38x both times.)"""
+    load0 = os.getloadavg()[0]
+    got = {False: [], True: []}
+    for _ in range(PROOF_RUNS):
+        for record in (False, True):
+            res = capped(lambda: (*run(record)[:2], _CPU[0]), cap)
+            if res is None or res[0] == "error":
+                print(f"proof recording, {label}: {'timeout' if res is None else res[1]}", flush=True)
+                return
+            got[record].append(res)
+    (w0, c0), (w1, c1) = ((statistics.median(r[0] for r in got[k]), statistics.median(r[2] for r in got[k]))
+                          for k in (False, True))
+    print(f"proof recording, {label} ({got[True][0][1]} tuples): wall {w1:.3f} s with vs {w0:.3f} s without = "
+          f"{w1 / w0:.2f}x; CPU {c1:.3f} vs {c0:.3f} s = {c1 / c0:.2f}x "
+          f"(medians of {PROOF_RUNS}, alternating; load {load0:.1f} -> {os.getloadavg()[0]:.1f})", flush=True)
 
 
 def linear_proofs(cap) -> None:
     """Proof-recording overhead on the linear recursion (the fused small-delta loop)."""
-    (_, off, k), (_, on, _) = measure([("off", lambda: run_holokb_linear(LINEAR_STEPS, False)),
-                                       ("on", lambda: run_holokb_linear(LINEAR_STEPS, True))], cap)
-    print(f"proof recording, linear {LINEAR_STEPS // 1000}k ({k} tuples): {on:.3f} s with vs {off:.3f} s without = "
-          f"{on / off:.2f}x", flush=True)
+    proof_ratio(f"linear {LINEAR_STEPS // 1000}k", lambda record: run_holokb_linear(LINEAR_STEPS, record), cap)
 
 
 def proofs_and_memory(cap) -> None:
     """Proof-recording overhead on the same path and bytes per derived tuple."""
     linear_proofs(cap)
     s, o = chain(1000)
-    (_, off, k), (_, on, _) = measure([("off", lambda: run_generic_tc(s, o, 1000, False)),
-                                       ("on", lambda: run_generic_tc(s, o, 1000, True))], cap)
-    print(f"proof recording, chain 1,000 (generic semi-naive, {k} derived): {on:.3f} s with vs "
-          f"{off:.3f} s without = {on / off:.2f}x", flush=True)
+    proof_ratio("chain 1,000 (generic semi-naive)", lambda record: run_generic_tc(s, o, 1000, record), cap)
     trip, n_ids = rdfs_triples(100_000)
-    (_, off, k), (_, on, _) = measure([("off", lambda: run_holokb_rdfs(trip, n_ids, False)[:2]),
-                                       ("on", lambda: run_holokb_rdfs(trip, n_ids, True)[:2])], cap)
-    print(f"proof recording, RDFS 100k ({k} tuples): {on:.3f} s with vs {off:.3f} s without = {on / off:.2f}x",
-          flush=True)
+    proof_ratio("RDFS 100k", lambda record: run_holokb_rdfs(trip, n_ids, record), cap)
     for label, record in (("without proofs", False), ("with proofs", True)):
         _, k, m = run_holokb_rdfs(trip, n_ids, record)
         derived = m.stats.derived

@@ -234,14 +234,150 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=\.)\s+", text.strip()) if s]
 
 
-def paraphrase_record(rec: dict, seed: int = 0) -> dict:
-    """The record with its context and question's statement rephrased (same id, options, answer)."""
-    rng = random.Random(f"{seed}:{rec['id']}")
-    context = " ".join(_merge_facts(rng, split_sentences(rec["context"])))
+# ---- style "crowd": the way people rewrite such theories (ProofWriter's ParaRules is of this kind;
+# these sentences are our own) ------------------------------------------------------------------------
+
+def _also(rng: random.Random, p: Pred, plural: bool, adv: str = "also") -> str:
+    """The predicate with an adverb that adds nothing: "is also red", "always chase the dog" (never
+    with a negation: "is not red")."""
+    if p.neg or rng.random() < 0.3:
+        return _vp(rng, p, plural)
+    if p.adj is not None:
+        return f"{'are' if plural else 'is'} {adv} {p.adj}"
+    return f"{adv} {p.verb if plural else VERBS[p.verb]} {p.obj}"
+
+
+def _animal(subj: str) -> str:
+    """The noun a "type + attributes" fact names its subject by ("The bear is a big, red animal.")."""
+    return "animal" if subj.startswith("the ") else "person"
+
+
+def _crowd_facts(rng: random.Random, facts: list[Atom]) -> list[str]:
+    """Facts of one subject: "The bear is a big, red animal.", "The bear is big. It is also red.",
+    "The squirrel is neither big nor red.", "The mouse likes the cat and chases the dog."."""
+    subj = facts[0].subj
+    pos = [a.pred.adj for a in facts if a.pred.adj is not None and not a.pred.neg]
+    neg = [a.pred.adj for a in facts if a.pred.adj is not None and a.pred.neg]
+    rels = [a.pred for a in facts if a.pred.verb is not None]
+    out: list[str] = []
+    if len(pos) >= 2 and rng.random() < 0.5:
+        out.append(f"{_cap(subj)} is a {_adj_list(rng, pos, before_noun=True)} {_animal(subj)}.")
+    elif len(pos) >= 2:
+        pron = "It" if subj.startswith("the ") else rng.choice(["He", "She"])
+        out.append(f"{_cap(subj)} is {pos[0]}. {pron} is also {_adj_list(rng, pos[1:])}.")
+    elif pos:
+        out.append(f"{_cap(subj)} is {pos[0]}.")
+    while len(neg) >= 2:
+        out.append(f"{_cap(subj)} is neither {neg.pop(0)} nor {neg.pop(0)}.")
+    out.extend(f"{_cap(subj)} {_vp(rng, Pred(True, adj=a), False)}." for a in neg)
+    if rels:
+        out.append(f"{_cap(subj)} {' and '.join(_vp(rng, p, False) for p in rels)}.")
+    return out
+
+
+def _crowd_shared(rng: random.Random, pred: Pred, subjects: list[str]) -> str:
+    """One predicate of several subjects: "The cat and the dog are both red.", "… both chase the mouse."."""
+    subs = [_cap(x) if k == 0 else x for k, x in enumerate(subjects)]
+    joined = " and ".join(subs) if len(subs) == 2 else ", ".join(subs[:-1]) + " and " + subs[-1]
+    adv = "both" if len(subs) == 2 else "all"
+    if pred.neg or adv == "all":
+        return f"{joined} {_vp(rng, pred, True)}."
+    return f"{joined} {_also(rng, pred, True, adv)}."
+
+
+def _if_comma(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    """"If a person is cold, they are also kind." (no "then")."""
+    pron, plural = rng.choice([("they", True), ("it", False)])
+    return (f"If {rng.choice(['a person', 'someone', 'something'])} {_relative(rng, conds, False)}, "
+            f"{pron} {_also(rng, concl.pred, plural)}.")
+
+
+def _crowd_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    """"Someone who is young and rough is also green.", "Round, big people are always blue.",
+    "If a person is cold, they are also kind.", "Nice people who are also big are red.",
+    "Things that are blue are not cold.", "If the cat is big and the dog chases the cat, the cat is also red."."""
+    if any(c.subj != VAR for c in conds) or concl.subj != VAR:
+        first, pron, plural = _var_np(rng)
+        parts, seen = [], False
+        for c in conds:
+            subj, pl = (c.subj, False) if c.subj != VAR else ((pron, plural) if seen else (first, False))
+            seen = seen or c.subj == VAR
+            parts.append(f"{subj} {_vp(rng, c.pred, pl)}")
+        subj, pl = (concl.subj, False) if concl.subj != VAR else (pron, plural)
+        return f"If {' and '.join(parts)}, {subj} {_also(rng, concl.pred, pl)}."
+    adjs = [c.pred.adj for c in conds if c.pred.adj is not None and not c.pred.neg]
+    forms = [
+        lambda: f"{rng.choice(['Someone who', 'Something that', 'A person who', 'Anyone who'])} "
+                f"{_relative(rng, conds, False)} {_also(rng, concl.pred, False)}.",
+        lambda: _if_comma(rng, conds, concl),
+        lambda: f"{rng.choice(['Things that', 'People who', 'People that'])} {_relative(rng, conds, True)} "
+                f"{_also(rng, concl.pred, True, rng.choice(['also', 'always']))}.",
+    ]
+    if len(adjs) == len(conds):
+        forms.append(lambda: f"{_cap(_adj_list(rng, adjs, before_noun=True))} {rng.choice(['people', 'things'])} "
+                             f"{_also(rng, concl.pred, True, 'always')}.")
+        if len(adjs) >= 2:
+            forms.append(lambda: f"{_cap(adjs[0])} {rng.choice(['people', 'things'])} "
+                                 f"{rng.choice(['who', 'that'])} are also {_adj_list(rng, adjs[1:])} "
+                                 f"{_vp(rng, concl.pred, True)}.")
+    return rng.choice(forms)()
+
+
+def _crowd_question(rng: random.Random, claim: str) -> str:
+    """"Is it true that the bear is red?", "Is the bear not red?", "Does the bear like the cat?"."""
+    parsed = parse_sentence(claim)
+    if parsed is None or parsed[0] != "fact":
+        return claim
+    a = parsed[1]
+    if rng.random() < 0.5:
+        return f"Is it true that {a.subj} {_vp(rng, a.pred, False)}?"
+    p = a.pred
+    if p.adj is not None:
+        return f"Is {a.subj} {'not ' if p.neg else ''}{p.adj}?"
+    return f"Does {a.subj} {'not ' if p.neg else ''}{p.verb} {p.obj}?"
+
+
+def _crowd_context(rng: random.Random, sentences: list[str]) -> list[str]:
+    parsed = [parse_sentence(s) for s in sentences]
+    facts = [p[1] for p in parsed if p is not None and p[0] == "fact"]
+    out: list[str] = []
+    if rng.random() < 0.5:  # several subjects of one predicate
+        by_pred: dict = {}
+        for a in facts:
+            by_pred.setdefault(a.pred, []).append(a.subj)
+        for pred, subs in by_pred.items():
+            out.append(_crowd_shared(rng, pred, subs) if len(subs) > 1 else _fact(rng, Atom(subs[0], pred)))
+    else:  # one subject, several predicates
+        by_subj: dict = {}
+        for a in facts:
+            by_subj.setdefault(a.subj, []).append(a)
+        for group in by_subj.values():
+            out.extend(_crowd_facts(rng, group))
+    for s, p in zip(sentences, parsed):
+        if p is None:
+            out.append(s)
+        elif p[0] == "rule":
+            out.append(_crowd_rule(rng, p[1], p[2]))
+    return out
+
+
+STYLES = ("plain", "crowd")
+
+
+def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
+    """The record with its context and question's statement rephrased (same id, options, answer).
+    ``plain``: determiners, relative clauses, contractions, merged facts; ``crowd``: the forms above
+    (type + attributes, "both", "neither … nor", pronouns across sentences, "is also", "If …, they
+    …", "Is it true that …?")."""
+    rng = random.Random(f"{seed}:{rec['id']}" if style == "plain" else f"{style}:{seed}:{rec['id']}")
     head, sep, claim = rec["question"].rpartition("? ")
+    if style == "crowd":
+        context = " ".join(_crowd_context(rng, split_sentences(rec["context"])))
+        return {**rec, "context": context, "question": _crowd_question(rng, claim.strip())}
+    context = " ".join(_merge_facts(rng, split_sentences(rec["context"])))
     claim = paraphrase_sentence(rng, claim.strip())
     return {**rec, "context": context, "question": f"{head}{sep}{claim}"}
 
 
-def paraphrase_records(records: list[dict], seed: int = 0) -> list[dict]:
-    return [paraphrase_record(r, seed) for r in records]
+def paraphrase_records(records: list[dict], seed: int = 0, style: str = "plain") -> list[dict]:
+    return [paraphrase_record(r, seed, style) for r in records]

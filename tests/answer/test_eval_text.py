@@ -259,6 +259,26 @@ def test_bad_records_are_unsupported_and_counted(tmp_path):
     babi.write_bytes(b"1 Mary went to the kitchen.\n2 Where is Mary?\tkitchen\t1\n3 Where is \xff?\tkitchen\t1\n")
     r = eval_babi([babi])[0]
     assert [x.correct for x in r.results] == [True, False] and r.results[1].bad_input
+    assert "bad_input=1" in r.line() and "unread=0" in r.line()
+    assert "unread=1" in run.line()  # c: answered with a sentence not read, counted apart
+
+
+def test_babi_bad_story_lines_and_unknown_questions_are_unsupported_and_counted(tmp_path):
+    """A story line that is not UTF-8 makes every later question of its story unsupported (the reason
+    names the line); a question of an unknown form is unsupported with the planner's reason; both are
+    counted as bad input; the next story is scored as usual."""
+    babi = tmp_path / "qa.txt"
+    babi.write_bytes(b"1 Mary went to the kitchen.\n2 Where is Mary?\tkitchen\t1\n3 Mary went to the \xffoffice.\n"
+                     b"4 Where is Mary?\toffice\t3\n5 Why is Mary sad?\tkitchen\t1\n"
+                     b"1 John went to the garden.\n2 How blue is John?\tgarden\t1\n3 Where is John?\tgarden\t1\n")
+    for per_story in (True, False):
+        r = eval_babi([babi], per_story=per_story)[0]
+        got = [(x.correct, x.bad_input, x.verdict) for x in r.results]
+        assert got == [(True, False, "supported"), (False, True, "unsupported"), (False, True, "unsupported"),
+                       (False, True, "unsupported"), (True, False, "supported")], got
+        assert "not UTF-8" in r.results[1].reason and "story line 3" in r.results[1].reason
+        assert r.results[3].reason.startswith("question: ")
+        assert "bad_input=3" in r.line()
 
 
 #: Processes for the full-file runs: 2 on their own; 1 inside a pytest-xdist worker (the suite already

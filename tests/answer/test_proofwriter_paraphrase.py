@@ -10,10 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from holokb.answer.evaluation.proofwriter import eval_proofwriter, load, score
 
-from proofwriter_paraphrase import paraphrase_record, paraphrase_records, parse_sentence, split_sentences
+from proofwriter_paraphrase import STYLES, paraphrase_record, paraphrase_records, parse_sentence, split_sentences
 
 
 def _dev(corpora: Path) -> list[dict]:
@@ -55,6 +56,87 @@ def test_paraphraser_knows_every_dev_sentence_form_and_is_deterministic(corpora)
     for form in ("Every ", "Each ", "Any ", "All ", "Anything that", "People who", "n't ", "If a person",
                  " and the ", " things are", " people are"):
         assert form in text, form
+
+
+def test_crowd_style_uses_every_form_and_is_deterministic(corpora):
+    """The second style (crowd rewrites) is seeded and writes every form it is meant to test."""
+    dev = _dev(corpora)
+    assert paraphrase_records(dev[:20], 0, "crowd") == paraphrase_records(dev[:20], 0, "crowd")
+    assert paraphrase_records(dev[:20], 0, "crowd") != paraphrase_records(dev[:20], 1, "crowd")
+    recs = paraphrase_records(dev, 0, "crowd")
+    text = " ".join(r["context"] for r in recs)
+    for form in (" is a ", " animal.", " person.", " are both ", " both ", " is neither ", " is also ", " always ",
+                 "Someone who", "If a person", ", they ", "who are also", "Things that", ". It is also ",
+                 ". She is also ", " and chases ", "If the "):
+        assert form in text, form
+    questions = " ".join(r["question"] for r in recs)
+    for form in ("Is it true that ", "Is the ", " not ", "Does "):
+        assert form in questions, form
+
+
+def test_crowd_sample_answers_like_the_original(corpora):
+    """Every 15th crowd-style record through kb.answer: the original's answer, cited, nothing skipped."""
+    dev = _dev(corpora)
+    for i in range(7, len(dev), 15):
+        orig, para = score((i, dev[i])), score((i, paraphrase_record(dev[i], 1, "crowd")))
+        assert (para.predicted, para.verdict) == (orig.predicted, orig.verdict), (dev[i]["id"], para)
+        assert para.correct and para.cited is not False and not para.skips, para
+
+
+def _record(rid: str, context: str, claim: str, gold: str) -> tuple[int, dict]:
+    return 0, {"id": rid, "context": context, "question": f"? {claim}", "answer": gold}
+
+
+@pytest.mark.parametrize("context,claim,gold", [
+    # a statement about cats is a rule over things said to be cats, never a fact about "the cat"
+    ("Cats chase the dog. The cat is big.", "The cat chases the dog.", "C"),
+    ("Cats chase the dog. The cat is a cat.", "The cat chases the dog.", "A"),
+    ("A cat chases the dog. The cat is big.", "The cat chases the dog.", "C"),
+    ("Cats do not chase the dog. Tom is a cat.", "Tom chases the dog.", "B"),
+    ("Bald eagles are big and chase the dog. Bob is a bald eagle.", "Bob chases the dog.", "A"),
+    ("Bald eagles are big and chase the dog. The bald eagle is red.", "The bald eagle is big.", "C"),
+    # a bare plural object: every member of the class, not the individual "the dog"
+    ("The cat chases dogs. The dog is big.", "The cat chases the dog.", "C"),
+    ("The cat chases dogs. The dog is a dog.", "The cat chases the dog.", "A"),
+    ("The cat does not chase dogs. Rex is a dog.", "The cat chases Rex.", "B"),
+    ("Cats chase dogs. Tom is a cat. Rex is a dog.", "Tom chases Rex.", "A"),
+    # a question about a kind is refused, not answered from one member
+    ("The cat chases the dog. The dog is a dog.", "Does the cat chase dogs?", "C"),
+    ("The cat chases the dog. The cat is a cat.", "Do cats chase the dog?", "C"),
+])
+def test_a_bare_plural_is_about_the_members_of_its_class(context, claim, gold):
+    r = score(_record("kind", context, claim, gold))
+    if claim.endswith("?"):  # refused with a reason (counted as bad input), never answered
+        assert r.verdict == "unsupported" and r.predicted is None and r.bad_input and "kind" in r.reason, r
+    else:
+        assert r.correct, r
+
+
+_NOUNS = ["cat", "dog", "mouse", "bear"]
+_ADJ = ["big", "red", "kind"]
+_fact_st = st.one_of(
+    st.builds(lambda n, a: f"The {n} is {a}.", st.sampled_from(_NOUNS), st.sampled_from(_ADJ)),
+    st.builds(lambda n, m: f"The {n} chases the {m}.", st.sampled_from(_NOUNS), st.sampled_from(_NOUNS)))
+_generic_st = st.one_of(
+    st.builds(lambda n, m, neg: f"{n.capitalize()}s {'do not chase' if neg else 'chase'} the {m}.",
+              st.sampled_from(_NOUNS[:2] + ["bear"]), st.sampled_from(_NOUNS), st.booleans()),
+    st.builds(lambda n, a, neg: f"{n.capitalize()}s are {'not ' if neg else ''}{a}.",
+              st.sampled_from(_NOUNS[:2] + ["bear"]), st.sampled_from(_ADJ), st.booleans()),
+    st.builds(lambda n, m, neg: f"The {n} {'does not chase' if neg else 'chases'} {m}.",
+              st.sampled_from(_NOUNS), st.sampled_from(["cats", "dogs", "mice", "bears"]), st.booleans()))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(facts=st.lists(_fact_st, min_size=1, max_size=4), generics=st.lists(_generic_st, min_size=1, max_size=3),
+       claim=_fact_st)
+def test_generic_statements_change_no_answer_about_untyped_individuals(facts, generics, claim):
+    """No individual is said to be a cat, a dog …: adding "Cats chase the dog." / "Dogs are red." / "The
+    cat chases mice." to a theory changes no answer about "the cat" or "the mouse" (the kind reading
+    never leaks into the individual)."""
+    plain = score(_record("p", " ".join(facts), claim, "C"))
+    mixed = score(_record("m", " ".join(facts + generics), claim, "C"))
+    assert (mixed.predicted, mixed.verdict) == (plain.predicted, plain.verdict), (facts, generics, claim)
+    assert not mixed.skips
 
 
 def _same_reading(corpora: Path, seed: int, step: int) -> None:
@@ -99,11 +181,12 @@ BAD_ROWS = [
 
 @pytest.mark.conformance
 @pytest.mark.slow
-def test_paraphrased_dev_full(corpora, tmp_path):
-    """The whole of dev.json rephrased (seed 0), with bad rows mixed in, through `eval proofwriter`:
-    every record gets its gold answer (the original's: dev.json scores 1.0000), every supported answer
-    is cited; the bad rows are unsupported and counted, and the run goes on past them."""
-    dev = paraphrase_records(_dev(corpora), 0)
+@pytest.mark.parametrize("style", STYLES)
+def test_paraphrased_dev_full(corpora, tmp_path, style):
+    """The whole of dev.json rephrased (seed 0, each style), with bad rows mixed in, through `eval
+    proofwriter`: every record gets its gold answer (the original's: dev.json scores 1.0000), every
+    supported answer is cited; the bad rows are unsupported and counted, and the run goes on past them."""
+    dev = paraphrase_records(_dev(corpora), 0, style)
     rows = dev[:100] + BAD_ROWS + dev[100:]
     f = tmp_path / "dev_paraphrased.json"
     f.write_text(json.dumps(rows))

@@ -41,9 +41,21 @@ def test_named_dead_variables_are_projected_too():
     assert not m.truncated and len(m.relation(EX + "q")) == 300
 
 
-def test_wildcards_with_proofs_keep_premises_and_truncate_instead_of_crashing(monkeypatch):
-    # With proofs every premise row is kept, so the product is real: the cap must stop it.
+def test_wildcards_with_proofs_are_semi_joins_too(monkeypatch):
+    # With proofs the rows a wildcard leaves equal are merged as well (the first kept, with its
+    # premise rows): the 100^4 product is never built, and each proof names the first match.
     monkeypatch.setattr(body, "MAX_INTERMEDIATE_ROWS", 50_000)
+    db = _unary_db(["i", "r0", "r1", "r2"], 100)
+    prog = rules("rule q: ex:q(?x) :- ex:i(?x), ex:r0(?_), ex:r1(?_), ex:r2(?_).")
+    m = closure(prog, db, record_proofs=True)
+    assert not m.truncated and len(m.relation(EX + "q")) == 100
+    assert {tuple(r.tolist()) for r in m.proofs.rules[0].premise_rows[1:]} == {(0,) * 100}
+
+
+def test_wildcards_with_proofs_unmerged_truncate_instead_of_crashing(monkeypatch):
+    # Without the merge every premise row is kept, so the product is real: the cap must stop it.
+    monkeypatch.setattr(body, "MAX_INTERMEDIATE_ROWS", 50_000)
+    monkeypatch.setattr(body.BodySolver, "merge_proofs", False)
     db = _unary_db(["i", "r0", "r1", "r2"], 100)
     m = closure(rules("rule q: ex:q(?x) :- ex:i(?x), ex:r0(?_), ex:r1(?_), ex:r2(?_)."), db, record_proofs=True)
     assert m.truncated and m.limit_hit is LimitHit.MAX_INTERMEDIATE

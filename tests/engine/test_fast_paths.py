@@ -27,7 +27,7 @@ from lang import EX, facts, rules
 from stratified_programs import IDB, database, programs, temporal_facts
 
 SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (BodySolver, "skip_validity"),
-            (BodySolver, "live_joins"),
+            (BodySolver, "live_joins"), (BodySolver, "merge_proofs"), (_joins, "SCORES_AT_RECORD"),
             (_joins, "UNIT_VIEWS"),
             (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE"), (_rowloop, "FUSED"),
             (_kernels, "JIT"), (_variants, "PARALLEL")]

@@ -57,3 +57,19 @@ def test_spans_are_offsets_into_the_whole_text(reader):
     got = reader.read(text)
     assert [text[f.span.start:f.span.end] for f in got.facts] == ["Bob is big.", "The cat chases the dog."]
     assert [text[s.span.start:s.span.end] for s in got.skips] == ["Blorp!"]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("The bear is big. It is also red.", ["Big(bear)", "Red(bear)"]),
+    ("Bob likes the cat. He is red.", ["likes(Bob, cat)", "Red(Bob)"]),
+    ("The cat and the dog are big. They are red.", ["Big(cat)", "Big(dog)", "Red(cat)", "Red(dog)"]),
+    # which one? refused, never guessed
+    ("The bear sees the cat. It is red.", ["sees(bear, cat)", "skip:unresolved_reference"]),
+    ("The cat and the dog are big. It is red.", ["Big(cat)", "Big(dog)", "skip:unresolved_reference"]),
+    ("The bear is big. Zorp blick the of. It is red.", ["Big(bear)", "skip:unparsed", "skip:unresolved_reference"]),
+    ("Round people are young. It is red.", ["Round(?x) -> Young(?x)", "skip:unsupported_form"]),
+])
+def test_a_pronoun_starting_a_sentence_is_the_one_subject_before_it(reader, text, expected):
+    got = reader.read(text)
+    readings = [describe_fact(f) for f in got.facts] + [describe_rule(r) for r in got.rules]
+    assert sorted(readings + [f"skip:{s.code.value}" for s in got.skips]) == sorted(expected)

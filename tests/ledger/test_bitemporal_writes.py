@@ -9,6 +9,7 @@ import pytest
 from holokb.core import AsOf, Evidence, EvidenceError, Interval, SpanRecord, SystemTimeError
 from holokb.ledger import DerivedRecord, Ledger, schema
 
+from _v7_closures import make_v7
 from ledger_support import dump, fact, iri
 
 
@@ -91,6 +92,7 @@ def test_migration_to_v5_sets_the_high_water_mark_and_keeps_old_closures_stale(d
         _store(led, AsOf(50, 0))
         with led.batch(at=700) as b:
             b.retract(fact("a", "p", "b"))
+    make_v7(db_path)  # the closure as v7 rows (v3 to v7 stored one row a derived fact)
     db = sqlite3.connect(db_path)  # make it a v4 file: no system_high, no write log
     db.execute("DROP TABLE write_log")
     db.execute("ALTER TABLE meta DROP COLUMN system_high")

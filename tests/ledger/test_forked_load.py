@@ -46,8 +46,15 @@ def _source(n_chunks: int = 4, fail_at: int | None = None, crash_at: int | None 
     return chunks
 
 
+def _terms_of(chunk) -> list:
+    """A chunk's terms as Terms (the worker's come packed)."""
+    terms = list(chunk[0])
+    pipeline.unpack_terms(terms)
+    return terms
+
+
 def _plain(chunks) -> list:
-    return [(list(c[0]), list(c[1])) for c in chunks]
+    return [(_terms_of(c), list(c[1])) for c in chunks]
 
 
 def test_forked_chunks_are_the_source_chunks_with_their_encodings_and_fact_hashes():
@@ -55,7 +62,8 @@ def test_forked_chunks_are_the_source_chunks_with_their_encodings_and_fact_hashe
     got = list(forked_chunks(src))
     assert _plain(got) == _plain(src())
     assert all(len(c) == 4 for c in got)  # every chunk came from the worker
-    terms = [t for c in got for t in c[0]]
+    assert all(not isinstance(t, (IRI, Literal)) for c in got for t in c[0])  # packed: fields only
+    terms = [t for c in got for t in _terms_of(c)]
     assert [e for c in got for e in c[2]] == [canon_of(t) for t in terms]
     for _, spo, _, hashes in got:
         triples = list(zip(spo[0::3], spo[1::3], spo[2::3]))
@@ -183,3 +191,21 @@ def test_bulk_assert_of_a_list_through_the_worker_equals_the_in_process_load(tmp
         assert calls == ([1] if forked else [])
         dumps.append(_dump(tmp_path / f"{forked}.db"))
     assert dumps[0] == dumps[1]
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_staged_terms_from_the_worker_are_the_source_terms(tmp_path, eager):
+    """Staged while the worker reads (terms made then) or packed until first read: the same Terms,
+    and the same rows written."""
+    from holokb.core import AsOf
+    from holokb.ledger import Ledger
+    from holokb.ledger.plain import stage_plain
+
+    src = _source()
+    with Ledger.open(tmp_path / "kb.db") as led:
+        staged = stage_plain(led, forked_chunks(src), at=1_000, terms=eager)
+        assert staged is not None
+        assert staged.terms == [t for c in src() for t in c[0]]
+        assert [type(t) for t in staged.terms] == [type(t) for c in src() for t in c[0]]
+        assert led.write_staged(staged) == staged.facts > 0
+        assert len(list(led.visible(AsOf.latest()))) == staged.facts

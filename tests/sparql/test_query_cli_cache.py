@@ -144,3 +144,45 @@ def test_after_derive_the_first_query_builds_from_the_stored_closure_and_never_f
     edit_rule(project)
     rows, built = query(project)
     assert built and rows == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
+
+
+def query_last_derive(cwd: Path) -> tuple[list[str], bool, bool]:
+    """A query naming no rule files (no ./rules either): rows, rebuilt?, and whether the rules were parsed."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom holokb.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nsys.stderr.write('@@parsed=' + str('holokb.syntax' in sys.modules))\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+    p = subprocess.run([sys.executable, "-c", code, "query", Q, "--db", "kb.db", "--format", "tsv"], cwd=cwd, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "rules: closed under the rule set of the last `holokb derive` on this ledger" in p.stderr
+    return p.stdout.splitlines()[1:], "snapshot rebuilt" in p.stderr, p.stderr.endswith("@@parsed=True")
+
+
+def test_without_rule_files_the_last_derives_rule_set_is_found_by_its_text(project):
+    from holokb.ledger import Ledger
+    from holokb.sparql.rules_index import stored_digest
+
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    rows, built, parsed = query_last_derive(project)
+    assert rows == [f"<{EX}alice>\t<{EX}search>"] and built and parsed
+    db = str(project / "kb.db")
+    with Ledger.open(db) as led:
+        (info,) = led.closures()
+        text = led.rule_set(info.rule_set_hash)
+    entry = lookup(db, stored_digest(text))
+    assert entry is not None and entry.rule_set_hash == info.rule_set_hash and entry.rules == 1
+    # the next query finds the snapshot by the stored text's digest: no parse, no build, same rows
+    assert query_last_derive(project) == (rows, False, False)
+    # a write after derive: the snapshot key holds the ledger marker, and the stored closure is stale
+    add_bob(project)
+    rows, built, _ = query_last_derive(project)
+    assert built and rows == [f"<{EX}alice>\t<{EX}search>", f"<{EX}bob>\t<{EX}search>"]
+    # a derive under another rule set: that is now the last derive's rule set, and its answer is served
+    edit_rule(project)
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    rows, built, parsed = query_last_derive(project)
+    assert built and parsed and rows == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
+    assert query_last_derive(project) == (rows, False, False)

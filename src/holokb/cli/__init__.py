@@ -18,8 +18,6 @@ from typing import Sequence
 import importlib
 from typing import Any
 
-from .common import Usage
-
 __all__ = ["Usage", "app", "eval_app", "main"]
 
 #: The command modules, in help order.  Importing one registers its commands on the shared app.
@@ -36,6 +34,8 @@ COMMAND_MODULES = {
     "demo": "demo", "serve": "serve",
 }
 _all_loaded = False
+#: Switch: a plain ``holokb query …`` line runs without typer (:func:`.query_run.parse_args`).
+FAST_QUERY = True
 
 
 def _load(modules: tuple[str, ...] = MODULES) -> Any:
@@ -62,6 +62,10 @@ def __getattr__(name: str) -> Any:
     if name in ("app", "eval_app"):  # the whole CLI, every command registered
         _load()
         return globals()[name]
+    if name == "Usage":  # typer loads with it: not at start-up
+        from .common import Usage
+
+        return Usage
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -74,15 +78,17 @@ def _modules_for(args: list[str]) -> tuple[str, ...]:
 def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point: runs a command and turns every failure into a coded diagnostic on stderr
     (no traceback) with exit code 1 (findings, rejected input) or 2 (usage)."""
-    from .diagnostics import outcome, usage_outcome
-
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        rc = _load(_modules_for(args))(args=args, prog_name="holokb", standalone_mode=False)
+        rc = _fast(args)
+        if rc is None:
+            rc = _load(_modules_for(args))(args=args, prog_name="holokb", standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
     except BaseException as e:  # noqa: BLE001 - the one place every failure is turned into a diagnostic
         if isinstance(e, SystemExit):
             raise
+        from .diagnostics import outcome, usage_outcome  # the table loads only when something failed
+
         done = usage_outcome(e)
         if done is None:
             done = outcome(e, ledger=_ledger_arg(args))
@@ -93,6 +99,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(done.exit_code)
     if isinstance(rc, int) and rc:
         sys.exit(rc)
+
+
+def _fast(args: list[str]) -> int | None:
+    """Run a plain ``holokb query …`` line without typer (see :mod:`.query_run`); None: not one."""
+    if not FAST_QUERY or not args or args[0] != "query":
+        return None
+    from .query_run import parse_args, run
+
+    kwargs = parse_args(args[1:])
+    return None if kwargs is None else run(**kwargs)  # type: ignore[arg-type]
 
 
 def _ledger_arg(args: list[str]) -> str:

@@ -5,11 +5,8 @@ Heavy modules (rdflib, pyshacl, numpy, the engine) are imported inside functions
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
 import re
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -17,8 +14,12 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..core import MAX_TIME, AsOf, HolokbError, IRI, Limits, Literal, Term, parse_instant
-from ..core.terms import OWL, RDF, RDFS, XSD, HK
-from .diagnostics import BAD_NAME, BAD_TIME, LEDGER_FAILED, NO_LEDGER, NOT_A_LEDGER, USAGE, SurfaceError
+from ..core.terms import XSD
+from .diagnostics import BAD_NAME, BAD_TIME, USAGE, SurfaceError
+from .light import (  # noqa: F401 - re-exported: the command modules import them from here
+    ASK_TIMEOUT_S, DEFAULT_PREFIXES, DERIVE_TIMEOUT_S, QUERY_TIMEOUT_S, TIMEOUT_HELP, check_ledger_path, prefixes,
+    rule_paths, seconds, working,
+)
 
 if TYPE_CHECKING:
     from ..kb import KnowledgeBase
@@ -52,9 +53,6 @@ RULES = typer.Option(None, "--rules", metavar="PATH", help="Rule files or folder
 SHAPES = typer.Option(None, "--shapes", metavar="PATH", help="SHACL shapes (files or folders) gating writes; default ./shapes if present.")
 
 
-DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
-
-
 class Usage(SurfaceError):
     """A usage error (exit code 2): ``Usage("message")``, or with a sharper code such as ``BAD_TIME``."""
 
@@ -62,45 +60,8 @@ class Usage(SurfaceError):
         super().__init__(code, message, hint=hint, exit_code=2)
 
 
-@contextlib.contextmanager
-def working(label: str, format: str = "text"):
-    """A transient progress spinner with elapsed time on stderr, only when it is a terminal (never in
-    --format json, pipes or CI), so stdout stays machine-readable."""
-    if format == "json" or not sys.stderr.isatty():
-        yield
-        return
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        bar.add_task(label, total=None)
-        yield
-
-
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def prefixes() -> dict[str, str]:
-    """Standard prefixes plus those declared in ./kb and ./rules files (so ``ex:Alice`` works)."""
-    return _prefixes(str(Path.cwd()))
-
-
-@functools.lru_cache(maxsize=4)
-def _prefixes(cwd: str) -> dict[str, str]:
-    out = dict(DEFAULT_PREFIXES)
-    for folder in (Path(cwd) / "kb", Path(cwd) / "rules"):
-        if folder.is_dir():
-            for f in sorted(folder.rglob("*")):
-                if f.suffix in (".ttl", ".trig", ".hkr"):
-                    try:
-                        text = f.read_text(encoding="utf-8", errors="replace")
-                    except OSError:
-                        continue  # an unreadable file is reported by the command that reads it
-                    for p, ns in re.findall(r"@prefix\s+([\w-]*):\s*<([^>]*)>", text):
-                        out.setdefault(p, ns)
-    return out
 
 
 def parse_iri(text: str) -> IRI:
@@ -182,20 +143,6 @@ def check_output(path: Optional[Path]) -> None:
                                  hint="create the folder first, or choose another --out")
 
 
-def check_ledger_path(db: str, *, create: bool) -> None:
-    p = Path(db)
-    if p.is_dir():
-        raise SurfaceError(NOT_A_LEDGER, f"{db} is a folder, not a ledger file", hint="--db names a file, e.g. holokb.db")
-    if p.exists():
-        return
-    if not create:
-        raise SurfaceError(NO_LEDGER, f"no ledger at {db}",
-                           hint="`holokb load` creates one; check --db (default ./holokb.db)")
-    if not p.parent.is_dir():
-        raise SurfaceError(LEDGER_FAILED, f"cannot create {db}: the folder {p.parent}/ does not exist",
-                           hint="create the folder first, or choose another --db")
-
-
 def fact_line(v: "FactView", *, with_subject: bool) -> str:
     f = v.fact
     head = f"{short(f.subject)} " if with_subject else ""
@@ -228,40 +175,10 @@ def interval_text(v: "FactView") -> str:
     return f"valid {v.valid}, recorded {v.system}"
 
 
-def rule_paths(rules: Optional[list] = None) -> list:
-    """The rule files or folders a command reads: --rules, else ./rules when it exists, else none."""
-    if rules is None:
-        return ["rules"] if Path("rules").is_dir() else []
-    return rules
-
-
 def load_rules(rules: Optional[list] = None):
     from ..reasoning import load_program
 
     return load_program(rule_paths(rules))
-
-
-#: Default deadlines (seconds) of the commands that close rules or run queries, so that nothing a
-#: user types can hang; ``--timeout none`` lifts them.
-DERIVE_TIMEOUT_S = 300.0
-ASK_TIMEOUT_S = 60.0
-QUERY_TIMEOUT_S = 60.0
-TIMEOUT_HELP = "Seconds for the whole command (closing, decoding, storing), or 'none'. Default: {}."
-
-
-def seconds(text: Optional[str], default: float) -> Optional[float]:
-    """A ``--timeout`` value: a positive number of seconds, ``none`` (no deadline), or the default."""
-    if text is None:
-        return default
-    if text.strip().lower() == "none":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise Usage(f"--timeout takes seconds or 'none', not {text!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise Usage(f"--timeout must be a positive number of seconds (or 'none'), not {text!r}")
-    return value
 
 
 def limits_of(max_depth: Optional[int], max_derived: Optional[int], timeout: Optional[float]) -> Limits:

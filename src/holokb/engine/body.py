@@ -40,6 +40,11 @@ class BodySolver:
     #: Switch: a join builds only the columns of variables read after it (the others were
     #: gathered, then projected out).
     live_joins = True
+    #: Switch: with proofs too, the rows that coincide once dead variables are dropped are merged
+    #: (the first kept, with its premise rows and scores).  Same model and proofs: every later step
+    #: extends bindings in binding order, so a merged row's extensions only ever repeat candidates
+    #: of the first row's that come earlier, and the first candidate of a key is what is kept.
+    merge_proofs = True
 
     def __init__(self, relations: Mapping[RelKey, Relation], terms: TermDictionary, endpoints: np.ndarray,
                  cap: int, arity: Mapping[RelKey, int]):
@@ -123,7 +128,8 @@ class BodySolver:
             elif step.kind == "agg":
                 b = self._aggregate(b, item)
             self.on_step()
-            if live is not None and (b.project(live[i]) or dropped) and not record and i + 1 < len(steps):
+            if (live is not None and (b.project(live[i]) or dropped) and (self.merge_proofs or not record)
+                    and i + 1 < len(steps)):
                 b = self.distinct(b)
         return b
 

@@ -84,6 +84,7 @@ class Evaluation(BodySolver):
         self._rows: _rowwise.RowIteration | None = None
         self._premise_names: dict[tuple, list[str]] = {}  # binding meta keys -> the premise-row ones
         self._value_names: dict[int, frozenset[str]] = {}
+        self._score_layouts: dict[tuple, list] = {}  # (rule, binding meta keys) -> premise keys, relations
 
     # -- relations and keys ------------------------------------------------------------
     def relation(self, rk: RelKey, arity: int | None = None) -> Relation:
@@ -187,12 +188,13 @@ class Evaluation(BodySolver):
                         return
                     back = state == "back"  # that iteration runs on the other paths
                     continue
-            back = False
+            over, back = back, False  # handed back by the fused loop: past its binding cap, so past the row path's
             iteration += 1
             self.iterations += 1
             out: dict[RelKey, list] = {}
             rows = None
-            if not first and _rowwise.ROWWISE and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD:
+            if (not first and not over and _rowwise.ROWWISE
+                    and sum(hi - lo for lo, hi in delta.values()) <= _rowwise.THRESHOLD):
                 small += 1
                 rows = self._row_iteration(shapes, delta, old_end)
                 if rows is _STOP:
@@ -391,9 +393,42 @@ class Evaluation(BodySolver):
         base = self._proof_chunk(ri, b, sel)
         # proof numbers in the stored column's type when they fit (no narrowing pass later)
         dt = np.int32 if base + len(sel) < 2**31 else np.int64
+        weight = self.program.rules[ri].weight
+        if "prod" in b.meta:
+            prod, plen = b.meta["prod"][sel], b.meta["plen"][sel]
+        else:
+            prod, plen = self._scores(ri, b, sel)
         return {"proof": np.arange(base, base + len(sel), dtype=dt),
-                "prod": b.meta["prod"][sel] * self.program.rules[ri].weight,
-                "plen": b.meta["plen"][sel] + 1}
+                "prod": prod if weight == 1.0 else prod * weight,  # (x * 1.0 is x)
+                "plen": plen + 1}
+
+    def _scores(self, ri: int, b: Bindings, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The confidence product and path length of ``b``'s rows ``sel`` from their premise rows,
+        multiplied in join order from 1.0 (the binding metadata's order: the premise columns were
+        added as the atoms were joined), so the floats are those the joins would have carried.
+        A relation whose scores are all 1.0 and lengths all 0 (input facts, usually) is not read:
+        x * 1.0 is x exactly."""
+        layout = self._score_layouts.get((ri, tuple(b.meta)))
+        if layout is None:
+            atoms = positive_atoms(self.program.rules[ri].body)
+            layout = self._score_layouts[(ri, tuple(b.meta))] = [
+                (k, (atoms[int(k[1:])].predicate, atoms[int(k[1:])].negated))
+                for k in b.meta if k[0] == "p" and k[1:].isdigit()]
+        prod = plen = None
+        for k, rk in layout:
+            rel = self.relations.get(rk)
+            if rel is None or not rel.has_meta("prod"):
+                continue
+            unit, zero = rel.all_equal("prod", 1.0), rel.all_equal("plen", 0)
+            if unit and zero:
+                continue
+            r = b.meta[k][sel]
+            if not unit:
+                prod = rel.meta("prod")[r] if prod is None else prod * rel.meta("prod")[r]
+            if not zero:
+                plen = rel.meta("plen")[r].astype(np.int64) if plen is None else plen + rel.meta("plen")[r]
+        return (np.ones(len(sel)) if prod is None else prod,
+                np.zeros(len(sel), np.int64) if plen is None else plen)
 
     def _proof_chunk(self, ri: int, b, rows: np.ndarray) -> int:
         """Append the bindings and premise rows of ``b``'s ``rows`` to rule ``ri``'s proof table;

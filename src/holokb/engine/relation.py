@@ -306,6 +306,7 @@ class Relation:
         self._dedup_set: set | None = None
         self._dedup_bits: tuple[int, ...] = ()
         self.frozen = False
+        self._same: dict[tuple[str, float], tuple[int, bool]] = {}  # all_equal's rows checked so far
 
     def freeze(self) -> None:
         """No more rows: columns become read-only arrays and the dedup keys are dropped (indexes,
@@ -387,6 +388,15 @@ class Relation:
 
     def has_meta(self, name: str) -> bool:
         return name in self._meta
+
+    def all_equal(self, name: str, value: float) -> bool:
+        """Whether every row's ``name`` column holds ``value`` (checked incrementally: rows are only
+        ever appended, never changed)."""
+        done, ok = self._same.get((name, value), (0, True))
+        if ok and done < self.size:
+            ok = bool((self.meta(name)[done:] == value).all())
+        self._same[(name, value)] = (self.size, ok)
+        return ok
 
     def index(self, cols: tuple[int, ...], bits: int) -> SortedIndex:
         """The sorted index on ``cols`` (only the leading columns that fit are packed)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from ..analysis.program import BinOp, Const, Var
+from ..analysis.program import BinOp, Call, Const, Var
 from . import joins as _joins
 from . import rowwise as _rowwise
 from .joins import expr_vars, int_const
@@ -41,6 +41,18 @@ def compile_cached(src: str, name: str):
 
 class Over(Exception):
     """A variant produced more bindings than this path holds: hand the iteration back."""
+
+
+def _c_mod(x: int, y: int) -> int:
+    """``x % y`` truncating toward zero (the remainder has the dividend's sign; y != 0)."""
+    r = abs(x) % abs(y)
+    return r if x >= 0 else -r
+
+
+def _c_div(x: int, y: int) -> int:
+    """Integer division truncating toward zero (y != 0)."""
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
 
 
 _PY_OP = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -211,9 +223,12 @@ class VariantCompiler:
         if record and m.prod is not None:
             npr, npl = self._name("pr"), self._name("pl")
             # (the first atom's: its row's own score and length, floats and ints as stored)
-            self.emit(d, f"{npr} = {'' if prod == '1.0' else prod + ' * '}{self._name('P', m.prod)}[{r}]")
-            self.emit(d, f"{npl} = {'' if plen == '0' else plen + ' + '}{self._name('Q', m.plen)}[{r}]")
-            prod, plen = npr, npl
+            if not self.loop.unit_scores:  # (unit scores: every product is 1.0, none is read)
+                self.emit(d, f"{npr} = {'' if prod == '1.0' else prod + ' * '}{self._name('P', m.prod)}[{r}]")
+                prod = npr
+            if not self.loop.plen_is_depth:  # (else the new row's length is its depth: none is read)
+                self.emit(d, f"{npl} = {'' if plen == '0' else plen + ' + '}{self._name('Q', m.plen)}[{r}]")
+                plen = npl
         return r, nd, prod, plen, list(fresh)
 
     def _neg(self, d, atom) -> None:
@@ -295,20 +310,56 @@ class VariantCompiler:
         if op == "=" and ((left, right) in self.keyed or (right, left) in self.keyed):
             return  # x was bound to the id of e's value (an exact integer: one id per value)
         if _joins.INT_CONST and op in _PY_OP:
-            var, c, o = None, None, op
-            if isinstance(left, Var) and int_const(right) is not None:
-                var, c = left, int_const(right)
-            elif isinstance(right, Var) and int_const(left) is not None:
-                var, c, o = right, int_const(left), _joins._FLIP[op]
-            if var is not None and abs(c) < 2**62:
-                a = self._int_of(d, var)
-                self.emit(d, f"if {a} is not None:")
-                self.emit(d + 1, f"if not ({a} {_PY_OP[o]} {c}): continue")
+            a, b = self._int_value(d, left), self._int_value(d, right)
+            if a is not None and b is not None:
+                # both sides exact integers: compared as Python ints (what compare_ids does for two
+                # integer ids; nothing is minted — rows and proofs hold no compared value);
+                # otherwise (not integers, a zero divisor: undefined) the general comparison
+                guards = a[1] + b[1]
+                test = f"if not ({a[0]} {_PY_OP[op]} {b[0]}): continue"
+                if not guards:
+                    self.emit(d, test)
+                    return
+                self.emit(d, f"if {' and '.join(guards)}:")
+                self.emit(d + 1, test)
                 self.emit(d, f"elif not CMPG({op!r}, {self._name('E', left)}, {self._name('E', right)}, "
-                             f"{self._env(left) if isinstance(left, Var) else self._env(right)}): continue")
+                             f"{{**{self._env(left)}, **{self._env(right)}}}): continue")
                 return
         env = "{**" + self._env(left) + ", **" + self._env(right) + "}"
         self.emit(d, f"if not CMPG({op!r}, {self._name('E', left)}, {self._name('E', right)}, {env}): continue")
+
+    def _int_value(self, d, e) -> tuple[str, list[str]] | None:
+        """(Python expression of ``e``'s exact integer value, the conditions under which it is one)
+        when ``e`` is a variable, an integer constant, or ``+ - * %`` / ``div`` / ``mod`` of two of
+        those (operands below 2**31, as the general path's integer fast path; ``%`` and ``div``
+        truncate toward zero, C-style, and a zero divisor is left to the general path); else None."""
+        if isinstance(e, Var):
+            a = self._int_of(d, e)
+            return a, [f"{a} is not None"]
+        c = int_const(e)
+        if c is not None:
+            return repr(c), []
+        if isinstance(e, BinOp) and e.op in ("+", "-", "*", "%"):
+            op, operands = e.op, (e.left, e.right)
+        elif isinstance(e, Call) and e.func in ("div", "mod") and len(e.args) == 2:
+            op, operands = ("%" if e.func == "mod" else "div"), tuple(e.args)
+        else:
+            return None
+        if not all(isinstance(o, Var) or int_const(o) is not None for o in operands):
+            return None
+        x, y = (self._int_of(d, o) for o in operands)
+        if x is None or y is None:
+            return None
+        guards = [f"{v} is not None and -{_SMALL} < {v} < {_SMALL}" for v in (x, y) if v.isidentifier()]
+        if op in ("+", "-", "*"):
+            return f"({x} {op} {y})", guards
+        if y == "0":
+            return None
+        if y.isidentifier():
+            guards.append(f"{y} != 0")
+        self.ns.setdefault("CMOD", _c_mod)
+        self.ns.setdefault("CDIV", _c_div)
+        return f"{'CMOD' if op == '%' else 'CDIV'}({x}, {y})", guards
 
     def _expr(self, d, e) -> str:
         """Lines computing an expression's id into a fresh local (the binding is cut where it is

@@ -24,6 +24,7 @@ generated loop takes back what it stored), as is every iteration whose delta gro
 """
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 
 import numpy as np
@@ -73,7 +74,7 @@ class _Store:
     columns, and for the stratum's own relations the dedup set and, per row added since the last
     hand-back, its rule and proof number."""
 
-    __slots__ = ("rel", "mirror", "indexes", "seen", "scalar", "start", "rules", "proofs")
+    __slots__ = ("rel", "mirror", "indexes", "seen", "scalar", "start", "rules", "proofs", "runs")
 
     def __init__(self, rel, own: bool):
         m = _rowwise._Mirror(rel)
@@ -85,6 +86,7 @@ class _Store:
         if own:
             self.seen = set(m.cols[0]) if self.scalar else set(zip(*m.cols)) if rel.arity else ({()} if m.n else set())
         self.start, self.rules, self.proofs = m.n, [], []
+        self.runs: list[tuple[int, int]] = []  # a one-rule relation's proof numbers: (first, count) runs
 
     def catch_up(self) -> None:
         """Read the rows the other paths appended since the loop last ran."""
@@ -130,6 +132,40 @@ class FusedLoop:
         self._code: dict = {}
         self.chunks: dict[int, dict] = {}  # rule -> proof table columns (lists) added since the last flush
         self.sizes: dict[int, int] = {}
+        # Every score is 1.0 (unit rule weights, every row read scored 1.0): the loop then multiplies
+        # and stores none; the hand-over writes ones.  True for the whole stratum by induction (its
+        # relations only get rows of its rules over such rows).
+        self.unit_scores = ev.record and self._unit_scores(shapes)
+        # Every rule of the stratum has at most one positive atom and every row read has a path
+        # length equal to its depth (input rows: both 0): then so has every row it derives (one
+        # premise: both grow by one), and the loop keeps no lengths; the hand-over writes the depths.
+        self.plen_is_depth = ev.record and self._plen_is_depth(shapes)
+        # rule -> (relation key, {proof value name: head column}) for values the generated loop reads
+        # back from the new rows at the hand-over instead of keeping them twice
+        self.head_values: dict[int, tuple] = {}
+
+    def _plen_is_depth(self, shapes) -> bool:
+        for _, rule, _, _ in shapes:
+            atoms = positive_atoms(rule.body)
+            if len(atoms) > 1:
+                return False
+            for a in atoms:
+                rel = self.ev.relations.get((a.predicate, a.negated))
+                if rel is not None and rel.size and rel.has_meta("plen") and not (
+                        rel.meta("plen") == rel.meta("depth")).all():
+                    return False
+        return True
+
+    def _unit_scores(self, shapes) -> bool:
+        rules = self.ev.program.rules
+        for ri, rule, _, _ in shapes:
+            if rules[ri].weight != 1.0:
+                return False
+            for a in positive_atoms(rule.body):
+                rel = self.ev.relations.get((a.predicate, a.negated))
+                if rel is not None and rel.size and rel.has_meta("prod") and not (rel.meta("prod") == 1.0).all():
+                    return False
+        return True
 
     def store(self, rk, arity: int) -> _Store:
         st = self.stores.get(rk)
@@ -233,6 +269,7 @@ class FusedLoop:
         writers = [{v[0] for v in variants if v[7] == p} for p in range(len(order))]
         # a relation one rule writes: its rows' rule numbers are filled in when the loop returns
         ns["FILL"] = fill = tuple(next(iter(w)) if len(w) == 1 else None for w in writers)
+        self.head_values = {}
         lines = ["def loop(delta, old_end, iteration):", "    start, derived = iteration, 0"]
         for p, rk in enumerate(order):
             ns[f"LR{p}"] = rk
@@ -284,6 +321,8 @@ class FusedLoop:
                 if proof is not None:  # _record's columns, numbered per rule in candidate order
                     prem, vals, names, prod, plen = proof
                     chunk = self._chunk(ri, names, len(prem))
+                    if fill[at] is not None:  # values that are head columns: read from the rows at the hand-over
+                        self.head_values[ri] = (order[at], {n: head.index(v) for n, v in zip(names, vals) if v in head})
                     ns[f"PS{at}"], ns[f"LPROD{at}"], ns[f"LPLEN{at}"] = st.proofs, st.mirror.prod, st.mirror.plen
                     ns[f"WT{ri}"] = ev.program.rules[ri].weight
                     if fill[at] is None:  # (a one-rule relation's proofs are numbered on return)
@@ -292,12 +331,16 @@ class FusedLoop:
                     for label, r in enumerate(prem):
                         ns[f"CH{ri}_{label}"] = chunk[f"#p{label}"]
                         lines.append(ind + f"    CH{ri}_{label}.append({r})")
+                    from_head = self.head_values.get(ri, (None, {}))[1]
                     for j, (name, v) in enumerate(zip(names, vals)):
-                        ns[f"CV{ri}_{j}"] = chunk[name]
-                        lines.append(ind + f"    CV{ri}_{j}.append({v})")
+                        if name not in from_head:
+                            ns[f"CV{ri}_{j}"] = chunk[name]
+                            lines.append(ind + f"    CV{ri}_{j}.append({v})")
                     weight = ev.program.rules[ri].weight  # (x * 1.0 is x: scores are floats)
-                    lines.append(ind + f"    LPROD{at}.append({prod}{'' if weight == 1.0 else f' * WT{ri}'})")
-                    lines.append(ind + f"    LPLEN{at}.append({plen} + 1)")
+                    if not self.unit_scores:
+                        lines.append(ind + f"    LPROD{at}.append({prod}{'' if weight == 1.0 else f' * WT{ri}'})")
+                    if not self.plen_is_depth:
+                        lines.append(ind + f"    LPLEN{at}.append({plen} + 1)")
         lines += ["        except _Over:", "            TAKE_BACK(ORDER, FILL)", "            return 'back', iteration",
                   "        iteration += 1", "        grew = 0"]
         for p, rk in enumerate(order):
@@ -374,8 +417,7 @@ class FusedLoop:
                     counts[ri] += hi - lo
                     if ev.record:  # one rule's rows: its next proof numbers, in order
                         num = self.sizes[ri]
-                        del st.proofs[lo - st.start:]
-                        st.proofs.extend(range(num, num + hi - lo))
+                        st.runs.append((num, hi - lo))
                         self.sizes[ri] = num + hi - lo
                     continue
                 for r, c in Counter(st.rules[lo - st.start:hi - st.start]).items():
@@ -390,7 +432,7 @@ class FusedLoop:
             for lst in m.cols + [m.depth, m.prod, m.plen, m.vf, m.vt]:
                 if lst is not None:
                     del lst[n:]
-            m.n, st.rules, st.proofs = n, [], []
+            m.n, st.rules, st.proofs, st.runs = n, [], [], []
         self.chunks = {}
         self.stores = {}  # dedup sets and indexes may hold the forgotten rows: rebuilt if run again
         self._code = {}  # compiled code reads the old stores
@@ -470,16 +512,20 @@ class FusedLoop:
             num = self.sizes.get(ri, 0)
             self.sizes[ri] = num + 1
             st.proofs.append(num)
-            m.prod.append(prod * rules[ri].weight)
-            m.plen.append(plen + 1)
+            if not self.unit_scores:
+                m.prod.append(prod * rules[ri].weight)
+            if not self.plen_is_depth:
+                m.plen.append(plen + 1)
 
     def _chunk(self, ri: int, names, n_prem: int) -> dict:
         """Rule ``ri``'s proof table columns (lists) added since the last flush: its proof values by
         name and a premise row per positive atom (``#p<label>``)."""
         chunk = self.chunks.get(ri)
         if chunk is None:
-            chunk = self.chunks[ri] = {name: [] for name in names}
-            chunk.update({f"#p{label}": [] for label in range(n_prem)})
+            # int64 arrays, not lists: a step's premise row and values are stored, not kept as int
+            # objects, and the hand-over copies memory instead of converting each value
+            chunk = self.chunks[ri] = {name: array("q") for name in names}
+            chunk.update({f"#p{label}": array("q") for label in range(n_prem)})
         return chunk
 
     def flush(self, final: bool = False) -> None:
@@ -489,6 +535,7 @@ class FusedLoop:
         the rows if anything ever claims, :meth:`~.evaluator.Evaluation.rekey_stale`)."""
         ev = self.ev
         ev._ensure_bits()  # the loop minted integers: key widths may have to grow first
+        new_cols = {}
         for rk, st in self.stores.items():
             m, start = st.mirror, st.start
             if st.seen is None or m.n == start:
@@ -497,7 +544,7 @@ class FusedLoop:
             if rk in ev.stale_keys:
                 ev.rekey_stale(rk, rel)
             n = m.n - start
-            cols = [_int64(c, start, n) for c in m.cols]
+            cols = new_cols[rk] = [_int64(c, start, n) for c in m.cols]
             vf, vt = np.broadcast_to(np.int64(MIN_T), n), np.broadcast_to(np.int64(MAX_T), n)
             if final:
                 ev.stale_keys.add(rk)
@@ -506,22 +553,41 @@ class FusedLoop:
             rules = st.rules
             rules = (np.full(n, rules[0], np.int64) if rules.count(rules[0]) == n  # one rule wrote them all
                      else np.array(rules, dtype=np.int64))
-            meta = {"valid_from": vf, "valid_to": vt, "depth": _int64(m.depth, start, n), "rule": rules}
+            depth = _int64(m.depth, start, n)
+            meta = {"valid_from": vf, "valid_to": vt, "depth": depth, "rule": rules}
             if ev.record:
-                meta["prod"] = np.array(m.prod[start:], dtype=np.float64)
-                meta["plen"] = np.array(m.plen[start:], dtype=np.int64)
-                meta["proof"] = np.array(st.proofs, dtype=np.int64)
+                if self.unit_scores:  # (the mirror too: later runs read its rows' scores by position)
+                    meta["prod"] = np.ones(n)
+                    m.prod.extend([1.0] * n)
+                else:
+                    meta["prod"] = np.fromiter(m.prod[start:], np.float64, n)
+                if self.plen_is_depth:  # (the mirror too, as the scores)
+                    meta["plen"] = depth
+                    m.plen.extend(m.depth[start:])
+                else:
+                    meta["plen"] = _int64(m.plen, start, n)
+                runs = st.runs  # a one-rule relation's numbers as ranges; the others' one by one
+                meta["proof"] = (np.arange(runs[0][0], runs[0][0] + runs[0][1]) if len(runs) == 1 and not st.proofs
+                                 else np.concatenate([np.arange(a, a + k) for a, k in runs]) if runs
+                                 else _int64(st.proofs, 0, len(st.proofs)))
             rel.append(cols, **meta)
             st.start = m.n
             st.rules.clear()  # in place: compiled loops append to these lists
             st.proofs.clear()
+            st.runs.clear()
         for ri, chunk in self.chunks.items():
-            if next(iter(chunk.values())):  # (a compiled loop's chunk may have stayed empty)
+            rk, from_head = self.head_values.get(ri, (None, {}))
+            kept = {k: v for k, v in chunk.items() if k not in from_head}
+            n = len(next(iter(kept.values()))) if kept else len(new_cols.get(rk, [()])[0]) if from_head else 0
+            if n:  # (a compiled loop's chunk may have stayed empty)
                 # as arrays now: ends of closures (a deadline's too) concatenate arrays, not lists
-                ev.proof_tables.setdefault(ri, []).append({k: np.array(v, dtype=np.int64) for k, v in chunk.items()})
+                table = {k: np.frombuffer(v, np.int64, n).copy() for k, v in kept.items()}
+                for k, c in from_head.items():
+                    table[k] = new_cols[rk][c]  # (the relation copied its rows: this array is the table's)
+                ev.proof_tables.setdefault(ri, []).append({k: table[k] for k in chunk})
                 ev.proof_sizes[ri] = self.sizes[ri]
                 for v in chunk.values():
-                    v.clear()  # in place: compiled loops append to these lists
+                    del v[:]  # in place: compiled loops append to these arrays
 
     # -- compiling a variant -------------------------------------------------------------------------
     def _variants(self, delta, old_end) -> list[tuple]:

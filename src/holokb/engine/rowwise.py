@@ -261,6 +261,11 @@ class RowIteration:
         keys = [tuple(v if isinstance(v, int) else r.vars[v] for v in consts) for r in rows]
         mirror = self._mirror(rel)
         matched = self._match(rel, cols, keys, lo, hi, ev.cap, mirror=mirror)
+        if sum(map(len, matched)) > MAX_BINDINGS and (not repeats and ev.timeless or
+                                                      sum(map(len, matched)) > 8 * MAX_BINDINGS):
+            # past the cap before a binding is built (timeless, no repeated variable: every match is
+            # one; otherwise far past it): the vector path takes the iteration, as it would after
+            raise Fallback
         scored = rel.has_meta("prod") and rows[0].prod is not None
         if mirror is not None:
             at = None

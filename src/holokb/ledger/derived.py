@@ -11,7 +11,7 @@ Premise references (``DerivedRecord.premises``, ``DerivedView.premises``) are ty
 (:mod:`holokb.core.premises`): :class:`~holokb.core.AssertedRef` names an asserted fact by its
 id (64 hex digits, ``Fact.id``), :class:`~holokb.core.DerivedRef` the derived fact stored at
 position ``seq`` (0-based) of the same closure (``DerivedView.ref``).  On disk they are compact
-signed integers (see ``schema._V3``).
+integers in array blocks (see :mod:`holokb.ledger.derived_blocks`).
 
 >>> import tempfile, os
 >>> from holokb.core import IRI, AsOf
@@ -44,19 +44,14 @@ from ..core.time import MAX_TIME, AsOf, Interval
 from .derived_columns import DerivedColumns, write_columns
 from .dictionary import TermCache, TxnTerms
 from .sql import INSERT_TERM, fact_key
-from .schema import DERIVED_INDEXES
 
-_CHUNK = 20_000  # derived rows per executemany
+if TYPE_CHECKING:
+    from .derived_blocks import ClosureTable
+
+_CHUNK = 20_000  # derived rows per block batch
 _IN = 500  # ids per IN (...) list
-_REBUILD_RATIO = 10  # drop the derived indexes once the rows written (or deleted) reach 1/10 of the rest
-_INS_DERIVED = (
-    "INSERT INTO derived(closure_id, seq, p, arity, s, o, rest, rest_key, negated, valid_from, valid_to, rule, "
-    "depth, score, premises, bindings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 _CLOSURE_COLS = ("closure_id, rule_set_hash, as_of_system, as_of_valid, change_marker, computed_at, truncated, "
                  "limit_hit, n_derived, n_binary, rule_counts")
-_DERIVED_COLS = ("d.seq, d.p, d.arity, d.s, d.o, d.rest, d.negated, d.valid_from, d.valid_to, d.rule, d.depth, "
-                 "d.score, d.premises, d.bindings")
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +196,7 @@ class LedgerDerived:
             raise InvalidValueError(f"as_of must be an AsOf, got {type(as_of).__name__}")
         if not isinstance(computed_at, int) or isinstance(computed_at, bool):
             raise InvalidValueError(f"computed_at must be an integer (unix ms), got {computed_at!r}")
+        self.__dict__.pop("_derived_table", None)  # a replaced closure's kept read goes (see _table)
         with self._transaction() as db:
             current = self.change_marker()
             marker = current if change_marker is None else change_marker
@@ -215,16 +211,9 @@ class LedgerDerived:
 
     def delete_closure(self, closure: ClosureInfo) -> bool:
         """Delete a stored closure and its derived facts; False when it was already gone."""
+        self.__dict__.pop("_derived_table", None)  # the kept closure read (see _table) may be this one
         with self._transaction() as db:
-            total = db.execute("SELECT coalesce(sum(n_derived), 0) FROM closures").fetchone()[0]
-            n = db.execute("SELECT n_derived FROM closures WHERE closure_id = ?", (closure.id,)).fetchone()
-            if n is None:
-                return False
-            indexes = _Indexes(db, total - n[0])
-            indexes.maybe_drop(n[0])
-            db.execute("DELETE FROM closures WHERE closure_id = ?", (closure.id,))
-            indexes.restore()
-            return True
+            return db.execute("DELETE FROM closures WHERE closure_id = ?", (closure.id,)).rowcount > 0
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -273,29 +262,31 @@ class LedgerDerived:
         (kind, datatype, lexical, canonical bytes) of args[0], args[1], the canonical bytes of
         args[2:], then valid_from, valid_to (open last), position in the closure.
         """
-        self._check_closure(closure)
-        where, args = ["d.closure_id = ?"], [closure.id]
-        if not self._term_filters((("d.s", about), ("d.p", predicate), ("d.o", obj)), where, args):
-            return Page.of(())
-        sql = (f"SELECT {_DERIVED_COLS} FROM derived d JOIN terms tp ON tp.term_id = d.p "
-               "LEFT JOIN terms ts ON ts.term_id = d.s LEFT JOIN terms tob ON tob.term_id = d.o "
-               f"WHERE {' AND '.join(where)} ORDER BY tp.lexical, d.negated, ts.kind, ts.datatype, ts.lexical, "
-               "ts.canon, tob.kind, tob.datatype, tob.lexical, tob.canon, d.rest_key, d.valid_from, "
-               "coalesce(d.valid_to, ?), d.seq")
-        args.append(MAX_TIME)
+        import numpy as np
+
+        from .derived_blocks import sort_order
+
+        table = self._table(closure)
+        deadline = limits.deadline()
+        mask = None
+        for col, term in ((table.s, about), (table.p, predicate), (table.o, obj)):
+            if term is not None:
+                tid = self._cache.lookup(self._db, term)
+                if tid is None:
+                    return Page.of(())
+                mask = col == tid if mask is None else mask & (col == tid)
+        idx = np.arange(len(table)) if mask is None else np.flatnonzero(mask)
+        preds = np.unique(table.p[idx]).tolist()
+        self._cache.terms_of(self._db, preds)
+        order = sort_order(self._db, table, idx, {i: self._cache.terms[i].value for i in preds})
         caps = [(n, name) for n, name in ((limits.max_results, LimitHit.MAX_RESULTS),
                                           (limits.max_edges, LimitHit.MAX_EDGES))
                 if n is not None]
         cap, cap_name = min(caps) if caps else (None, None)
-        if cap is not None:
-            sql += " LIMIT ?"
-            args.append(cap + 1)
-        deadline = limits.deadline()
-        rows = self._db.execute(sql, args).fetchall()
         truncated, hit = False, None
-        if cap is not None and len(rows) > cap:
-            rows, truncated, hit = rows[:cap], True, cap_name
-        views = self._derived_views(rows)
+        if cap is not None and len(order) > cap:
+            order, truncated, hit = order[:cap], True, cap_name
+        views = self._derived_views(table, order)
         if deadline.expired():
             return Page.of(views, True, LimitHit.TIMEOUT)
         return Page.of(views, truncated, hit)
@@ -308,34 +299,22 @@ class LedgerDerived:
 
     def stored_closure(self, info: ClosureInfo) -> StoredClosure:
         """One stored closure with its derived facts in stored position order."""
-        rows = self._db.execute(f"SELECT {_DERIVED_COLS} FROM derived d WHERE d.closure_id = ? ORDER BY d.seq",
-                                (info.id,)).fetchall()
-        derived = []
-        for k in range(0, len(rows), _CHUNK):
-            for v in self._derived_views(rows[k:k + _CHUNK]):
-                derived.append(DerivedRecord(v.predicate, v.args, v.valid, v.rule, v.depth, v.score, v.negated,
-                                             v.premises, v.bindings))
+        table = self._table(info)
+        derived = tuple(DerivedRecord(v.predicate, v.args, v.valid, v.rule, v.depth, v.score, v.negated, v.premises,
+                                      v.bindings) for v in self._derived_views(table, table.where))
         return StoredClosure(info.rule_set_hash, info.as_of, info.computed_at, info.truncated, info.limit_hit,
-                             info.stale, self.rule_set(info.rule_set_hash), tuple(derived))
+                             info.stale, self.rule_set(info.rule_set_hash), derived)
 
     def derived_by_ref(self, closure: ClosureInfo, refs: Sequence[DerivedRef]) -> tuple[DerivedView, ...]:
         """The derived facts named by ``refs``, in the order given (to walk a proof)."""
-        self._check_closure(closure)
+        import numpy as np
+
+        table = self._table(closure)
         seqs = [_derived_seq(r) for r in refs]
-        found: dict[int, tuple] = {}
-        wanted = sorted(set(seqs))
-        for k in range(0, len(wanted), _IN):
-            part = wanted[k:k + _IN]
-            for row in self._db.execute(
-                f"SELECT {_DERIVED_COLS} FROM derived d WHERE d.closure_id = ? AND d.seq IN "
-                f"({','.join('?' * len(part))})", (closure.id, *part),
-            ):
-                found[row[0]] = row
-        missing = [s for s in seqs if s not in found]
+        missing = [s for s in seqs if s >= len(table)]
         if missing:
             raise LedgerError(f"closure {closure.id} has no derived fact d:{missing[0]}")
-        views = {v.ref: v for v in self._derived_views([found[s] for s in wanted])}
-        return tuple(views[DerivedRef(s)] for s in seqs)
+        return tuple(self._derived_views(table, table.where[np.array(seqs, dtype=np.int64)]))
 
     def derived_triples(self, closure: ClosureInfo, valid: int, triple: IRI) -> Iterator[tuple[Term, Term, Term]]:
         """The closure's affirmed derived facts holding at valid time ``valid`` that are RDF triples:
@@ -355,17 +334,27 @@ class LedgerDerived:
 
     def derived_triple_ids(self, closure: ClosureInfo, valid: int, triple: IRI) -> list[tuple[int, int, int]]:
         """:meth:`derived_triples` as term ids ``(s, p, o)``, in the same order (for a ``triple`` fact,
-        ``p`` is its second argument, the ``o`` column, and ``o`` the first of ``rest``)."""
-        self._check_closure(closure)
+        ``p`` is its second argument and ``o`` its third)."""
+        import numpy as np
+
+        from .derived_blocks import OPEN, literal_ids
+
+        table = self._table(closure)
         tid = self._cache.lookup(self._db, triple)
-        return self._db.execute(
-            "SELECT d.s, CASE WHEN d.rest IS NULL THEN d.p ELSE d.o END, "
-            "CASE WHEN d.rest IS NULL THEN d.o ELSE json_extract(d.rest, '$[0]') END "
-            "FROM derived d JOIN terms ts ON ts.term_id = d.s LEFT JOIN terms tq ON tq.term_id = d.o "
-            "WHERE d.closure_id = ? AND d.negated = 0 AND ts.kind = 0 AND d.valid_from <= ? "
-            "AND (d.valid_to IS NULL OR d.valid_to > ?) AND (d.arity = 2 OR (d.arity = 3 AND d.p = ?)) "
-            "AND (d.rest IS NULL OR tq.kind = 0) ORDER BY d.seq", (closure.id, valid, valid, -1 if tid is None else tid),
-        ).fetchall()
+        vt = table.valid_to
+        binary = table.arity == 2
+        ternary = (table.arity == 3) & (table.p == (-1 if tid is None else tid))
+        idx = np.flatnonzero(~table.negated & (table.valid_from <= valid) & ((vt == OPEN) | (vt > valid))
+                             & (binary | ternary))
+        s, o, tern = table.s[idx], table.o[idx], ternary[idx]
+        literals = literal_ids(self._db, np.concatenate([s, o[tern]]))
+        keep = ~np.isin(s, literals) & ~(tern & np.isin(o, literals))
+        idx, tern = idx[keep], tern[keep]
+        order = np.argsort(table.seq[idx], kind="stable")
+        idx, tern = idx[order], tern[order]
+        s, p, o = table.s[idx], table.p[idx], table.o[idx]
+        third = table.rest_first()[idx]
+        return list(zip(s.tolist(), np.where(tern, o, p).tolist(), np.where(tern, third, o).tolist()))
 
     def encoded_derived(self, closure: ClosureInfo) -> EncodedDerived:
         """Affirmed binary derived facts as term-id columns (the SPARQL snapshot's input).
@@ -374,12 +363,13 @@ class LedgerDerived:
         """
         import numpy as np
 
-        self._check_closure(closure)
-        rows = self._db.execute(
-            "SELECT s, p, o, valid_from, coalesce(valid_to, ?), seq FROM derived "
-            "WHERE closure_id = ? AND arity = 2 AND negated = 0", (MAX_TIME, closure.id),
-        ).fetchall()
-        a = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
+        from .derived_blocks import OPEN
+
+        table = self._table(closure)
+        idx = np.flatnonzero((table.arity == 2) & ~table.negated)
+        vt = table.valid_to[idx]
+        a = np.stack([table.s[idx], table.p[idx], table.o[idx], table.valid_from[idx],
+                      np.where(vt == OPEN, MAX_TIME, vt), table.seq[idx]], axis=1).reshape(len(idx), 6)
         a = a[np.lexsort(a.T[::-1])]
         return EncodedDerived(*(np.ascontiguousarray(a[:, k]) for k in range(5)))
 
@@ -418,27 +408,49 @@ class LedgerDerived:
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _check_closure(self, closure: ClosureInfo) -> None:
-        row = self._db.execute("SELECT 1 FROM closures WHERE closure_id = ?", (closure.id,)).fetchone()
+    def _check_closure(self, closure: ClosureInfo) -> tuple:
+        row = self._db.execute(f"SELECT {_CLOSURE_COLS} FROM closures WHERE closure_id = ?", (closure.id,)).fetchone()
         if row is None:
             raise LedgerError(f"closure {closure.id} ({closure.rule_set_hash[:12]}, {closure.as_of}) is no longer "
                               "stored (replaced or deleted)")
+        return row
 
-    def _derived_views(self, rows: list[tuple]) -> list[DerivedView]:
-        """Views for rows of ``_DERIVED_COLS`` (terms and premise fact ids fetched in bulk)."""
-        if not rows:
+    def _table(self, closure: ClosureInfo) -> "ClosureTable":
+        """The closure's derived facts read from its blocks.  The last closure read is kept (a walk
+        over a proof asks for a few facts at a time): a stored closure's blocks never change, and the
+        key is its whole ``closures`` row, so a replaced closure (new id, new counts) is read again."""
+        from .derived_blocks import ClosureTable, read_blocks
+
+        row = self._check_closure(closure)
+        kept = self.__dict__.get("_derived_table")
+        if kept is not None and kept[0] == row:
+            return kept[1]
+        try:
+            table = ClosureTable.of(read_blocks(self._db, closure.id))
+        except ValueError as e:
+            raise LedgerError(f"closure {closure.id} has a damaged derived block: {e}") from None
+        self.__dict__["_derived_table"] = (row, table)
+        return table
+
+    def _derived_views(self, table: "ClosureTable", idx: "np.ndarray") -> list[DerivedView]:
+        """Views of the facts at indexes ``idx`` of ``table`` (terms and premise fact ids fetched in bulk)."""
+        from .derived_blocks import OPEN
+
+        if not len(idx):
             return []
+        import numpy as np
+
         db = self._db
-        decoded = []
+        in_block, rows = table.block[idx], table.row[idx]
+        blocks = table.blocks
         tids: set[int] = set()
         fact_rowids: set[int] = set()
-        for r in rows:
-            arg_ids = [i for i in (r[3], r[4]) if i is not None] + (json.loads(r[5]) if r[5] else [])
-            flat = json.loads(r[13])
-            premises = [int(x) for x in r[12].split(",")] if r[12] else []
-            tids.update(arg_ids, flat[1::2], (r[1],))
-            fact_rowids.update(x for x in premises if x > 0)
-            decoded.append((arg_ids, flat, premises))
+        for b in np.unique(in_block).tolist():  # only the rows asked for: a proof walk asks for a few
+            blk, mine = blocks[b], rows[in_block == b]
+            tids.add(blk.p)
+            tids.update(blk.args[mine].ravel().tolist(), blk.bindings[mine].ravel().tolist())
+            codes = blk.premises[mine]
+            fact_rowids.update(codes[codes > 0].tolist())
         self._cache.terms_of(db, tids)
         hashes: dict[int, str] = {}
         ids = sorted(fact_rowids)
@@ -448,13 +460,20 @@ class LedgerDerived:
                                      part):
                 hashes[fid] = h.hex()
         term = self._cache.terms.__getitem__
-        out = []
-        for r, (arg_ids, flat, premises) in zip(rows, decoded):
-            out.append(DerivedView(
-                DerivedRef(r[0]), term(r[1]), tuple(term(i) for i in arg_ids), bool(r[6]), Interval(r[7], r[8]), r[9],
-                r[10], r[11], tuple(AssertedRef(hashes[x]) if x > 0 else DerivedRef(-x - 1) for x in premises),
-                tuple((flat[k], term(flat[k + 1])) for k in range(0, len(flat), 2)),
-            ))
+        refs = {x: AssertedRef(h) for x, h in hashes.items()}
+        out: list = [None] * len(idx)
+        for b in np.unique(in_block).tolist():
+            at = np.flatnonzero(in_block == b)
+            blk, mine = blocks[b], rows[at]
+            for k, seq, args, vf, end, depth, sc, premises, bindings in zip(
+                    at.tolist(), blk.seq[mine].tolist(), blk.args[mine].tolist(), blk.valid_from[mine].tolist(),
+                    blk.valid_to[mine].tolist(), blk.depth[mine].tolist(), blk.score[mine].tolist(),
+                    blk.premises[mine].tolist(), blk.bindings[mine].tolist()):
+                out[k] = DerivedView(
+                    DerivedRef(seq), term(blk.p), tuple(map(term, args)), blk.negated,
+                    Interval(vf, None if end == OPEN else end), blk.rule, depth, None if sc != sc else sc,
+                    tuple(refs[x] if x > 0 else DerivedRef(-x - 1) for x in premises if x),
+                    tuple(zip(blk.names, map(term, bindings))))
         return out
 
 
@@ -464,18 +483,13 @@ def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, a
                   marker: int) -> tuple[int, "_ClosureWriter", tuple[tuple[str, int], ...]]:
     """Write one closure inside the caller's transaction (replacing the same key); (id, writer, rule counts)."""
     key = (rule_set_hash, as_of.system, as_of.valid)
-    where = "rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?"
-    total = db.execute("SELECT coalesce(sum(n_derived), 0) FROM closures").fetchone()[0]
-    old = db.execute(f"SELECT coalesce(sum(n_derived), 0) FROM closures WHERE {where}", key).fetchone()[0]
-    indexes = _Indexes(db, total - old)
-    indexes.maybe_drop(old)
-    db.execute(f"DELETE FROM closures WHERE {where}", key)
+    db.execute("DELETE FROM closures WHERE rule_set_hash = ? AND as_of_system = ? AND as_of_valid = ?", key)
     cid = db.execute(
         f"INSERT INTO closures({_CLOSURE_COLS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 0, 0, '[]')",
         (*key, marker, computed_at, int(bool(truncated)), None if limit_hit is None else LimitHit(limit_hit).value),
     ).lastrowid
     defer = terms.defer
-    writer = _ClosureWriter(db, terms, cid, indexes)
+    writer = _ClosureWriter(db, terms, cid)
     try:
         if isinstance(derived, DerivedColumns):
             write_columns(writer, derived)
@@ -487,7 +501,6 @@ def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, a
         writer.finish()
     finally:
         terms.defer = defer
-    indexes.restore()
     counts = tuple(sorted(writer.rule_counts.items()))
     db.execute("UPDATE closures SET n_derived = ?, n_binary = ?, rule_counts = ? WHERE closure_id = ?",
                (writer.n, writer.binary, json.dumps(counts), cid))
@@ -495,28 +508,28 @@ def write_closure(db: sqlite3.Connection, terms: TxnTerms, rule_set_hash: str, a
 
 
 class _ClosureWriter:
-    """Encodes derived records into rows and writes them in chunks (terms interned on the way)."""
+    """Encodes derived records into blocks (:mod:`holokb.ledger.derived_blocks`) and writes them in
+    chunks (terms interned on the way).  A row while buffered: ``[seq, p, arity, negated, rule,
+    binding names, arg ids, valid_from, valid_to, depth, score, premises, binding ids]``."""
 
-    def __init__(self, db: sqlite3.Connection, terms: TxnTerms, cid: int, indexes: "_Indexes") -> None:
+    def __init__(self, db: sqlite3.Connection, terms: TxnTerms, cid: int) -> None:
         self.db = db
-        self.indexes = indexes
         self.terms = terms
         terms.defer = True
         self.cid = cid
         self.n = 0
         self.binary = 0
+        self.block = 0  # next block number
         self.max_ref = -1
         self.rule_counts: Counter[str] = Counter()
         self.rows: list[list] = []
         self.iri_ids: dict[str, int] = {}
         self.lit_ids: dict[Literal, int] = {}
         self.fact_ids: dict[str, int] = {}
-        self.names: dict[str, str] = {}
         self.other_refs = False  # premises that are neither AssertedRef nor DerivedRef: dropped, not refused
 
     def term(self, t: object) -> int:
-        # The id only: TxnTerms.intern finds terms the closure's input decoded in the ledger's cache
-        # (no query, no canonical encoding); rest_key's encodings are computed for args[2:] alone.
+        # The id only: TxnTerms.intern finds terms the closure's input decoded in the ledger's cache.
         if t.__class__ is IRI:
             hit = self.iri_ids.get(t.value)  # type: ignore[attr-defined]
             if hit is None:
@@ -540,42 +553,17 @@ class _ClosureWriter:
         score = rec.score
         if score is not None and not math.isfinite(score):
             raise InvalidValueError(f"derived fact d:{self.n} has a non-finite score {score!r}")
-        iri_get = self.iri_ids.get
         term = self.term
-        args = rec.args
-        arity = len(args)
-        s = o = rest = rest_key = None
-        # IRIs are looked up by their string (cached hash) before the general path.
-        if arity:
-            a = args[0]
-            s = (iri_get(a.value) if a.__class__ is IRI else None) or term(a)
-            if arity > 1:
-                a = args[1]
-                o = (iri_get(a.value) if a.__class__ is IRI else None) or term(a)
-                if arity > 2:
-                    more = args[2:]
-                    ids = [term(x) for x in more]
-                    rest = "[" + ", ".join(map(str, ids)) + "]"  # what json.dumps writes, without its cost
-                    encoding = self.terms.cache.encoding
-                    rest_key = b"".join(encoding(x) for x in more)
-                elif not rec.negated:
-                    self.binary += 1
-        p = iri_get(pred.value) or term(pred)
+        # Terms are interned in the order the v7 rows met them (args, predicate, bindings): same term ids.
+        args = [term(a) for a in rec.args]
+        if len(args) == 2 and not rec.negated:
+            self.binary += 1
+        p = term(pred)
         bindings = rec.bindings
-        if bindings:
-            names = self.names
-            parts = []
-            for name, value in bindings:
-                nj = names.get(name)
-                if nj is None:
-                    nj = names[name] = json.dumps(name)
-                parts.append(f"{nj},{(iri_get(value.value) if value.__class__ is IRI else None) or term(value)}")
-            btext = "[" + ",".join(parts) + "]"
-        else:
-            btext = "[]"
         valid = rec.valid
-        self.rows.append([self.cid, self.n, p, arity, s, o, rest, rest_key, 1 if rec.negated else 0, valid.start,
-                          valid.end, rec.rule, rec.depth, score, rec.premises, btext])
+        self.rows.append([self.n, p, len(args), bool(rec.negated), rec.rule, tuple(name for name, _ in bindings),
+                          args, valid.start, valid.end, rec.depth, score, rec.premises,
+                          [term(value) for _, value in bindings]])
         self.rule_counts[rec.rule] += 1
         self.n += 1
         if len(self.rows) >= _CHUNK:
@@ -585,30 +573,23 @@ class _ClosureWriter:
         """Rows from facts given as term ids (:class:`EncodedClosure`): the same rows :meth:`add`
         writes for the decoded facts, with only the minted terms interned."""
         ids: dict[int, int] = {}  # minted id -> ledger id
-        minted_terms: dict[int, Term] = {}
         pending: dict[int, Term] = {}  # minted terms the ledger lacks: interned on first use in row order,
         for i, t in closure.minted.items():  # as add does, so that the new term ids are the same
             if self.terms.new.get(t) is None and self.terms.cache.lookup(self.db, t) is None:
                 pending[i] = t
             else:
-                tid = ids[i] = self.term(t)  # checks it is an IRI or a Literal; mints nothing
-                minted_terms[tid] = t
+                ids[i] = self.term(t)  # checks it is an IRI or a Literal; mints nothing
 
         for i in pending:
             ids[i] = None  # type: ignore[assignment]  # get(i, i) says None: intern it now
 
         def first_use(i: int) -> int:
-            t = pending.pop(i)
-            tid = ids[i] = self.term(t)
-            minted_terms[tid] = t
+            tid = ids[i] = self.term(pending.pop(i))
             return tid
 
         get = ids.get  # get(i, i): the ledger id of engine id i
         self.other_refs = True
-
         iri_ids = self.iri_ids
-        names = self.names
-        rest_keys: dict[int, bytes] = {}
         for rec in closure.facts:
             score = rec.score
             if score is not None and not math.isfinite(score):
@@ -617,61 +598,34 @@ class _ClosureWriter:
             args = [get(i, i) for i in raw]
             if None in args:
                 args = [first_use(i) if x is None else x for i, x in zip(raw, args)]
-            arity = len(args)
-            s = o = rest = rest_key = None
-            if arity:
-                s = args[0]
-                if arity > 1:
-                    o = args[1]
-                    if arity > 2:
-                        more = args[2:]
-                        rest = "[" + ", ".join(map(str, more)) + "]"  # what json.dumps writes
-                        rest_key = b"".join([rest_keys.get(i) or self._encoding_of(i, minted_terms, rest_keys)
-                                             for i in more])
-                    elif not rec.negated:
-                        self.binary += 1
+            if len(args) == 2 and not rec.negated:
+                self.binary += 1
             pred = rec.predicate
             p = iri_ids.get(pred)
             if p is None:
                 p = self.term(IRI(pred))
-            bindings = rec.bindings
-            if bindings:
-                parts = []
-                for name, value in bindings:
-                    nj = names.get(name)
-                    if nj is None:
-                        nj = names[name] = json.dumps(name)
-                    v = get(value, value)
-                    parts.append(f"{nj},{first_use(value) if v is None else v}")
-                btext = "[" + ",".join(parts) + "]"
-            else:
-                btext = "[]"
+            values = []
+            for _, value in rec.bindings:
+                v = get(value, value)
+                values.append(first_use(value) if v is None else v)
             valid = rec.valid
-            premises = rec.premises  # flush drops rule-file refs (self.other_refs)
-            self.rows.append([self.cid, self.n, p, arity, s, o, rest, rest_key, 1 if rec.negated else 0, valid.start,
-                              valid.end, rec.rule, rec.depth, score, premises, btext])
+            self.rows.append([self.n, p, len(args), bool(rec.negated), rec.rule,
+                              tuple(name for name, _ in rec.bindings), args, valid.start, valid.end, rec.depth, score,
+                              rec.premises, values])  # flush drops rule-file refs (self.other_refs)
             self.rule_counts[rec.rule] += 1
             self.n += 1
             if len(self.rows) >= _CHUNK:
                 self.flush()
 
-    def _encoding_of(self, tid: int, minted: dict[int, Term], memo: dict[int, bytes]) -> bytes:
-        """The canonical encoding of the term with ledger id ``tid`` (for ``rest_key``)."""
-        cache = self.terms.cache
-        t = minted.get(tid) or cache.terms.get(tid)
-        if t is None:
-            cache.terms_of(self.db, (tid,))
-            t = cache.terms[tid]
-        e = memo[tid] = cache.encoding(t)
-        return e
-
     def flush(self) -> None:
-        """Resolve the chunk's premises, then write its terms and rows."""
+        """Resolve the chunk's premises, then write its terms and blocks."""
+        from .derived_blocks import blocks_of_rows, write_blocks
+
         rows, self.rows = self.rows, []
         known = self.fact_ids
         wanted: set[str] = set()
         for r in rows:  # one pass: check the premises' types, collect asserted ids not yet resolved
-            for p in r[14]:
+            for p in r[11]:
                 c = p.__class__
                 if c is DerivedRef:
                     continue
@@ -680,9 +634,9 @@ class _ClosureWriter:
                         wanted.add(p.fact_id)
                 elif not isinstance(p, DerivedRef):
                     if self.other_refs:
-                        r[14] = tuple(x for x in r[14] if isinstance(x, (AssertedRef, DerivedRef)))
+                        r[11] = tuple(x for x in r[11] if isinstance(x, (AssertedRef, DerivedRef)))
                         continue
-                    raise InvalidValueError(f"derived fact d:{r[1]} has a premise that is neither an AssertedRef nor "
+                    raise InvalidValueError(f"derived fact d:{r[0]} has a premise that is neither an AssertedRef nor "
                                             f"a DerivedRef: {p!r}")
         unknown = sorted(wanted)
         for k in range(0, len(unknown), _IN):
@@ -695,7 +649,7 @@ class _ClosureWriter:
         max_ref = self.max_ref
         for r in rows:
             codes = []
-            for p in r[14]:
+            for p in r[11]:
                 if p.__class__ is DerivedRef or isinstance(p, DerivedRef):
                     n = p.seq
                     if n.__class__ is not int or n < 0:
@@ -706,42 +660,20 @@ class _ClosureWriter:
                 else:
                     fid = known.get(p.fact_id.lower())
                     if fid is None:
-                        raise LedgerError(f"derived fact d:{r[1]} names premise {p.fact_id[:12]}…, which is not an "
+                        raise LedgerError(f"derived fact d:{r[0]} names premise {p.fact_id[:12]}…, which is not an "
                                           "asserted fact of this ledger")
                     codes.append(fid)
-            r[14] = ",".join(map(str, codes))
+            r[11] = codes
         self.max_ref = max_ref
         pending = self.terms.take_pending()
         if pending:
             self.db.executemany(INSERT_TERM, pending)
-        self.indexes.maybe_drop(self.n)
-        self.db.executemany(_INS_DERIVED, rows)
+        self.block = write_blocks(self.db, self.cid, self.block, blocks_of_rows(rows))
 
     def finish(self) -> None:
         self.flush()
         if self.max_ref >= self.n:
             raise LedgerError(f"a premise names d:{self.max_ref}, but the closure has {self.n} derived facts")
-
-
-class _Indexes:
-    """Drops the derived indexes when the rows about to change are many compared with the rest."""
-
-    def __init__(self, db: sqlite3.Connection, others: int) -> None:
-        self.db = db
-        self.others = others
-        self.dropped = False
-
-    def maybe_drop(self, rows: int) -> None:
-        if not self.dropped and rows >= _CHUNK and rows * _REBUILD_RATIO >= self.others:
-            for name, _ in DERIVED_INDEXES:
-                self.db.execute(f"DROP INDEX IF EXISTS {name}")
-            self.dropped = True
-
-    def restore(self) -> None:
-        if self.dropped:
-            for _, sql in DERIVED_INDEXES:
-                self.db.execute(sql)
-            self.dropped = False
 
 
 def _info(row: tuple, stale: bool) -> ClosureInfo:

@@ -2,8 +2,8 @@
 
 :class:`DerivedColumns` is what a closure computed over this ledger's own term ids looks like
 (the engine's proof steps grouped by relation and rule): every group's rows share a predicate,
-polarity, rule and proof layout, so that a row's ``premises`` / ``bindings`` / ``rest`` texts are
-one ``%`` format of a tuple of ints.  The rows and the terms table are byte-identical to storing
+polarity, rule and proof layout, so that each is stored as one block of arrays
+(:mod:`holokb.ledger.derived_blocks`).  What reads back, and the terms table, are the same as storing
 the same facts as :class:`~holokb.ledger.derived.DerivedRecord` (terms the closure minted are
 interned at their first use in row order, as the record path does).
 """
@@ -49,66 +49,44 @@ class DerivedColumns:
 
 
 def write_columns(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
-    """Every row of ``closure`` through ``writer`` (its terms, counters and chunked inserts)."""
-    groups = closure.groups
-    n = closure.count
+    """Every fact of ``closure`` through ``writer`` (its terms and counters), one block per group."""
+    import numpy as np
+
+    from .derived_blocks import OPEN, Block, write_blocks
+
     _check(writer, closure)
-    remap, minted_terms = _intern_minted(writer, closure)
-    rows: list = [None] * n
-    cid = writer.cid
+    remap, _ = _intern_minted(writer, closure)
+    blocks = []
     max_ref = -1
-    for g in groups:
+    for g in closure.groups:
         f = g.facts
         m = len(f)
         if not m:
             continue
         args = remap(f.args)
         arity = args.shape[1]
-        cols = args.T.tolist()
-        s = cols[0] if arity else [None] * m
-        o = cols[1] if arity > 1 else [None] * m
-        if arity > 2:
-            rest = _formatted("[" + ", ".join(["%d"] * (arity - 2)) + "]", cols[2:])  # what json.dumps writes
-            keys = [_encodings(writer, c, minted_terms) for c in cols[2:]]
-            rest_key = keys[0] if len(keys) == 1 else [b"".join(t) for t in zip(*keys)]
-        else:
-            rest = rest_key = [None] * m
-            if arity == 2 and not f.negated:
-                writer.binary += m
-        p = writer.term(IRI(f.predicate))
-        vt = f.valid_to.tolist()
-        valid_to = [None if t == MAX_TIME else t for t in vt] if MAX_TIME in vt else vt
-        score = [None] * m if f.score is None else f.score.tolist()
-        codes = g.premises
-        if codes.size:
-            derived = codes[codes < 0]
-            if len(derived):
-                max_ref = max(max_ref, int(-derived.min()) - 1)
-        names = writer.names
-        parts = []
-        for name in g.binding_names:
-            nj = names.get(name)
-            if nj is None:
-                nj = names[name] = json.dumps(name)
-            parts.append(nj.replace("%", "%%") + ",%d")
-        bindings = _formatted("[" + ",".join(parts) + "]", remap(g.bindings).T.tolist()) if parts else ["[]"] * m
-        seq = f.seq.tolist()
-        for k, row in zip(seq, zip([cid] * m, seq, [p] * m, [arity] * m, s, o, rest, rest_key,
-                                   [1 if f.negated else 0] * m, f.valid_from.tolist(), valid_to, [f.rule] * m,
-                                   f.depth.tolist(), score, _premise_texts(codes), bindings)):
-            rows[k] = row
+        if arity == 2 and not f.negated:
+            writer.binary += m
+        codes = np.asarray(g.premises, dtype=np.int64).reshape(m, -1)
+        derived = codes[codes < 0]
+        if len(derived):
+            max_ref = max(max_ref, int(-derived.min()) - 1)
+        vt = np.asarray(f.valid_to, dtype=np.int64)
+        blocks.append(Block(
+            writer.term(IRI(f.predicate)), arity, bool(f.negated), f.rule, tuple(g.binding_names),
+            np.asarray(f.seq, dtype=np.int64), args, np.asarray(f.valid_from, dtype=np.int64),
+            np.where(vt == MAX_TIME, OPEN, vt), np.asarray(f.depth, dtype=np.int64),
+            np.full(m, np.nan) if f.score is None else np.asarray(f.score, dtype=np.float64), codes,
+            remap(g.bindings).reshape(m, len(g.binding_names))))
         writer.rule_counts[f.rule] += m
-    writer.n = n
+    writer.n = closure.count
     writer.max_ref = max(writer.max_ref, max_ref)
     pending = writer.terms.take_pending()
     if pending:
         from .sql import INSERT_TERM
 
         writer.db.executemany(INSERT_TERM, pending)
-    writer.indexes.maybe_drop(n)
-    from .derived import _INS_DERIVED
-
-    writer.db.executemany(_INS_DERIVED, rows)
+    writer.block = write_blocks(writer.db, writer.cid, writer.block, blocks)
 
 
 def _check(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
@@ -196,47 +174,3 @@ def _intern_minted(writer: "_ClosureWriter", closure: DerivedColumns):
         return np.where(hit, dst[pos], a)
 
     return remap, minted_terms
-
-
-def _formatted(fmt: str, cols: list[list[int]]) -> list[str]:
-    """``fmt % row`` for the rows of ``cols`` (int columns)."""
-    return [fmt % t for t in zip(*cols)]
-
-
-def _premise_texts(codes: np.ndarray) -> list[str]:
-    """The stored premises text per row: the nonzero codes joined by commas (rows with the same
-    columns left out share one format)."""
-    import numpy as np
-
-    m, k = codes.shape
-    if not k:
-        return [""] * m
-    present = codes != 0
-    if present.all():
-        return _formatted(",".join(["%d"] * k), codes.T.tolist())
-    if k > 62:  # too many atoms for a bit pattern
-        return [",".join(map(str, (c for c in row if c))) for row in codes.tolist()]
-    pattern = (present * (1 << np.arange(k, dtype=np.int64))).sum(axis=1)
-    out = np.empty(m, dtype=object)
-    for pat in np.unique(pattern).tolist():
-        rows = np.flatnonzero(pattern == pat)
-        kept = [c for c in range(k) if pat >> c & 1]
-        out[rows] = _formatted(",".join(["%d"] * len(kept)), codes[rows][:, kept].T.tolist()) if kept \
-            else [""] * len(rows)
-    return out.tolist()
-
-
-def _encodings(writer: "_ClosureWriter", ids: list[int], minted: dict[int, Term]) -> list[bytes]:
-    """The canonical encoding of each term id (for ``rest_key``), each distinct id decoded once;
-    ``minted``: the terms by ledger id that the closure minted (not in the cache before commit)."""
-    cache = writer.terms.cache
-    memo: dict[int, bytes] = {}
-    distinct = set(ids)
-    missing = [i for i in distinct if i not in cache.terms and i not in minted]
-    if missing:
-        cache.terms_of(writer.db, missing)
-    for i in distinct:
-        t = minted.get(i) or cache.terms[i]
-        memo[i] = cache.encoding(t)
-    return [memo[i] for i in ids]
-

@@ -28,8 +28,9 @@ from .canon import canon_of
 from .sql import FACT_MAGIC
 
 PlainChunk = tuple[Sequence[Term], Sequence[int]]
-#: (new terms, flat s, p, o indices, canonical encodings of the new terms, the 32-byte fact hash
-#: of every triple of the chunk, joined in order).
+#: (new terms packed (staging reads their fields; :func:`unpack_terms` makes Terms of them),
+#: flat s, p, o indices, canonical encodings of the new terms, the 32-byte fact hash of every
+#: triple of the chunk, joined in order).
 HashedChunk = tuple[Sequence[Term], Sequence[int], list[bytes], bytes]
 
 #: Inputs smaller than this are read in this process (a fork costs a few milliseconds).
@@ -57,8 +58,9 @@ def worth_forking(input_bytes: int) -> bool:
 
 
 def forked_chunks(source: Callable[[], Iterator[PlainChunk]]) -> Iterator[PlainChunk | HashedChunk]:
-    """The chunks of ``source()``, read and hashed by a forked child when :func:`can_fork`; else
-    (or after the child failed) by this process, without the precomputed parts."""
+    """The chunks of ``source()``, read and hashed by a forked child when :func:`can_fork` (as
+    :data:`HashedChunk`, terms packed); else (or after the child failed) by this process, as the
+    source gives them."""
     if not can_fork():
         yield from source()
         return
@@ -82,8 +84,8 @@ def forked_chunks(source: Callable[[], Iterator[PlainChunk]]) -> Iterator[PlainC
                     break
                 if msg == "failed":
                     break
-                packed, spo, canon, hashes = msg
-                yield [_unpack(t) for t in packed], spo, canon, hashes
+                # The terms stay packed (see :func:`unpack_terms`): staging needs only their fields.
+                yield msg
                 got += 1
     finally:
         if not finished:
@@ -129,8 +131,14 @@ def _child(source: Callable[[], Iterator[PlainChunk]], w: int) -> None:
         os._exit(code)
 
 
+def unpack_terms(items: list) -> None:
+    """Make Terms, in place, of the packed terms in ``items`` (Terms among them stay as they are)."""
+    items[:] = map(unpack_term, items)
+
+
 def _pack(t: Term) -> object:
-    # Rebuilding an IRI or Literal from its fields is ~10x cheaper than unpickling the dataclass.
+    # Rebuilding an IRI or Literal from its fields is ~10x cheaper than unpickling the dataclass;
+    # staging reads the fields without rebuilding at all (1M facts: 0.77 s CPU less).
     if t.__class__ is IRI:
         return t.value
     if t.__class__ is Literal:
@@ -138,7 +146,8 @@ def _pack(t: Term) -> object:
     return t
 
 
-def _unpack(x: object) -> Term:
+def unpack_term(x: object) -> Term:
+    """The Term of a packed term (a Term stays as it is)."""
     # The child built (and so validated) these terms; their fields are set as the dataclass would.
     if x.__class__ is str:
         t = object.__new__(IRI)

@@ -198,8 +198,7 @@ CREATE TABLE write_log (
 );
 """
 
-#: Lookups of derived facts by first / second argument.  Dropped while a large closure is
-#: stored or deleted and built once after (random b-tree inserts cost far more than one sort).
+#: v3's lookups of derived facts by first / second argument (v8 stores derived facts in blocks).
 DERIVED_INDEXES = (
     ("derived_s", "CREATE INDEX IF NOT EXISTS derived_s ON derived(closure_id, s, p)"),
     ("derived_o", "CREATE INDEX IF NOT EXISTS derived_o ON derived(closure_id, o, p)"),
@@ -285,10 +284,17 @@ def _step_v6_to_v7(db: sqlite3.Connection) -> None:
     db.execute(dict(BULK_INDEXES)["facts_hkey"])
 
 
+def _step_v7_to_v8(db: sqlite3.Connection) -> None:
+    """v8: derived facts stored in blocks of array columns (``schema_v8``)."""
+    from .schema_v8 import step_v7_to_v8
+
+    step_v7_to_v8(db)
+
+
 #: MIGRATIONS[i] upgrades a file from version i to version i + 1.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3, _step_v3_to_v4, _step_v4_to_v5, _step_v5_to_v6,
-    _step_v6_to_v7)
+    _step_v6_to_v7, _step_v7_to_v8)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

@@ -221,7 +221,7 @@ class Ledger(LedgerDerived, LedgerReads):
             # A forked worker reads (a copy of) the list into columns and hashes them; it fails,
             # and this process then reads the records itself, as soon as one is not plain.
             try:
-                staged = stage_plain(self, forked_chunks(cols.complete_chunks), at=at)
+                staged = stage_plain(self, forked_chunks(cols.complete_chunks), at=at, terms=False)
             except NotPlainRecords:
                 staged = None
             if staged is not None:
@@ -251,7 +251,7 @@ class Ledger(LedgerDerived, LedgerReads):
 
         self._check_usable()
         it = iter(chunks)
-        staged = stage_plain(self, it, at=at)
+        staged = stage_plain(self, it, at=at, terms=False)  # Terms are made only if the load falls back
         if staged is None:
             return self._plain_by_records(it, at=at)
         return self.write_staged(staged)

@@ -74,6 +74,14 @@ def rule_digest(paths: Iterable[str | Path]) -> str | None:
     return h.hexdigest()
 
 
+def stored_digest(text: str) -> str:
+    """The digest that names the program parsed from a rule set stored in the ledger (``holokb query``
+    with no rule files uses the rule set of the last ``holokb derive``): its text and the code stamp."""
+    h = hashlib.sha256(json.dumps([FORMAT, _code_stamp(), "<stored rule set>"]).encode())
+    h.update(text.encode("utf-8"))
+    return h.hexdigest()
+
+
 def _entry_path(ledger_path: str, digest: str) -> Path:
     return Path(ledger_path + ".sparql") / f"rules-{digest[:16]}.json"
 

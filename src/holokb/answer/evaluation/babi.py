@@ -39,6 +39,7 @@ def load(path: Path) -> list[Question]:
     story: list[tuple[int, str]] = []
     n_story = 0
     seen = 0
+    story_bad: str | None = None
     for lineno, bline in enumerate(raw.splitlines(), 1):
         if not bline.strip():
             continue
@@ -55,13 +56,16 @@ def load(path: Path) -> list[Question]:
         if ident == 1:
             story = []
             n_story += 1
+            story_bad = None
+        if bad and "\t" not in m.group(2):  # a story line that is not UTF-8: every later question of the story
+            story_bad = f"bad_input: story line {ident} is not UTF-8"
         if "\t" in rest:
             parts = rest.split("\t")
             if len(parts) < 2:
                 raise HolokbError(f"{path}:{lineno}: a question line needs question<TAB>answer")
             q, a = parts[0].strip(), parts[1].strip()
             out.append(Question(f"{Path(path).name}:{n_story}:{ident}", tuple(story), ident, q, a,
-                                bad or (None if q and a else "bad_input: empty question or answer")))
+                                bad or story_bad or (None if q and a else "bad_input: empty question or answer")))
         elif rest.strip():  # a statement line with no text states nothing (and has no sentence to time)
             story.append((ident, rest.strip()))
     if not seen:
@@ -154,7 +158,7 @@ def score(q: Question) -> ItemResult:
     plan = _planner.plan(q.text)
     if isinstance(plan, Unplannable):
         return ItemResult(q.id, q.answer, None, "unsupported", False, group, reason=f"question: {plan.message}",
-                          skips=skips, path=OVER_READING)
+                          skips=skips, bad_input=True, path=OVER_READING)
     plan = _resolve(plan, story)
     if plan.time is None:
         plan = replace(plan, time=TimeRef(TimeKind.AT, instant=q.line))

@@ -86,7 +86,7 @@ def _asked(kb, q: babi.Question, plan, text: str, reading, skips: tuple, options
     group = q.id.split(":", 1)[0]
     if isinstance(plan, Unplannable):
         return ItemResult(q.id, q.answer, None, "unsupported", False, group, reason=f"question: {plan.message}",
-                          skips=skips, path=PATH)
+                          skips=skips, bad_input=True, path=PATH)  # a question of an unknown form: counted
     lex = babi._reader.lexicon
     try:
         answer = kb.answer(plan, as_of=AsOf.latest(), rules=_program(), options=options)

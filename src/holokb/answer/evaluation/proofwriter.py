@@ -9,6 +9,7 @@ C (Unknown) = unsupported (``../shared/corpora/README.md``).  ``conflicting`` ma
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ...core.inputs import bad_record, os_error, parse_json
@@ -57,9 +58,23 @@ def _checked(item: tuple[int, dict]) -> "tuple[dict, str, object] | ItemResult":
         return _bad(rec, idx, f"bad_input: missing or non-text field(s) {', '.join(missing)}")
     if any(_has_surrogates(rec[f]) for f in _FIELDS):
         return _bad(rec, idx, "bad_input: text that is not UTF-8")
-    claim = rec["question"].rsplit("?", 1)[-1].strip() or rec["question"]
+    claim = _claim(rec["question"])
     _init()
-    return rec, LABELS.get(rec["answer"], rec["answer"]), _planner.plan_claim(claim)
+    from ..plan import AnswerForm, Unplannable, UnplannableReason
+
+    plan = _planner.plan_claim(claim)
+    if not isinstance(plan, Unplannable) and plan.answer_form is not AnswerForm.YES_NO:  # "Where is Bob?"
+        plan = Unplannable(UnplannableReason.UNKNOWN_FORM, "not a statement to judge true, false or unknown",
+                           0, len(claim))
+    return rec, LABELS.get(rec["answer"], rec["answer"]), plan
+
+
+def _claim(question: str) -> str:
+    """The statement or question a record asks about: its last sentence ("Based on the above
+    information, is the following statement true, false, or unknown? Bob is big." → "Bob is big.";
+    "…? Is it true that Bob is big?" → "Is it true that Bob is big?")."""
+    parts = [p for p in re.split(r"(?<=[?.!])\s+", question.strip()) if p]
+    return parts[-1] if parts else question
 
 
 def _unplannable(rec: dict, gold: str, plan, skips: tuple) -> ItemResult:

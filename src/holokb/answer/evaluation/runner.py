@@ -65,16 +65,20 @@ class EvalRun:
         return sum(r.correct for r in self.results) / self.n if self.n else 0.0
 
     def line(self) -> str:
-        """``accuracy=0.9950 n=600 bad_input=0 uncited=0 bad_spans=0``."""
+        """``accuracy=0.9950 n=600 bad_input=0 uncited=0 bad_spans=0 unread=0``: ``bad_input`` items (bad
+        rows, questions of an unknown form) are unsupported with a reason; ``unread`` items were answered
+        with a sentence of their text not read (listed in the item's ``skips``)."""
         bad = sum(r.bad_input for r in self.results)
         uncited = sum(1 for r in self.results if r.cited is False)
         spans = sum(1 for r in self.results if r.spans_ok is False)
+        unread = sum(1 for r in self.results if r.skips and not r.bad_input)  # answered with a sentence not read
         paths = {}
         for r in self.results:
             if r.path:
                 paths[r.path] = paths.get(r.path, 0) + 1
         via = "".join(f" {p}={n}" for p, n in sorted(paths.items()))  # which answer path answered how many
-        return f"accuracy={self.accuracy:.4f} n={self.n} bad_input={bad} uncited={uncited} bad_spans={spans}{via}"
+        return (f"accuracy={self.accuracy:.4f} n={self.n} bad_input={bad} uncited={uncited} bad_spans={spans}"
+                f" unread={unread}{via}")
 
     def by_group(self) -> dict[str, tuple[int, int]]:
         """group → (correct, n), groups sorted."""

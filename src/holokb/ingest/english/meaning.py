@@ -77,6 +77,7 @@ class Context:
     story_time: int | None = None                 # the sentence's story time (bAbI line number), if any
     last_subjects: tuple[Ref, ...] = ()           # for pronouns outside rules
     last_objects: tuple[Ref, ...] = ()            # the direct objects of the latest sentence that had some
+    prev_objects: tuple[Ref, ...] = ()            # the direct objects of the sentence just before (maybe none)
     rule_count: int = 0
 
 
@@ -247,9 +248,26 @@ class Interpreter:
                     word = _tokens(item)[-1].value
                     out.append(Prop(s, RDF_TYPE, self.class_iri([word]), neg != _has(item, "NOT")))
                 return out
-            case "be_type":
-                toks = _tokens(_kids(t, "nominal")[0])
-                return [Prop(s, RDF_TYPE, self.class_iri([x.value for x in toks]), neg)]
+            case "be_a_adj" | "be_type":
+                # "Bob is a bald eagle.": the noun phrase's class (BaldEagle, as "Bald eagles are …"
+                # reads).  "The bear is a big, red animal.": coordinated adjectives each name a class of
+                # their own, and so does each word of the last one ("red animal": Red, Animal and
+                # RedAnimal); "a big, red person/thing" names no class beyond its adjectives.
+                items = [i for a in _kids(t, "adjectives") for i in _kids(a, "adj_item")]
+                if any(_has(i, "NOT") for i in items):
+                    raise Unsupported("a negated adjective before a noun")
+                words = [x.value for n in _kids(t, "nominal") for x in _tokens(n)]
+                classes = [self.class_iri([_tokens(i)[-1].value]) for i in items]
+                if words:
+                    classes.append(self.class_iri(words))
+                if items and len(words) > 1:
+                    classes += [self.class_iri([w]) for w in words]
+                if neg and len(classes) > 1:  # "not a big cat" is not "not big and not a cat"
+                    raise Unsupported("a negated type with several classes")
+                return [Prop(s, RDF_TYPE, c, neg) for c in classes]
+            case "be_neither":
+                adjs = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))]
+                return [Prop(s, RDF_TYPE, self.class_iri([a.value]), True) for a in adjs]
             case "be_adj_rel":
                 adj = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0]
                 rel = _kids(t, "relation_object")[0]
@@ -361,7 +379,8 @@ class Interpreter:
         objects: list = []
         if objs_t and not used_obj_words:
             refs = self.object_refs(objs_t[0], scope)
-            objects = [r.term for r in refs]
+            objects = [self._object_term(r, c, scope) for r, c in
+                       zip(refs, [c for c in objs_t[0].children if isinstance(c, Tree)])]
             scope.objects.extend(refs)
             for r in refs:
                 for ty in r.types:
@@ -400,6 +419,20 @@ class Interpreter:
         if "roles" in entry and stated and scope.ctx.story_time is not None and not scope.asking:
             self._event_roles(entry["roles"], agent, objects if objs_t else [], pps, scope, frame)
         return out
+
+    def _object_term(self, ref: Ref, tree: Tree, scope: "Scope"):
+        """A verb's object.  A bare plural ("The cat chases dogs.") is every member of its class: a
+        variable typed by a condition the sentence's rule gets (scope.kind_objects), never the
+        individual "the dog"; an indefinite one ("chases a dog": which?) is refused."""
+        if not ref.kind or isinstance(ref.term, (Literal, Var)) or ref.cls is None:
+            return ref.term
+        if tree.data == "indefinite":
+            raise Unsupported("an indefinite object ('a …'): which one is not said")
+        if scope.asking:
+            raise Unsupported("a question about a kind (a bare plural object), not a named thing")
+        v = Var(f"y{len(scope.kind_objects)}" if scope.kind_objects else "y")  # not a pronoun's antecedent
+        scope.kind_objects.append(Prop(v, RDF_TYPE, ref.cls))
+        return v
 
     def _event_roles(self, roles: dict, agent, objects: list, pps: list, scope: "Scope", frame: Frame) -> None:
         """One event entity at the sentence's story instant with a fact per role the clause fills."""
@@ -498,7 +531,7 @@ class Interpreter:
                 self.clause(body, scope, frame, out)
             case "conditional":
                 self.conditional(body, scope, out)
-            case "generic_adj" | "generic_every" | "generic_all" | "generic_rel":
+            case "generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel":
                 self.generic(body, scope, out)
             case "dated_heading":
                 ctx.date = _date_ms([x for x in _tokens(body) if x.type == "DATE"][0].value)
@@ -516,6 +549,7 @@ class Interpreter:
             ctx.last_subjects = tuple(scope.last)
         if scope.objects:
             ctx.last_objects = tuple(scope.objects)
+        ctx.prev_objects = tuple(scope.objects)
         return out
 
     def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
@@ -550,6 +584,18 @@ class Interpreter:
             out = Meaning()
             out.ask = ("path", ends[0], ends[1])
             return out
+        if q.data == "q_true_that":  # "Is it true that the bear is red?" asks what the clause states
+            word = [c for c in q.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value
+            if word.lower() != "true":
+                raise Unsupported(f"'is it {word} that …' questions")
+            clause = _kids(q, "clause")[0]
+            subs = self.subjects(_kids(clause, "subjects")[0], scope)
+            preds = [c for c in _kids(clause, "predicates")[0].children if isinstance(c, Tree)]
+            if any(r.kind for r in subs):
+                raise Unsupported("a question about a kind (a bare plural or 'a …'), not a named thing")
+            frame = Frame()
+            out.props = [(p, frame) for s in subs for pr in preds for p in self.predicate(pr, s, scope, frame)]
+            return out
         if q.data in ("q_where", "q_where_before", "q_what_adj_rel", "q_count", "q_what_verb", "q_what_rel_subject",
                       "q_what_rel_object"):
             return self.wh_question(q, scope)
@@ -560,6 +606,8 @@ class Interpreter:
                  "q_do_verb": "do_verb" if _has(q, "NOT") else "verb"}.get(q.data)
         if label is None:
             raise Unsupported(f"question form {q.data}")
+        if any(r.kind for r in subs):  # "Do cats chase the dog?" asks about a rule, not a fact
+            raise Unsupported("a question about a kind (a bare plural or 'a …'), not a named thing")
         frame = Frame()
         for s in subs:
             for p in self.predicate(Tree(label, rest), s, scope, frame):
@@ -576,7 +624,7 @@ class Interpreter:
             out.ask = ("what_subject", obj.term, pred)
             return out
         subs = self.subjects(_kids(q, "subjects")[0], scope)
-        if len(subs) != 1 or isinstance(subs[0].term, Var):
+        if len(subs) != 1 or isinstance(subs[0].term, Var) or subs[0].kind:
             raise Unsupported("a question about one named thing")
         s = subs[0].term
         if q.data in ("q_count", "q_what_verb"):
@@ -628,12 +676,25 @@ class Interpreter:
         preds = [c for c in _kids(body, "predicates")[0].children if isinstance(c, Tree)]
         subs = self._plural_agreement(body, subs, preds)
         generic = [r for r in subs if r.kind]
-        if generic and any(p.data.startswith("be_") for p in preds):
+        if generic:
+            # A bare plural or indefinite subject ("Cats chase the dog.", "A cat is red.") states a rule
+            # over the members of its class, never a fact about the individual "the cat".  Only a
+            # measured parameter of the kind itself ("Session tokens expire after 15 minutes.": every
+            # value object a literal) is a fact, about the kind entity (its own IRI, see _kind).
             if len(subs) != 1:
                 raise Unsupported("a generic statement about several kinds")
             x = scope.variable()
             props = [q for p in preds for q in self.predicate(p, Ref(x), scope, frame)]
-            self._rules(out, scope, [Prop(x, RDF_TYPE, subs[0].cls)], props)
+            values = [isinstance(q.object, Literal) for q in props]
+            if props and all(values) and not any(p.data.startswith("be_") for p in preds):
+                kind = self._kind(subs[0])
+                for q in props:
+                    q = replace(q, subject=kind)
+                    out.props.append((q, self._story_frame(q, frame, scope)))
+                return
+            if any(values):
+                raise Unsupported("a generic statement mixing a measured value with other predicates")
+            self._rules(out, scope, [Prop(x, RDF_TYPE, subs[0].cls)], props, scope.kind_objects)
             return
         for s in subs:
             if isinstance(s.term, Var):
@@ -642,7 +703,20 @@ class Interpreter:
                 out.props.append((Prop(s.term, RDF_TYPE, ty), Frame(version=frame.version)))
             for p in preds:
                 for q in self.predicate(p, s, scope, frame):
-                    out.props.append((q, self._story_frame(q, frame, scope)))
+                    if isinstance(q.object, Var):  # "The cat chases dogs.": a rule over the dogs
+                        if scope.ctx.story_time is not None or q.kind:
+                            raise Unsupported("a story event about a kind (a bare plural object)")
+                        self._rules(out, scope, [], [q], scope.kind_objects)
+                    else:
+                        out.props.append((q, self._story_frame(q, frame, scope)))
+
+    def _kind(self, ref: Ref) -> IRI:
+        """The entity a generic statement about a measured parameter is about: ``ex:kind/sessionToken``
+        for "Session tokens" / "a session token", an IRI no noun phrase naming an individual reads to
+        ("the session token" is ``ex:sessionToken``)."""
+        assert ref.cls is not None
+        local = ref.cls.value[len(self.ns):]
+        return self.iri("kind/" + local[:1].lower() + local[1:])
 
     def _plural_agreement(self, body: Tree, subs: list[Ref], preds: list[Tree]) -> list[Ref]:
         """"Sheep are afraid of wolves.": a bare noun whose plural is itself is generic when the
@@ -683,36 +757,47 @@ class Interpreter:
         frame = Frame()
         scope.in_rule = True
         cond = self._condition_props([c for c in _kids(body, "conditions")[0].children if isinstance(c, Tree)], scope, frame)
+        _no_kind_in_condition(scope)
         cons = self._condition_props([c for c in _kids(body, "consequents")[0].children if isinstance(c, Tree)], scope, frame)
-        self._rules(out, scope, cond, cons)
+        self._rules(out, scope, cond, cons, scope.kind_objects)
 
     def generic(self, body: Tree, scope: "Scope", out: Meaning) -> None:
         frame = Frame()
         scope.in_rule = True
         x = scope.variable()
-        if body.data == "generic_rel":  # "Anything that is red and sees the dog …": the relative clause
-            cond = [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
-                    for q in self.predicate(p, Ref(x), scope, frame)]
-        elif body.data == "generic_adj":
-            cond = []
+        cond = []
+        if body.data in ("generic_adj", "generic_adj_rel"):  # "Red, cold things …", "Nice people who …"
             for item in _kids(_kids(body, "adjectives")[0], "adj_item"):
                 cond.append(Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")))
-        else:
+        elif body.data != "generic_rel":
             words = [t.value for t in _tokens(_kids(body, "nominal")[0])]
             cond = [Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]
             cond.append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
+        if body.data in ("generic_rel", "generic_adj_rel"):  # "Anything that is red and sees the dog …"
+            cond += [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
+                     for q in self.predicate(p, Ref(x), scope, frame)]
+        _no_kind_in_condition(scope)
         scope.last = [Ref(x)]
         cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
-        self._rules(out, scope, cond, cons)
+        self._rules(out, scope, cond, cons, scope.kind_objects)
 
-    def _rules(self, out: Meaning, scope: "Scope", cond: list[Prop], cons: list[Prop]) -> None:
-        body = tuple(_atom(p) for p in cond)
-        body_vars = {a for p in cond for a in (p.subject, p.object) if isinstance(a, Var)}
+    def _rules(self, out: Meaning, scope: "Scope", cond: list[Prop], cons: list[Prop], kinds: list[Prop] = ()) -> None:
+        """One rule per conclusion; ``kinds`` (bare plural objects' classes) join the body of the
+        conclusions that name their variable."""
         for p in cons:
+            mine = [k for k in kinds if k.subject in (p.subject, p.object)]
+            body = tuple(_atom(q) for q in cond + mine)
+            body_vars = {a for q in cond + mine for a in (q.subject, q.object) if isinstance(a, Var)}
             if any(isinstance(a, Var) and a not in body_vars for a in (p.subject, p.object)):
                 raise Unresolved("a conclusion about someone the conditions do not name")
             scope.ctx.rule_count += 1
             out.rules.append(Rule(f"sentence_rule_{scope.ctx.rule_count}", _atom(p), body))
+
+
+def _no_kind_in_condition(scope: "Scope") -> None:
+    """"If someone likes cats …": every cat or some cat?  Refused rather than guessed."""
+    if scope.kind_objects:
+        raise Unsupported("a bare plural object in a condition ('likes cats': all of them or some?)")
 
 
 def _atom(p: Prop) -> Atom:
@@ -738,6 +823,7 @@ class Scope:
         self.extra: list[Prop] = []
         self.events: list[Prop] = []
         self.objects: list[Ref] = []  # direct objects read in this sentence (antecedents of a later "it")
+        self.kind_objects: list[Prop] = []  # the class conditions of bare plural objects ("chases dogs")
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
 
     def variable(self) -> Var:
@@ -763,5 +849,13 @@ class Scope:
                 return cands[0]
             raise Unresolved(f"'{word}' has no single antecedent other than its clause's subject")
         if self.ctx.last_subjects:
+            # A sentence's first pronoun is the subject before it, when that is the only candidate:
+            # "The bear is big. It is red." — not after "The cat and the dog …" (which one?), and "it"
+            # not after "The bear sees the cat." (the bear or the cat?).
+            subjects = {r.term for r in self.ctx.last_subjects}
+            if word.lower() in ("it", "he", "she") and len(subjects) > 1:
+                raise Unresolved(f"'{word}' could be any of the subjects before it")
+            if word.lower() == "it" and any(r.term not in subjects for r in self.ctx.prev_objects):
+                raise Unresolved("'it' could be the subject or the object of the sentence before")
             return self.ctx.last_subjects[0]
         raise Unresolved(f"'{word}' refers to nothing before it")

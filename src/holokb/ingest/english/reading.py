@@ -76,7 +76,8 @@ def _short(t) -> str:
     if isinstance(t, str):
         t = IRI(t)
     if isinstance(t, IRI):
-        return t.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        path, _, local = t.value.rsplit("#", 1)[-1].rpartition("/")
+        return f"kind/{local}" if path.endswith("/kind") else local  # a kind entity is not the individual
     if isinstance(t, Literal):
         return t.lexical
     return str(t)

@@ -1,0 +1,113 @@
+"""The shared helpers a command needs before it knows it has work to do, importing neither typer nor
+the diagnostics table (they load only when a helper has an error to raise).
+
+``holokb query`` on a warm snapshot runs from here without typer (see :mod:`.query_fast`): each
+import it skips is start-up time paid by every command of a query sequence.  :mod:`.common`
+re-exports these names, so command modules keep importing them from there.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import sys
+from pathlib import Path
+from typing import Optional
+
+from ..core.terms import HK, OWL, RDF, RDFS, XSD
+
+DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
+
+#: Default deadlines (seconds) of the commands that close rules or run queries, so that nothing a
+#: user types can hang; ``--timeout none`` lifts them.
+DERIVE_TIMEOUT_S = 300.0
+ASK_TIMEOUT_S = 60.0
+QUERY_TIMEOUT_S = 60.0
+TIMEOUT_HELP = "Seconds for the whole command (closing, decoding, storing), or 'none'. Default: {}."
+
+
+@contextlib.contextmanager
+def working(label: str, format: str = "text"):
+    """A transient progress spinner with elapsed time on stderr, only when it is a terminal (never in
+    --format json, pipes or CI), so stdout stays machine-readable."""
+    if format == "json" or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        bar.add_task(label, total=None)
+        yield
+
+
+def prefixes() -> dict[str, str]:
+    """Standard prefixes plus those declared in ./kb and ./rules files (so ``ex:Alice`` works)."""
+    return _prefixes(str(Path.cwd()))
+
+
+@functools.lru_cache(maxsize=4)
+def _prefixes(cwd: str) -> dict[str, str]:
+    out = dict(DEFAULT_PREFIXES)
+    for folder in (Path(cwd) / "kb", Path(cwd) / "rules"):
+        if folder.is_dir():
+            for f in sorted(folder.rglob("*")):
+                if f.suffix in (".ttl", ".trig", ".hkr"):
+                    try:
+                        text = f.read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue  # an unreadable file is reported by the command that reads it
+                    for p, ns in re.findall(r"@prefix\s+([\w-]*):\s*<([^>]*)>", text):
+                        out.setdefault(p, ns)
+    return out
+
+
+def check_ledger_path(db: str, *, create: bool) -> None:
+    p = Path(db)
+    if p.is_dir():
+        from .diagnostics import NOT_A_LEDGER, SurfaceError
+
+        raise SurfaceError(NOT_A_LEDGER, f"{db} is a folder, not a ledger file", hint="--db names a file, e.g. holokb.db")
+    if p.exists():
+        return
+    from .diagnostics import LEDGER_FAILED, NO_LEDGER, SurfaceError
+
+    if not create:
+        raise SurfaceError(NO_LEDGER, f"no ledger at {db}",
+                           hint="`holokb load` creates one; check --db (default ./holokb.db)")
+    if not p.parent.is_dir():
+        raise SurfaceError(LEDGER_FAILED, f"cannot create {db}: the folder {p.parent}/ does not exist",
+                           hint="create the folder first, or choose another --db")
+
+
+def rule_paths(rules: Optional[list] = None) -> list:
+    """The rule files or folders a command reads: --rules, else ./rules when it exists, else none."""
+    if rules is None:
+        return ["rules"] if Path("rules").is_dir() else []
+    return rules
+
+
+def seconds(text: Optional[str], default: float) -> Optional[float]:
+    """A ``--timeout`` value: a positive number of seconds, ``none`` (no deadline), or the default."""
+    if text is None:
+        return default
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        from .common import Usage
+
+        raise Usage(f"--timeout takes seconds or 'none', not {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        from .common import Usage
+
+        raise Usage(f"--timeout must be a positive number of seconds (or 'none'), not {text!r}")
+    return value
+
+
+def say(text: str) -> None:
+    """One line on stderr (what ``typer.echo(text, err=True)`` writes)."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
