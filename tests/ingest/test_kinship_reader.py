@@ -139,6 +139,44 @@ CASES = [
     ("[Nancy] is close to her sister Rachel. When Rachel had her son [Milton], [Nancy] helped.",
      {"Nancy": "female", "Milton": "male"}, ["sibling(Nancy, _Rachel)", "child(_Rachel, Milton)"]),
     ("[Nancy] went to Mexico with her son [Bob].", {"Nancy": "female"}, ["child(Nancy, Bob)"]),
+    # a kinship word before "'s <kin>" is an unnamed step, not the subject's relation: "[R] is [J]'s mom's
+    # brother" (R is J's uncle, not J's mother), "[T] is [A]'s mother's son" (A's brother)
+    ("[Rich] is [Jose]'s mom's brother.", {"Rich": "male"}, ["uncleOrAunt(Jose, Rich)"]),
+    ("[Tom] is [Ann]'s mother's only son.", {"Tom": "male"}, ["sibling(Ann, Tom)"]),
+    ("[Kim] is her mother's youngest sister.", {"Kim": "female"}, []),
+    ("[Rich] is [Jose]'s mom.", {}, ["parent(Jose, Rich)"]),
+    # an appositive noun phrase between the subject and "is": the subject holds the kinship word
+    ("[Colin], a tall and skinny man, is the father of [Linda], a beautiful woman.", {}, ["parent(Linda, Colin)"]),
+    ("[Ann], a friend of [Bob], is the mother of [Cal].", {}, ["parent(Cal, Ann)"]),
+    ("[Ann], [Bob], is the mother of [Cal].", {}, ["parent(Cal, Bob)"]),
+    # "their" after a fronted clause: the coordinated subject of the main clause
+    ("Although both had moved away, [Ron] and [Liz] went home to their mother [Marie]'s house.", {},
+     ["parent(Ron, Marie)", "parent(Liz, Marie)"]),
+    ("When [Ann] met [Cal], [Dan] and [Eve] visited their mother [Fay].", {}, ["parent(Dan, Fay)", "parent(Eve, Fay)"]),
+    # a plural sibling word in apposition to a coordinated subject, after modifiers
+    ("[Danny] and [Guy], although once close brothers, were bitter enemies.", {},
+     ["sibling(Danny, Guy)", "sibling(Guy, Danny)"]),
+    ("[Al] and [Ed], who love their sisters, came.", {}, []),
+    ("[Al] and [Ed], close friends, met their old brothers.", {}, []),
+    # "their" after "(So) [A] and her sister [B]": the two, not the couple of the sentence before
+    ("[Hal] and [Sue] wed. So [Bea] and her sister [Cat] surprised their grandfather [Hal].", {"Bea": "female"},
+     ["spouse(Hal, Sue)", "sibling(Bea, Cat)", "grandparent(Bea, Hal)", "grandparent(Cat, Hal)"]),
+    ("[Hal] and [Sue] wed. Then [Bea] and [Cat] met. So [Bea] met their grandfather [Hal].", {"Bea": "female"},
+     ["spouse(Hal, Sue)", "grandparent(Bea, Hal)", "grandparent(Cat, Hal)"]),
+    # "[X] is [Y]'s <kin> [Z] …" without a period: X holds the word, Z opens the next sentence
+    ("[Heather] is [Craig]'s first wife [Stephen] took his granddaughter [Liana] to the mall.",
+     {"Heather": "female", "Craig": "male", "Stephen": "male"}, ["spouse(Craig, Heather)", "grandchild(Stephen, Liana)"]),
+    ("[Nettie] is [John]'s grandmother [Ryan] and his son [John] went out.", {"Ryan": "male", "John": "male"},
+     ["grandparent(John, Nettie)", "child(Ryan, John)"]),
+    ("[Dee] went with [Bob]'s mother [Eve] to the store.", {}, ["parent(Bob, Eve)"]),
+    # "[A] and [B] are brother and sister / husband and wife": a symmetric relation between the two
+    ("[Imelda] and [Glenn] are brother and sister.", {}, ["sibling(Imelda, Glenn)", "sibling(Glenn, Imelda)"]),
+    ("[Ann] and [Bob] are husband and wife.", {}, ["spouse(Ann, Bob)", "spouse(Bob, Ann)"]),
+    ("[Ann] and [Bob] are mother and son.", {}, []),
+    # "<preposition> [B] his <kin>" at the clause's end: B in apposition; a second object is not
+    ("[Harold] wanted to do something special for [Shantel] his wife.", {"Harold": "male", "Shantel": "female"},
+     ["spouse(Harold, Shantel)"]),
+    ("[Bob] showed [Tim] his son.", {"Bob": "male", "Tim": "male"}, []),
 ]
 
 

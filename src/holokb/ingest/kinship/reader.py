@@ -58,6 +58,9 @@ _SUBORDINATORS = frozenset({"while", "when", "after", "before", "as", "since", "
 _MODALS = frozenset({"could", "would", "should", "can", "will", "may", "might", "must", "did", "does", "do"})
 _NAMING = frozenset({"named", "called", "namely", "name", "names"})
 _SHOWN = frozenset({"she", "he", "it", "they"})
+#: Words that may open a main clause before its subject ("So [A] and her sister [B] …").
+_CONNECTIVES = frozenset({"so", "then", "and", "but", "later", "today", "yesterday", "meanwhile", "afterwards",
+                          "eventually", "soon"})
 
 
 def _is_name(t: Tok | None) -> bool:
@@ -474,6 +477,8 @@ class _Sentence:
         if not ph.possessors:
             self._plural_predicate(ph)
             return
+        if not holders and self._owns_next(i):
+            return  # "[R] is [J]'s mom's brother": the mother is an unnamed step to the brother, not R
         if not holders:
             h = self._holder_left(ph)
             holders = [h] if h else []
@@ -518,6 +523,27 @@ class _Sentence:
             ph.possessors, ph.holders = [subject[0]], [self.t(j - 1).text]
             self.emit(ph, ph.holders[0], ph.possessors, False)
         return True
+
+    def _before_apposition(self, b: int) -> int:
+        """The name before an appositive noun phrase that ends with the comma at ``b`` ("[C], a tall
+        man, is …" → the position of [C]); ``b`` when there is none (a kinship word inside is read as such)."""
+        c = b - 1
+        while c >= 0 and self.toks[c].kind in (Kind.WORD, Kind.NAME) and self.kin_at(c) is None and b - c <= 8:
+            c -= 1
+        if c >= 1 and c < b - 2 and self.toks[c].text == "," and self.toks[c + 1].low in ("a", "an") \
+                and self.toks[c - 1].kind is Kind.NAME:
+            return c - 1
+        return b
+
+    def _owns_next(self, i: int) -> bool:
+        """Whether the kinship word at ``i`` is the possessor of the next one ("mom's (older) brother")."""
+        if self.t(i + 1) is None or self.t(i + 1).kind is not Kind.POSS:
+            return False
+        k = i + 2
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) \
+                and _adjective(self.t(k).low) and k < i + 5:
+            k += 1
+        return self.kin_at(k) is not None
 
     def _one_clause(self, k: int) -> bool:
         """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
@@ -589,6 +615,9 @@ class _Sentence:
                 and self.t(ph.pos + 1).kind is Kind.WORD and (finite_verb(self.t(ph.pos + 1).low)
                                                              or self.t(ph.pos + 1).low in _MODALS):
             return self.t(s - 1).text  # "… so [John] his son had to help him": a subject in apposition
+        if own and s >= 2 and _is_name(self.t(s - 1)) and self.w(s - 2, "for", "with", "to", "at", "from", "by") \
+                and (self.t(ph.pos + 1) is None or self.t(ph.pos + 1).kind is Kind.PUNCT):
+            return self.t(s - 1).text  # "… something special for [Shantel] his wife.": in apposition
         obj = self.t(s - 1)
         if own and s >= 2 and obj.kind is Kind.WORD and obj.low in self.lex.object_pronouns \
                 and self.t(s - 2).kind is Kind.WORD and complement_verb(self.t(s - 2).low):
@@ -625,7 +654,9 @@ class _Sentence:
                     b -= 1
             while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS | {"who", "that", "which"}:
                 b -= 1
-            if b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
+            if b >= 0 and self.toks[b].text == "," and self._before_apposition(b) != b:
+                b = self._before_apposition(b)  # "[C], a tall man (of [D]), is the father of [L]"
+            elif b >= 0 and self.toks[b].text == "," and self.t(b - 1) and self.t(b - 1).kind is Kind.NAME:
                 b -= 1
             return self._named_at(b) or self._unnamed_subject_at(b)
         if k >= 3 and self.w(k, "name") and self.w(k - 1, "the") and self.toks[k - 2].low in _BE \
@@ -746,10 +777,17 @@ class _Sentence:
         subject = [p for p in self.subject if isinstance(p, str)]
         if len(subject) >= 2:
             out.append(subject)
-        elif subject and self.toks and self.toks[0].kind is Kind.NAME and self.w(1, "and"):
-            with_kin = next((ph for ph in self.phrases if ph.start == 2 and ph.holders and ph.pos < j), None)
-            if with_kin is not None:  # "[Marian] and her husband [Elliott] …"
-                out.append([self.toks[0].text, with_kin.holders[0]])
+        elif self.toks and self.toks[0].low in _SUBORDINATORS:
+            c = next((x for x, t in enumerate(self.toks) if t.text == ","), None)
+            if c is not None and c + 3 < j and _is_name(self.t(c + 1)) and self.w(c + 2, "and") \
+                    and _is_name(self.t(c + 3)):  # "Although …, [R] and [L] were going home to their mother"
+                out.append([self.t(c + 1).text, self.t(c + 3).text])
+        elif subject and (s0 := next((x for x, t in enumerate(self.toks[:4]) if t.kind is Kind.NAME), None)) \
+                is not None and self.toks[s0].text == subject[0] and self.w(s0 + 1, "and") \
+                and all(t.kind is Kind.WORD and t.low in _ADVERBS | _CONNECTIVES for t in self.toks[:s0]):
+            with_kin = next((ph for ph in self.phrases if ph.start == s0 + 2 and ph.holders and ph.pos < j), None)
+            if with_kin is not None:  # "(So) [Marian] and her husband [Elliott] …"
+                out.append([self.toks[s0].text, with_kin.holders[0]])
         for ph in self.phrases:
             if ph.pos < j and ph.kin.plural and len(ph.holders) >= 2 and ph.holders not in out:
                 out.append(list(ph.holders))
@@ -766,12 +804,21 @@ class _Sentence:
                         self.out.append((ph.kin.relation, (a,), b, "", ""))
             if names:
                 return
+        if not ph.kin.plural and len(self.subject) == 2 and self.w(ph.pos - 1, *_BE) and self.w(ph.pos + 1, "and") \
+                and self.kin_at(ph.pos + 2) is not None and self.kin_at(ph.pos + 2).relation == ph.kin.relation \
+                and ph.kin.relation in ("ex:sibling", "ex:spouse") and all(isinstance(p, str) for p in self.subject):
+            a, b = self.subject  # "[A] and [B] are brother and sister / husband and wife"
+            self.out.extend([(ph.kin.relation, (a,), b, "", ""), (ph.kin.relation, (b,), a, "", "")])
+            return
         if not ph.kin.plural or len(self.subject) < 2:
             return
         k = ph.pos - 1
         while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in _ARTICLES | _ADVERBS or
                                                             self.kin_at(k) and k not in self.kin_words):
             k -= 1
+        while k >= 1 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ("although", "though")
+                                                            or _modifier(self.toks[k].low)) and ph.pos - k <= 4:
+            k -= 1  # "[D] and [G], although once close brothers, …"
         apposed = k >= 1 and self.toks[k].text == "," and _is_name(self.t(k - 1)) and self.t(k - 1).text in self.subject
         if not (k >= 0 and self.toks[k].low in _BE) and not apposed:  # "[D] and [G], both brothers, …"
             return
@@ -1139,6 +1186,15 @@ def _known_word(low: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def _modifier(low: str) -> bool:
+    """A word morphology knows as an adjective or adverb (also when it is a noun or verb too: "close",
+    "once"), for the words of an apposition before a kinship word."""
+    from lemminflect import getAllLemmas
+
+    pos = getAllLemmas(low)
+    return "ADJ" in pos or "ADV" in pos
+
+
 def _adjective(low: str) -> bool:
     """A word morphology knows as an adjective and not as a noun ("proud", "amazing"), or one of the
     adjectives that are also nouns seen before names ("lovely", "little")."""

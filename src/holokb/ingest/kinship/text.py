@@ -119,8 +119,23 @@ def _split_run_on(text: str, a: int, b: int, names_a_person: Callable[[str], boo
                 and not _possessed(toks, i - 1) and not names_a_person(prev.low):
             out.append((start, prev.end))
             start = t.start
+        elif t.kind is Kind.NAME and names_a_person(prev.low) and t.start > start and _predicate_before(toks, i) \
+                and nxt.kind is not Kind.POSS:
+            # "[L] is [B]'s grandmother [J] is frustrated …": L holds the word, so [J] opens the next sentence
+            out.append((start, prev.end))
+            start = t.start
     out.append((start, b))
     return out
+
+
+_BE = frozenset({"is", "was"})
+
+
+def _predicate_before(toks: list[Tok], i: int) -> bool:
+    """Whether the tokens before ``i`` are "[X] is [Y]'s (modifiers) <word>", with nothing after the word."""
+    return i >= 5 and toks[0].kind is Kind.NAME and toks[1].kind is Kind.WORD and toks[1].low in _BE \
+        and toks[2].kind is Kind.NAME and toks[3].kind is Kind.POSS \
+        and all(t.kind is Kind.WORD for t in toks[4:i])
 
 
 _POSSESSIVE = frozenset({"his", "her", "their", "my", "your", "our", "its"})
