@@ -29,3 +29,10 @@ def _program_cache_in_tmp(tmp_path_factory):
         os.environ.pop("HOLOKB_CACHE_DIR", None)
     else:
         os.environ["HOLOKB_CACHE_DIR"] = old
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests marked ``slow`` (the full-corpus runs) run first, in their collected order.  Under
+    pytest-xdist (the README's ``-n auto``) the long runs then start at once on every worker and the short
+    tests fill in beside them, instead of one long run finishing alone at the end of the suite."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
