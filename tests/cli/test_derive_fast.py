@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import _fast_entry as fast_entry
 from holokb.cli import derive_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,28 +31,14 @@ TOKENS = [*derive_run.OPTIONS, "--help", "-h", "--", "-", "--sh", "--store=1", "
 
 def typer_reading(argv: list[str], monkeypatch) -> dict | None:
     """What the typer command passes to ``derive_run.run`` for this line, or None when typer rejects it."""
-    import holokb.cli
-
-    typer_app = holokb.cli._load()  # every command module, as a line typer reads does
-    seen: list[dict] = []
-    with monkeypatch.context() as m:
-        m.setattr(derive_run, "run", lambda *a: seen.append(dict(zip(PARAMS, a))) or 0)
-        try:
-            typer_app(args=["derive", *argv], prog_name="holokb", standalone_mode=False)
-        except Exception as e:  # noqa: BLE001 - typer's usage errors are the "rejected" answer
-            if "click" not in type(e).__module__ and "typer" not in type(e).__module__:
-                raise
-            return None
-    return seen[0] if seen else None
+    return fast_entry.typer_reading("derive", "holokb.cli.derive_run", PARAMS, argv, monkeypatch)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(argv=st.lists(st.sampled_from(TOKENS), max_size=7))
 def test_the_plain_reader_reads_what_typer_reads_or_declines(argv, monkeypatch):
-    fast = derive_run.parse_args(argv)
-    if fast is None:
-        return  # typer reads it (or reports it)
-    assert typer_reading(argv, monkeypatch) == fast, argv
+    fast_entry.declines_or_reads_as_typer(derive_run.parse_args, "derive", "holokb.cli.derive_run", PARAMS, argv,
+                                          monkeypatch)
 
 
 @pytest.mark.parametrize("argv", [
@@ -90,22 +77,6 @@ LINES = [
 ]
 
 
-def _derive_lines(folder: Path, fast: bool) -> tuple[list[tuple[int, str, str]], bool]:
-    """(exit code, stdout, stderr) of each of LINES run by ``holokb.cli.main`` in one process (with the
-    plain entry on or off), and whether typer was loaded at the end."""
-    code = ("import sys, json\nimport holokb.cli as c\nc.FAST_DERIVE = " + repr(fast) + "\n"
-            "for line in json.loads(sys.argv[1]):\n"
-            "    try:\n        c.main(line)\n        rc = 0\n    except SystemExit as e:\n        rc = e.code or 0\n"
-            "    for f in (sys.stdout, sys.stderr):\n        f.write(f'@@{rc}@@'); f.flush()\n"
-            "print(any(m.split('.')[0] == 'typer' for m in sys.modules))\n")
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    p = subprocess.run([sys.executable, "-c", code, json.dumps(LINES)], cwd=folder, env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    outs, errs = (out.replace(str(folder), "<dir>").split("@@") for out in (p.stdout, p.stderr))  # hints name it
-    return [(int(outs[i + 1]), outs[i], errs[i]) for i in range(0, 2 * len(LINES), 2)], outs[-1].strip() == "True"
-
-
 def test_the_plain_entry_prints_and_stores_what_the_typer_command_does(tmp_path):
     from _cli import holokb
 
@@ -119,7 +90,7 @@ def test_the_plain_entry_prints_and_stores_what_the_typer_command_does(tmp_path)
     for fast in (False, True):
         folder = tmp_path / f"fast-{fast}"
         shutil.copytree(base, folder)
-        results[fast] = _derive_lines(folder, fast)
+        results[fast] = fast_entry.run_lines(folder, "FAST_DERIVE", fast, LINES)
         db = sqlite3.connect(folder / "kb.db")
         stored[fast] = (db.execute("SELECT * FROM derived_blocks ORDER BY 1, 2").fetchall(),
                         db.execute("SELECT closure_id, rule_set_hash, n_derived, truncated FROM closures").fetchall())
