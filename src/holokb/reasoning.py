@@ -162,8 +162,10 @@ def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, dea
 
     The facts are read as id columns (:meth:`Ledger.recorded_facts`); input keys are
     :class:`~holokb.engine.database.KeyColumn` s of positions in the rows read (an :class:`AssertedRef`
-    is built, and its fact's hash read, only for a key asked for); with ``fact_rows`` their tag is the
-    returned :class:`FactRows`, so :func:`stored_columns` maps them to row ids in one array step."""
+    is built only for a key asked for); with ``fact_rows`` their tag is the returned :class:`FactRows`, so
+    :func:`stored_columns` maps them to row ids in one array step, and a fact's hash is read only when its
+    key is decoded, while the ledger is open (:class:`~holokb.ledger.derived_input.FactHashes`); without,
+    every hash is read now (the models database_at feeds may outlive the open ledger)."""
     enc = ledger.recorded_facts(as_of.system)
     terms = TermDictionary()
     db = Database(terms)
@@ -181,6 +183,8 @@ def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, dea
     hashes = ledger.fact_hashes(enc.rowids)
     if fact_rows:
         rows = FactRows(hashes, enc.rowids)
+    else:  # a model database_at feeds may outlive the open ledger: its input keys are read now
+        hashes = hashes.all()  # type: ignore[assignment]
     keys = KeyColumn(np.arange(len(enc), dtype=np.int64), lambda i: AssertedRef(hashes[i]),
                      rows if isinstance(rows, FactRows) else None)
     confidence = ledger.row_confidences(enc.rowids)

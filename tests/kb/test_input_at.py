@@ -8,6 +8,7 @@ from __future__ import annotations
 from contextlib import suppress
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from holokb.core import AssertedRef, HolokbError, AsOf, Evidence, Fact, Interval, IRI, Literal
@@ -97,3 +98,28 @@ def test_input_at_equals_the_encoded_visible_input(monkeypatch, ops, when):
                 assert a.arity == r.arity and all(np.array_equal(a.col(c), r.col(c)) for c in range(a.arity))
                 assert all(np.array_equal(a.meta(m), r.meta(m)) for m in ("valid_from", "valid_to"))
                 assert list(enc[rk].keys) == list(ref_enc[rk].keys)
+
+
+def test_input_keys_outlive_the_ledger_only_where_read_at_once(tmp_path):
+    """database_at's models (ask, check, derive) may outlive the open ledger: their input keys are read
+    with the input.  input_at's (derive_and_store) read a key's fact id when decoded: after the ledger is
+    closed that is a LedgerError, never a wrong or missing key."""
+    from holokb.core import LedgerError
+    from holokb.engine import closure
+    from holokb.reasoning import database_at, load_program
+
+    rules = tmp_path / "r.hkr"
+    rules.write_text(f"@prefix ex: <{EX}> .\nrule r: ex:q(?x, ?y) :- ex:p(?x, ?y).\n")
+    program = load_program([rules])
+    ledger = Ledger.open(str(tmp_path / "kb.db"))
+    fact = Fact(NODES[0], PREDS[0], NODES[1])
+    with ledger.batch(at=1) as b:
+        b.assert_fact(fact)
+    eager = closure(program, database_at(ledger, AsOf(2, 0), program), record_proofs=True)
+    lazy_db, _ = input_at(ledger, AsOf(2, 0), program)
+    lazy = closure(program, lazy_db, record_proofs=True)
+    ledger.close()
+    (step,) = eager.proof_steps()
+    assert step.premises == (AssertedRef(fact.id),)
+    with pytest.raises(LedgerError, match="closed"):
+        lazy.proof_steps()

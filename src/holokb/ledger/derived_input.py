@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.errors import LedgerError
 from ..core.time import MAX_TIME
 
 if TYPE_CHECKING:
@@ -63,7 +64,8 @@ def recorded_facts(db: sqlite3.Connection, system: int) -> RecordedFacts:
 class FactHashes:
     """The fact id (hash as hex) of each of ``rowids``, read from the ledger when first asked: one query
     per fact for the first few, then every row's at once (a proof names few input facts; a caller that
-    walks them all pays one query).  Fact rows are never rewritten, so a late read sees what was read."""
+    walks them all pays one query).  Fact rows are never rewritten, so a late read sees what was read;
+    a read after the ledger was closed is a :class:`LedgerError` (:meth:`all` first keeps them)."""
 
     def __init__(self, db: sqlite3.Connection, rowids: "np.ndarray") -> None:
         self._db = db
@@ -85,7 +87,7 @@ class FactHashes:
         if hit is None:
             if len(self._one) >= _SINGLE_LOOKUPS:
                 return self.all()[i]
-            (h,) = self._db.execute("SELECT hash FROM facts WHERE fact_id = ?", (rowid,)).fetchone()
+            (h,) = self._read("SELECT hash FROM facts WHERE fact_id = ?", (rowid,))[0]
             hit = self._one[rowid] = h.hex()
         return hit
 
@@ -97,8 +99,7 @@ class FactHashes:
             ids = self.rowids
             if len(ids):
                 lo, hi = int(ids.min()), int(ids.max())
-                got = self._db.execute("SELECT fact_id, hash FROM facts WHERE fact_id BETWEEN ? AND ? ORDER BY fact_id",
-                                       (lo, hi)).fetchall()
+                got = self._read("SELECT fact_id, hash FROM facts WHERE fact_id BETWEEN ? AND ? ORDER BY fact_id", (lo, hi))
                 known = np.fromiter((r[0] for r in got), np.int64, len(got))
                 at = np.searchsorted(known, ids)  # fact_id is the rowid: the scan returns it ascending
                 hexes = [r[1].hex() for r in got]
@@ -106,6 +107,14 @@ class FactHashes:
             else:
                 self._all = ()
         return self._all
+
+
+    def _read(self, sql: str, args: tuple) -> list:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.ProgrammingError:  # the ledger was closed
+            raise LedgerError("the ids of input facts are read from the ledger, which is closed now: "
+                              "read them (proof steps, premises) while it is open") from None
 
 
 def row_confidences(db: sqlite3.Connection, rowids: "np.ndarray") -> "np.ndarray":
