@@ -161,8 +161,9 @@ class KinshipReader:
             if problems:
                 skips.append(ReadSkip(SkipCode.UNSUPPORTED, span, text[a:b], "gender_mismatch: " + "; ".join(problems)))
             elif not got:
-                code = SkipCode.UNSUPPORTED if s.kin_words else SkipCode.NO_STATEMENT
-                skips.append(ReadSkip(code, span, text[a:b], "kinship words but no reading" if s.kin_words
+                kin = s.kin_words or s.blocked
+                code = SkipCode.UNSUPPORTED if kin else SkipCode.NO_STATEMENT
+                skips.append(ReadSkip(code, span, text[a:b], "kinship words but no reading" if kin
                                       else "no kinship statement"))
         return StoryReading(tuple(facts), tuple(choices), tuple(skips), tuple(spans))
 
@@ -225,10 +226,15 @@ class _Sentence:
         self.ctx = ctx
         self.phrases: list[_Phrase] = []
         compares = self._counterfactual()
+        # "her step son", "[A] is not [B]'s mother": kinship words that state nothing here
+        self.blocked: set[int] = {i for i, t in enumerate(self.toks) if i >= 1 and t.kind is Kind.WORD
+                                  and self.lex.kin(t.text) and self.toks[i - 1].low in self.lex.other_kin}
+        self.blocked |= {i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
+                         and self._negated(i)}
         self.kin_words = [i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
                           and not (i + 1 < len(self.toks) and self.toks[i + 1].kind is Kind.WORD
                                    and self.lex.kin(self.toks[i + 1].text))  # "twin sister": one word
-                          and i not in compares]
+                          and i not in compares and i not in self.blocked]
         self.subject: list[Person] = []
         self.resolved: dict[int, list[Person]] = {}   # pronoun position → readings
         self.out: list[tuple[str, tuple[Person, ...], str, str, str]] = []
@@ -247,6 +253,56 @@ class _Sentence:
                         out.add(e)
                         e += 1
         return out
+
+    def _negator(self, k: int) -> bool:
+        """A negation word at ``k``: "not", "never" (rules/kinship.toml ``[negation]``), or the "t" of
+        "isn't" / "is n't" (tokens "n" "'" "t"); "not only / just" is no negation."""
+        t = self.t(k)
+        if t is None or t.kind is not Kind.WORD:
+            return False
+        if t.low == "t":
+            return k >= 2 and self.toks[k - 1].text == "'" and self.toks[k - 2].low.endswith("n")
+        return t.low in self.lex.negators and not self.w(k + 1, "only", "just", "merely", "simply")
+
+    def _negated(self, i: int) -> bool:
+        """Whether the kinship word at ``i`` is the complement of a negated copula: "[A] is not [B]'s
+        mother", "[A] and [B] are not siblings", "[A] was never his wife", "[A] isn't the sister of
+        [B]" — walking left over the phrase's determiner, modifiers and possessors to the verb.  A
+        phrase with its holder's name after it is a description, not the complement ("… invited her
+        son, but not his wife [B]": B is his wife)."""
+        if self._holder_right(i):
+            return False
+        neg = False
+        k = i - 1
+        while k >= 0 and i - k <= 10:
+            t = self.toks[k]
+            if self._negator(k):
+                neg = True
+            elif t.kind is Kind.WORD and t.low in ("isn", "wasn", "aren", "weren") and neg:
+                return True
+            elif t.kind is Kind.WORD and t.low in _BE:
+                return neg
+            elif t.kind is Kind.POSS or t.kind is Kind.NAME and self.t(k + 1) is not None \
+                    and self.t(k + 1).kind is Kind.POSS:
+                pass  # "[B]'s", "mother's": a possessor inside the phrase
+            elif t.kind is Kind.WORD and (t.low in _ARTICLES or t.low in self.lex.pronouns or t.low in _ADVERBS
+                                          or t.low in ("longer", "n") or self.lex.kin(t.text)
+                                          or t.low not in _STOP and _modifier(t.low)):
+                pass
+            else:
+                return neg and t.kind is Kind.WORD and t.low in ("and", "but")  # "…, and not the aunt of [C]"
+            k -= 1
+        return False
+
+    def _negated_clause(self, k: int) -> bool:
+        """A negation word earlier in the clause of token ``k`` ("[A] and [B] are not married", "[A]
+        never married [B]")."""
+        b = k - 1
+        while b >= 0 and self.toks[b].kind is not Kind.PUNCT:
+            if self._negator(b):
+                return True
+            b -= 1
+        return False
 
     # -- small token helpers ---------------------------------------------------------------------
     def names_all(self, people) -> bool:
@@ -315,7 +371,9 @@ class _Sentence:
 
     def kin_at(self, i: int) -> KinWord | None:
         t = self.t(i)
-        return self.lex.kin(t.text) if t is not None and t.kind is Kind.WORD else None
+        if t is None or t.kind is not Kind.WORD or i in getattr(self, "blocked", ()):
+            return None
+        return self.lex.kin(t.text)
 
     # -- the sentence ----------------------------------------------------------------------------
     def read(self):
@@ -566,6 +624,10 @@ class _Sentence:
                                                                       (self.t(j + 1) and self.t(j + 1).text == ",")):
             j += 1  # "[A]'s father's name is [B]", "her grandson's, [J], party"
         run = j
+        kin = self.kin_at(i)
+        if kin is not None and kin.plural and self.w(j, "are", "were") and _is_name(self.t(j + 1)) \
+                and not (self.t(j + 2) is not None and self.t(j + 2).kind is Kind.POSS):
+            j += 1  # "[S]'s parents are [P] and [R]" (not "… are [P]'s friends")
         while j < len(toks) and j - run < 6 and (toks[j].text == "," or toks[j].is_word(*_BRIDGE)):
             j += 1
         words = [t for t in toks[run:j] if t.kind is Kind.WORD]
@@ -581,6 +643,9 @@ class _Sentence:
         if toks[j - 1].text == "," and self.toks[0].low in _SUBORDINATORS and self.t(j + 1) is not None \
                 and self.t(j + 1).kind is Kind.WORD and (finite_verb(self.t(j + 1).low) or self.t(j + 1).low in _MODALS):
             return []  # "While watching his son, [A] could n't help …": [A] is the main clause's subject
+        if self.t(j + 1) is not None and self.t(j + 1).kind is Kind.POSS and toks[j - 1].kind is Kind.WORD \
+                and toks[j - 1].low in _BE:
+            return []  # "[A]'s son is [B]'s friend": the son is someone of B's, not B
         if self.t(j + 1) is not None and self.t(j + 1).kind is Kind.POSS and toks[j - 1].text == ",":
             k = j + 2
             while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k < j + 5:
@@ -590,7 +655,6 @@ class _Sentence:
                 if inner:
                     return inner[:1]  # "a son, [Theresa]'s brother [Kevin]": in apposition, the holder is Kevin
         out = [toks[j].text]
-        kin = self.kin_at(i)
         if kin is not None and kin.plural:
             k = j
             while k + 2 < len(toks) and (toks[k + 1].is_word("and") or toks[k + 1].text == ",") and \
@@ -699,8 +763,11 @@ class _Sentence:
             while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k <= m + 4:
                 k += 1
             inner = self.kin_at(k)
-            if inner is None or self._holder_right(k):
+            if inner is None:
                 return [], False
+            held = self._holder_right(k)
+            if held:  # "the daughter of [Lou]'s brother [Max]": Max
+                return ([held[0]], False) if len(held) == 1 else ([], False)
             return [_through(t.text, inner)], False  # "the daughter of [Dwight]'s wife"
         names = [t.text]
         while self.w(m + 1, "and") and _is_name(self.t(m + 2)) and not (
@@ -954,12 +1021,20 @@ class _Sentence:
             self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
             self.ctx.couple = pair
         for k, t in enumerate(toks):
+            if (t.low in self.lex.marry_words or t.low in self.lex.birth_words) and self._negated_clause(k):
+                continue  # "[A] never married [B]", "[A] did not adopt [C]"
             if t.low in self.lex.marry_words:
                 a = self._name_before(k)
                 b = k + 1
                 if self.w(b, "to"):
                     b += 1
-                if a is not None and _is_name(self.t(b)) and a != self.t(b).text:
+                if _is_name(self.t(b)) and self.t(b + 1) is not None and self.t(b + 1).kind is Kind.POSS:
+                    # "[H] married [I]'s daughter [J]": the spouse is the phrase's holder, not I
+                    ph = next((x for x in self.phrases if x.start == b and x.pos > b), None)
+                    if a is not None and ph is not None and len(ph.holders) == 1 and ph.holders[0] != a:
+                        self.out.append(("ex:spouse", (a,), ph.holders[0], "", ""))
+                        self.ctx.couple = [a, ph.holders[0]]
+                elif a is not None and _is_name(self.t(b)) and a != self.t(b).text:
                     self.out.append(("ex:spouse", (a,), self.t(b).text, "", ""))
                     self.ctx.couple = [a, self.t(b).text]
                 elif a is None and not couple_here and self._two_named_marry(k):
@@ -972,7 +1047,13 @@ class _Sentence:
                     if noun is not None and not any(x.kind is Kind.NAME for x in toks[b:]):
                         # "[Dan] is married to a special woman. Her name is [Marci]."
                         self.ctx.pending = _Phrase(k, KinWord("ex:spouse", noun), "spouse", possessors=[a])
-            if t.low in self.lex.birth_words:
+            if t.low in self.lex.birth_words and self._passive(k):
+                # "[C] was adopted by [A]", "[C] was born to [A]": the object is the parent
+                child = self._name_before(k)
+                if child is not None and self.w(k + 1, "by", "to") and _is_name(self.t(k + 2)) \
+                        and self.t(k + 2).text != child:
+                    self.out.append(("ex:child", (self.t(k + 2).text,), child, "", ""))
+            elif t.low in self.lex.birth_words and t.low != "born":
                 m = k + 1
                 while m < len(toks) and m - k <= 6 and toks[m].kind is Kind.WORD:
                     m += 1
@@ -983,12 +1064,21 @@ class _Sentence:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
 
+    def _passive(self, k: int) -> bool:
+        """Whether the verb at ``k`` follows a form of "be" ("was adopted", "were born")."""
+        b = k - 1
+        while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS:
+            b -= 1
+        return b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE
+
     def _subjects_couple_word(self, end: int, subject: list[str]) -> bool:
         """A couple word before token ``end`` that is the subjects' own: not after a third person's name,
         not owned by "his"/"her"/someone's ("[A] and [B] went to see [C] on his honeymoon")."""
         for k in range(end):
             if self.toks[k].low not in self.lex.couple_words:
                 continue
+            if self._negated_clause(k):
+                return False  # "[A] and [B] are not married"
             if any(t.kind is Kind.NAME and t.text not in subject for t in self.toks[:k]):
                 return False
             if not any(t.kind is Kind.POSS or t.low in self.lex.pronouns for t in self.toks[max(0, k - 3):k]):
@@ -1001,7 +1091,7 @@ class _Sentence:
         if len(names) != 2 or names[0].text == names[1].text:
             return False
         for k, t in enumerate(self.toks):
-            if t.is_word("their") and t.start > names[1].start:
+            if t.is_word("their") and t.start > names[1].start and not self._negated_clause(k):
                 m = k + 1
                 while m < len(self.toks) and m - k <= 4 and self.toks[m].kind is Kind.WORD:
                     if self.toks[m].low in self.lex.couple_words:
