@@ -27,6 +27,7 @@ sentence it is skipped (``gender_mismatch``): the mismatch may mean the pronoun 
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +40,7 @@ from .compose import compose, inverse
 from .lexicon import KinshipLexicon, KinWord, kinship_lexicon
 from .story import Person, ReadChoice, StoryReading, Unnamed
 from .text import Kind, Tok, complement_verb, finite_verb, sentences, tokens
+from .typos import correct
 
 _ARTICLES = frozenset({"the", "a", "an", "one", "own", "only", "other", "two", "three", "both"})
 _BE = frozenset({"is", "was", "are", "were", "be", "been", "being", "'s"})
@@ -108,12 +110,14 @@ class KinshipReader:
     a name that only owns a phrase inside the subject ("[C]'s son [A] … his wife": A, not C) and the
     holders of the antecedent's own phrases ("[M] and his son [T] … his wife": M, not T)."""
 
-    def __init__(self, lexicon: str | Path | None = None, *, rules: str | Path | None = None, strict: bool = False):
+    def __init__(self, lexicon: str | Path | None = None, *, rules: str | Path | None = None, strict: bool = False,
+                 typos: bool = True):
         self.lexicon: KinshipLexicon = kinship_lexicon(str(lexicon) if lexicon else None)
         self.lex = self.lexicon.data
         self.ns = self.lexicon.ns
         self.rules = str(rules or data_dir("rules") / "kinship.hkr")
         self.strict = strict
+        self.typos = typos
 
     # -- public --------------------------------------------------------------------------------
     def entity(self, name: str) -> IRI:
@@ -137,8 +141,20 @@ class KinshipReader:
         for i, (a, b) in enumerate(sentences(text, self._names_a_person)):
             span = SourceSpan(a, b, i)
             spans.append(span)
-            s = _Sentence(self, tokens(text, a, b), genders, ctx)
-            stated = s.read()
+            toks = tokens(text, a, b)
+            fixed = correct(toks, self.lexicon) if self.typos else toks
+            if fixed != toks:
+                # a corrected kinship word is kept only when the corrected sentence states something
+                before = copy.deepcopy(ctx)
+                s = _Sentence(self, fixed, genders, ctx)
+                stated = s.read()
+                if not stated:
+                    ctx = before
+                    s = _Sentence(self, toks, genders, ctx)
+                    stated = s.read()
+            else:
+                s = _Sentence(self, toks, genders, ctx)
+                stated = s.read()
             problems = []
             got = 0
             for rel, possessors, holder, word, reason in stated:
