@@ -556,6 +556,10 @@ class _Sentence:
         if not holders:
             h = self._holder_left(ph)
             holders = [h] if h else []
+            names = [p for p in self.subject if isinstance(p, str)]
+            if h is not None and ph.kin.plural and len(names) >= 2 and h in names and self.w(1, "and") \
+                    and _is_name(self.t(0)) and _is_name(self.t(2)) and self.w(3, *_BE):
+                holders = names  # "[A] and [B] are the parents of [C]": each of them
         ph.holders = holders
         if not holders:
             self.ctx.pending = ph  # "… with her son. His name is [Tom]."
@@ -641,9 +645,10 @@ class _Sentence:
             j += 1  # "[A]'s father's name is [B]", "her grandson's, [J], party"
         run = j
         kin = self.kin_at(i)
-        if kin is not None and kin.plural and self.w(j, "are", "were") and _is_name(self.t(j + 1)) \
+        if kin is not None and kin.plural and (self.w(j, "are", "were") or self.t(j) is not None
+                                               and self.t(j).text == ":") and _is_name(self.t(j + 1)) \
                 and not (self.t(j + 2) is not None and self.t(j + 2).kind is Kind.POSS):
-            j += 1  # "[S]'s parents are [P] and [R]" (not "… are [P]'s friends")
+            j += 1  # "[S]'s parents are [P] and [R]", "two sisters: [B] and [C]" (not "… are [P]'s friends")
         while j < len(toks) and j - run < 6 and (toks[j].text == "," or toks[j].is_word(*_BRIDGE)):
             j += 1
         words = [t for t in toks[run:j] if t.kind is Kind.WORD]
@@ -721,6 +726,12 @@ class _Sentence:
         if k >= 0 and self.toks[k].is_word("and") and len(self.phrases) >= 2 and self.phrases[-2].holders \
                 and self.w(self.phrases[-2].pos + 1, "of", "to"):
             return self.phrases[-2].holders[0]  # "[R] is grandson of [G] and brother of [J]"
+        if s >= 2 and self.w(s - 1, "and") and self.t(s).kind is Kind.NAME and len(self.phrases) >= 2:
+            prev = self.phrases[-2]  # "[A] is [B]'s mother and [C]'s grandmother": A holds both
+            at = next((x for x, t in enumerate(self.toks[:prev.start]) if prev.holders and t.kind is Kind.NAME
+                       and t.text == prev.holders[0]), None)
+            if prev.pos == s - 2 and at is not None and self.w(at + 1, *_BE):
+                return prev.holders[0]
         if k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _BE:
             b = k - 1
             if self.w(b, "and"):  # "[L] is a female and is the granddaughter of [J]"
@@ -1167,6 +1178,11 @@ class _Sentence:
         b = k - 1
         while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE | _HAVE | _ADVERBS | {"gave", "give"}:
             b -= 1
+        if self.t(b) is not None and self.t(b).text == ",":
+            ph = next((x for x in self.phrases if x.pos == b - 1 and x.start >= 2 and x.holders), None)
+            if ph is not None and self.t(ph.start - 1).text == "," and _is_name(self.t(ph.start - 2)) \
+                    and self.t(ph.start - 2).text == ph.holders[0] and ph.start == 2:
+                return ph.holders[0]  # "[B], [A]'s son, is married to [C]": B
         return self._named_at(b)
 
     def _unnamed_subject_at(self, b: int) -> Unnamed | None:
