@@ -260,7 +260,19 @@ class _Sentence:
         """Positions in a clause that only compares ("raising him as if he were her own child",
         rules/kinship.toml ``[counterfactual]``): to the clause's end, they state nothing."""
         out: set[int] = set()
-        for opener in self.lex.data.get("counterfactual", {}).get("openers", ()):
+        spec = self.lex.data.get("counterfactual", {})
+        belief = frozenset(spec.get("belief", ()))
+        subjunctive = frozenset(spec.get("subjunctive", ()))
+        for k, t in enumerate(self.toks):
+            m = k + 1 + self.w(k + 1, "that")
+            if t.kind is Kind.WORD and (t.low in belief and self.w(m + 1, *_BE)
+                                        or t.low in subjunctive and self.w(m + 1, "were")) \
+                    and self.t(m) is not None and (self.t(m).kind is Kind.NAME or self.t(m).low in self.lex.subject_pronouns):
+                e = k + 1
+                while e < len(self.toks) and self.toks[e].kind is not Kind.PUNCT:
+                    out.add(e)
+                    e += 1
+        for opener in spec.get("openers", ()):
             n = len(opener)
             for k in range(len(self.toks) - n + 1):
                 if all(self.toks[k + m].low == w for m, w in enumerate(opener)):
@@ -553,6 +565,9 @@ class _Sentence:
             return
         if not holders and self._owns_next(i):
             return  # "[R] is [J]'s mom's brother": the mother is an unnamed step to the brother, not R
+        if not holders and self.t(i + 1) is not None and self.t(i + 1).kind is Kind.POSS:
+            self.ctx.pending = ph  # "[A] is [B]'s mother's friend": A is not the mother (a name may follow:
+            return                 # "… at her grandfather's cabin. His name was [J].")
         if not holders:
             h = self._holder_left(ph)
             holders = [h] if h else []
@@ -1104,8 +1119,10 @@ class _Sentence:
         for k in range(end):
             if self.toks[k].low not in self.lex.couple_words:
                 continue
-            if self._negated_clause(k):
-                return False  # "[A] and [B] are not married"
+            if self._negated_clause(k) or self.toks[k].low in self.lex.marry_words and any(
+                    self.toks[x].low == "to" or self.toks[x].low in _MODALS - {"did", "does", "do"}
+                    for x in range(max(0, k - 3), k)):
+                return False  # "[A] and [B] are not married", "… plan to get married", "… will be married"
             if any(t.kind is Kind.NAME and t.text not in subject for t in self.toks[:k]):
                 return False
             if not any(t.kind is Kind.POSS or t.low in self.lex.pronouns for t in self.toks[max(0, k - 3):k]):
