@@ -298,6 +298,13 @@ class _Sentence:
         [B]" — walking left over the phrase's determiner, modifiers and possessors to the verb.  A
         phrase with its holder's name after it is a description, not the complement ("… invited her
         son, but not his wife [B]": B is his wife)."""
+        k = i - 1
+        while k >= 0 and i - k <= 5 and self.toks[k].kind is Kind.WORD and (
+                self.toks[k].low in _ARTICLES | {"no", "any"} or _adjective(self.toks[k].low)):
+            k -= 1
+        if k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _HAVE:
+            # "[A] has no brother named [B]", "[A] does not have a son named [B]"
+            return any(self._negator(x) for x in range(max(0, k - 2), i))
         if self._holder_right(i):
             return False
         neg = False
