@@ -15,6 +15,7 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import MAX_TIME, MIN_TIME, AsOf, Interval
 from .dictionary import TermCache
+from .marker import content_marker
 from .sql import fact_key
 from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView, span_hash
 
@@ -282,13 +283,7 @@ class LedgerReads:
         included) it tells a re-created file from the one a cache saw: the counter alone would
         match a fresh file that has seen as many writes.
         """
-        row = self._db.execute(
-            "SELECT sp.sid, f.hash, sp.valid_from, sp.valid_to, sp.system_from FROM spans sp "
-            "JOIN facts f ON f.fact_id = sp.fact_id ORDER BY sp.sid DESC LIMIT 1").fetchone()
-        ev = self._db.execute("SELECT coalesce(max(evidence_id), 0) FROM evidence").fetchone()[0]
-        if not row:
-            return (0, "", ev)
-        return (row[0], span_hash(row[1], Interval(row[2], row[3]), row[4]).hex(), ev)
+        return content_marker(self._db)
 
     def encoded_visible(self, as_of: AsOf, *, all_valid: bool = False) -> EncodedFacts:
         """Visible plain triples as integer columns for the engine (one row per visible span).
