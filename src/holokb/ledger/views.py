@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -13,7 +12,7 @@ from ..core.fact import Evidence, Fact
 from ..core.terms import IRI, Literal, Term
 from ..core.time import Interval
 
-from .marker import SPAN_MAGIC, span_digest
+from .marker import span_digest
 
 _EV_MAGIC = b"HKE1"
 
