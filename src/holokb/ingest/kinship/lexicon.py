@@ -40,6 +40,8 @@ class KinshipLexicon:
         self.birth_words: frozenset[str] = frozenset(ev.get("birth", ()))
         self.group_words: frozenset[str] = frozenset(ev.get("group", ()))
         self.person_nouns: dict[str, str] = dict(data.get("person_nouns", {}))
+        self.other_kin: frozenset[str] = frozenset(data.get("other_kin", {}).get("modifiers", ()))
+        self.negators: frozenset[str] = frozenset(data.get("negation", {}).get("words", ()))
 
     def iri(self, relation: str) -> str:
         return relation.replace("ex:", self.ns, 1) if relation.startswith("ex:") else relation

@@ -27,6 +27,7 @@ sentence it is skipped (``gender_mismatch``): the mismatch may mean the pronoun 
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +40,7 @@ from .compose import compose, inverse
 from .lexicon import KinshipLexicon, KinWord, kinship_lexicon
 from .story import Person, ReadChoice, StoryReading, Unnamed
 from .text import Kind, Tok, complement_verb, finite_verb, sentences, tokens
+from .typos import correct
 
 _ARTICLES = frozenset({"the", "a", "an", "one", "own", "only", "other", "two", "three", "both"})
 _BE = frozenset({"is", "was", "are", "were", "be", "been", "being", "'s"})
@@ -108,12 +110,14 @@ class KinshipReader:
     a name that only owns a phrase inside the subject ("[C]'s son [A] … his wife": A, not C) and the
     holders of the antecedent's own phrases ("[M] and his son [T] … his wife": M, not T)."""
 
-    def __init__(self, lexicon: str | Path | None = None, *, rules: str | Path | None = None, strict: bool = False):
+    def __init__(self, lexicon: str | Path | None = None, *, rules: str | Path | None = None, strict: bool = False,
+                 typos: bool = True):
         self.lexicon: KinshipLexicon = kinship_lexicon(str(lexicon) if lexicon else None)
         self.lex = self.lexicon.data
         self.ns = self.lexicon.ns
         self.rules = str(rules or data_dir("rules") / "kinship.hkr")
         self.strict = strict
+        self.typos = typos
 
     # -- public --------------------------------------------------------------------------------
     def entity(self, name: str) -> IRI:
@@ -137,8 +141,20 @@ class KinshipReader:
         for i, (a, b) in enumerate(sentences(text, self._names_a_person)):
             span = SourceSpan(a, b, i)
             spans.append(span)
-            s = _Sentence(self, tokens(text, a, b), genders, ctx)
-            stated = s.read()
+            toks = tokens(text, a, b)
+            fixed = correct(toks, self.lexicon) if self.typos else toks
+            if fixed != toks:
+                # a corrected kinship word is kept only when the corrected sentence states something
+                before = copy.deepcopy(ctx)
+                s = _Sentence(self, fixed, genders, ctx)
+                stated = s.read()
+                if not stated:
+                    ctx = before
+                    s = _Sentence(self, toks, genders, ctx)
+                    stated = s.read()
+            else:
+                s = _Sentence(self, toks, genders, ctx)
+                stated = s.read()
             problems = []
             got = 0
             for rel, possessors, holder, word, reason in stated:
@@ -161,8 +177,9 @@ class KinshipReader:
             if problems:
                 skips.append(ReadSkip(SkipCode.UNSUPPORTED, span, text[a:b], "gender_mismatch: " + "; ".join(problems)))
             elif not got:
-                code = SkipCode.UNSUPPORTED if s.kin_words else SkipCode.NO_STATEMENT
-                skips.append(ReadSkip(code, span, text[a:b], "kinship words but no reading" if s.kin_words
+                kin = s.kin_words or s.blocked
+                code = SkipCode.UNSUPPORTED if kin else SkipCode.NO_STATEMENT
+                skips.append(ReadSkip(code, span, text[a:b], "kinship words but no reading" if kin
                                       else "no kinship statement"))
         return StoryReading(tuple(facts), tuple(choices), tuple(skips), tuple(spans))
 
@@ -225,10 +242,15 @@ class _Sentence:
         self.ctx = ctx
         self.phrases: list[_Phrase] = []
         compares = self._counterfactual()
+        # "her step son", "[A] is not [B]'s mother": kinship words that state nothing here
+        self.blocked: set[int] = {i for i, t in enumerate(self.toks) if i >= 1 and t.kind is Kind.WORD
+                                  and self.lex.kin(t.text) and self.toks[i - 1].low in self.lex.other_kin}
+        self.blocked |= {i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
+                         and self._negated(i)}
         self.kin_words = [i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
                           and not (i + 1 < len(self.toks) and self.toks[i + 1].kind is Kind.WORD
                                    and self.lex.kin(self.toks[i + 1].text))  # "twin sister": one word
-                          and i not in compares]
+                          and i not in compares and i not in self.blocked]
         self.subject: list[Person] = []
         self.resolved: dict[int, list[Person]] = {}   # pronoun position → readings
         self.out: list[tuple[str, tuple[Person, ...], str, str, str]] = []
@@ -238,7 +260,19 @@ class _Sentence:
         """Positions in a clause that only compares ("raising him as if he were her own child",
         rules/kinship.toml ``[counterfactual]``): to the clause's end, they state nothing."""
         out: set[int] = set()
-        for opener in self.lex.data.get("counterfactual", {}).get("openers", ()):
+        spec = self.lex.data.get("counterfactual", {})
+        belief = frozenset(spec.get("belief", ()))
+        subjunctive = frozenset(spec.get("subjunctive", ()))
+        for k, t in enumerate(self.toks):
+            m = k + 1 + self.w(k + 1, "that")
+            if t.kind is Kind.WORD and (t.low in belief and self.w(m + 1, *_BE)
+                                        or t.low in subjunctive and self.w(m + 1, "were")) \
+                    and self.t(m) is not None and (self.t(m).kind is Kind.NAME or self.t(m).low in self.lex.subject_pronouns):
+                e = k + 1
+                while e < len(self.toks) and self.toks[e].kind is not Kind.PUNCT:
+                    out.add(e)
+                    e += 1
+        for opener in spec.get("openers", ()):
             n = len(opener)
             for k in range(len(self.toks) - n + 1):
                 if all(self.toks[k + m].low == w for m, w in enumerate(opener)):
@@ -247,6 +281,63 @@ class _Sentence:
                         out.add(e)
                         e += 1
         return out
+
+    def _negator(self, k: int) -> bool:
+        """A negation word at ``k``: "not", "never" (rules/kinship.toml ``[negation]``), or the "t" of
+        "isn't" / "is n't" (tokens "n" "'" "t"); "not only / just" is no negation."""
+        t = self.t(k)
+        if t is None or t.kind is not Kind.WORD:
+            return False
+        if t.low == "t":
+            return k >= 2 and self.toks[k - 1].text == "'" and self.toks[k - 2].low.endswith("n")
+        return t.low in self.lex.negators and not self.w(k + 1, "only", "just", "merely", "simply")
+
+    def _negated(self, i: int) -> bool:
+        """Whether the kinship word at ``i`` is the complement of a negated copula: "[A] is not [B]'s
+        mother", "[A] and [B] are not siblings", "[A] was never his wife", "[A] isn't the sister of
+        [B]" — walking left over the phrase's determiner, modifiers and possessors to the verb.  A
+        phrase with its holder's name after it is a description, not the complement ("… invited her
+        son, but not his wife [B]": B is his wife)."""
+        k = i - 1
+        while k >= 0 and i - k <= 5 and self.toks[k].kind is Kind.WORD and (
+                self.toks[k].low in _ARTICLES | {"no", "any"} or _adjective(self.toks[k].low)):
+            k -= 1
+        if k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _HAVE:
+            # "[A] has no brother named [B]", "[A] does not have a son named [B]"
+            return any(self._negator(x) for x in range(max(0, k - 2), i))
+        if self._holder_right(i):
+            return False
+        neg = False
+        k = i - 1
+        while k >= 0 and i - k <= 10:
+            t = self.toks[k]
+            if self._negator(k):
+                neg = True
+            elif t.kind is Kind.WORD and t.low in ("isn", "wasn", "aren", "weren") and neg:
+                return True
+            elif t.kind is Kind.WORD and t.low in _BE:
+                return neg
+            elif t.kind is Kind.POSS or t.kind is Kind.NAME and self.t(k + 1) is not None \
+                    and self.t(k + 1).kind is Kind.POSS:
+                pass  # "[B]'s", "mother's": a possessor inside the phrase
+            elif t.kind is Kind.WORD and (t.low in _ARTICLES or t.low in self.lex.pronouns or t.low in _ADVERBS
+                                          or t.low in ("longer", "n") or self.lex.kin(t.text)
+                                          or t.low not in _STOP and _modifier(t.low)):
+                pass
+            else:
+                return neg and t.kind is Kind.WORD and t.low in ("and", "but")  # "…, and not the aunt of [C]"
+            k -= 1
+        return False
+
+    def _negated_clause(self, k: int) -> bool:
+        """A negation word earlier in the clause of token ``k`` ("[A] and [B] are not married", "[A]
+        never married [B]")."""
+        b = k - 1
+        while b >= 0 and self.toks[b].kind is not Kind.PUNCT:
+            if self._negator(b):
+                return True
+            b -= 1
+        return False
 
     # -- small token helpers ---------------------------------------------------------------------
     def names_all(self, people) -> bool:
@@ -315,7 +406,9 @@ class _Sentence:
 
     def kin_at(self, i: int) -> KinWord | None:
         t = self.t(i)
-        return self.lex.kin(t.text) if t is not None and t.kind is Kind.WORD else None
+        if t is None or t.kind is not Kind.WORD or i in getattr(self, "blocked", ()):
+            return None
+        return self.lex.kin(t.text)
 
     # -- the sentence ----------------------------------------------------------------------------
     def read(self):
@@ -479,9 +572,16 @@ class _Sentence:
             return
         if not holders and self._owns_next(i):
             return  # "[R] is [J]'s mom's brother": the mother is an unnamed step to the brother, not R
+        if not holders and self.t(i + 1) is not None and self.t(i + 1).kind is Kind.POSS:
+            self.ctx.pending = ph  # "[A] is [B]'s mother's friend": A is not the mother (a name may follow:
+            return                 # "… at her grandfather's cabin. His name was [J].")
         if not holders:
             h = self._holder_left(ph)
             holders = [h] if h else []
+            names = [p for p in self.subject if isinstance(p, str)]
+            if h is not None and ph.kin.plural and len(names) >= 2 and h in names and self.w(1, "and") \
+                    and _is_name(self.t(0)) and _is_name(self.t(2)) and self.w(3, *_BE):
+                holders = names  # "[A] and [B] are the parents of [C]": each of them
         ph.holders = holders
         if not holders:
             self.ctx.pending = ph  # "… with her son. His name is [Tom]."
@@ -566,6 +666,11 @@ class _Sentence:
                                                                       (self.t(j + 1) and self.t(j + 1).text == ",")):
             j += 1  # "[A]'s father's name is [B]", "her grandson's, [J], party"
         run = j
+        kin = self.kin_at(i)
+        if kin is not None and kin.plural and (self.w(j, "are", "were") or self.t(j) is not None
+                                               and self.t(j).text == ":") and _is_name(self.t(j + 1)) \
+                and not (self.t(j + 2) is not None and self.t(j + 2).kind is Kind.POSS):
+            j += 1  # "[S]'s parents are [P] and [R]", "two sisters: [B] and [C]" (not "… are [P]'s friends")
         while j < len(toks) and j - run < 6 and (toks[j].text == "," or toks[j].is_word(*_BRIDGE)):
             j += 1
         words = [t for t in toks[run:j] if t.kind is Kind.WORD]
@@ -581,6 +686,9 @@ class _Sentence:
         if toks[j - 1].text == "," and self.toks[0].low in _SUBORDINATORS and self.t(j + 1) is not None \
                 and self.t(j + 1).kind is Kind.WORD and (finite_verb(self.t(j + 1).low) or self.t(j + 1).low in _MODALS):
             return []  # "While watching his son, [A] could n't help …": [A] is the main clause's subject
+        if self.t(j + 1) is not None and self.t(j + 1).kind is Kind.POSS and toks[j - 1].kind is Kind.WORD \
+                and toks[j - 1].low in _BE:
+            return []  # "[A]'s son is [B]'s friend": the son is someone of B's, not B
         if self.t(j + 1) is not None and self.t(j + 1).kind is Kind.POSS and toks[j - 1].text == ",":
             k = j + 2
             while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k < j + 5:
@@ -590,7 +698,6 @@ class _Sentence:
                 if inner:
                     return inner[:1]  # "a son, [Theresa]'s brother [Kevin]": in apposition, the holder is Kevin
         out = [toks[j].text]
-        kin = self.kin_at(i)
         if kin is not None and kin.plural:
             k = j
             while k + 2 < len(toks) and (toks[k + 1].is_word("and") or toks[k + 1].text == ",") and \
@@ -641,6 +748,12 @@ class _Sentence:
         if k >= 0 and self.toks[k].is_word("and") and len(self.phrases) >= 2 and self.phrases[-2].holders \
                 and self.w(self.phrases[-2].pos + 1, "of", "to"):
             return self.phrases[-2].holders[0]  # "[R] is grandson of [G] and brother of [J]"
+        if s >= 2 and self.w(s - 1, "and") and self.t(s).kind is Kind.NAME and len(self.phrases) >= 2:
+            prev = self.phrases[-2]  # "[A] is [B]'s mother and [C]'s grandmother": A holds both
+            at = next((x for x, t in enumerate(self.toks[:prev.start]) if prev.holders and t.kind is Kind.NAME
+                       and t.text == prev.holders[0]), None)
+            if prev.pos == s - 2 and at is not None and self.w(at + 1, *_BE):
+                return prev.holders[0]
         if k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in _BE:
             b = k - 1
             if self.w(b, "and"):  # "[L] is a female and is the granddaughter of [J]"
@@ -699,8 +812,11 @@ class _Sentence:
             while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k <= m + 4:
                 k += 1
             inner = self.kin_at(k)
-            if inner is None or self._holder_right(k):
+            if inner is None:
                 return [], False
+            held = self._holder_right(k)
+            if held:  # "the daughter of [Lou]'s brother [Max]": Max
+                return ([held[0]], False) if len(held) == 1 else ([], False)
             return [_through(t.text, inner)], False  # "the daughter of [Dwight]'s wife"
         names = [t.text]
         while self.w(m + 1, "and") and _is_name(self.t(m + 2)) and not (
@@ -954,12 +1070,20 @@ class _Sentence:
             self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
             self.ctx.couple = pair
         for k, t in enumerate(toks):
+            if (t.low in self.lex.marry_words or t.low in self.lex.birth_words) and self._negated_clause(k):
+                continue  # "[A] never married [B]", "[A] did not adopt [C]"
             if t.low in self.lex.marry_words:
                 a = self._name_before(k)
                 b = k + 1
                 if self.w(b, "to"):
                     b += 1
-                if a is not None and _is_name(self.t(b)) and a != self.t(b).text:
+                if _is_name(self.t(b)) and self.t(b + 1) is not None and self.t(b + 1).kind is Kind.POSS:
+                    # "[H] married [I]'s daughter [J]": the spouse is the phrase's holder, not I
+                    ph = next((x for x in self.phrases if x.start == b and x.pos > b), None)
+                    if a is not None and ph is not None and len(ph.holders) == 1 and ph.holders[0] != a:
+                        self.out.append(("ex:spouse", (a,), ph.holders[0], "", ""))
+                        self.ctx.couple = [a, ph.holders[0]]
+                elif a is not None and _is_name(self.t(b)) and a != self.t(b).text:
                     self.out.append(("ex:spouse", (a,), self.t(b).text, "", ""))
                     self.ctx.couple = [a, self.t(b).text]
                 elif a is None and not couple_here and self._two_named_marry(k):
@@ -972,7 +1096,13 @@ class _Sentence:
                     if noun is not None and not any(x.kind is Kind.NAME for x in toks[b:]):
                         # "[Dan] is married to a special woman. Her name is [Marci]."
                         self.ctx.pending = _Phrase(k, KinWord("ex:spouse", noun), "spouse", possessors=[a])
-            if t.low in self.lex.birth_words:
+            if t.low in self.lex.birth_words and self._passive(k):
+                # "[C] was adopted by [A]", "[C] was born to [A]": the object is the parent
+                child = self._name_before(k)
+                if child is not None and self.w(k + 1, "by", "to") and _is_name(self.t(k + 2)) \
+                        and self.t(k + 2).text != child:
+                    self.out.append(("ex:child", (self.t(k + 2).text,), child, "", ""))
+            elif t.low in self.lex.birth_words and t.low != "born":
                 m = k + 1
                 while m < len(toks) and m - k <= 6 and toks[m].kind is Kind.WORD:
                     m += 1
@@ -983,12 +1113,23 @@ class _Sentence:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
 
+    def _passive(self, k: int) -> bool:
+        """Whether the verb at ``k`` follows a form of "be" ("was adopted", "were born")."""
+        b = k - 1
+        while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _ADVERBS:
+            b -= 1
+        return b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE
+
     def _subjects_couple_word(self, end: int, subject: list[str]) -> bool:
         """A couple word before token ``end`` that is the subjects' own: not after a third person's name,
         not owned by "his"/"her"/someone's ("[A] and [B] went to see [C] on his honeymoon")."""
         for k in range(end):
             if self.toks[k].low not in self.lex.couple_words:
                 continue
+            if self._negated_clause(k) or self.toks[k].low in self.lex.marry_words and any(
+                    self.toks[x].low == "to" or self.toks[x].low in _MODALS - {"did", "does", "do"}
+                    for x in range(max(0, k - 3), k)):
+                return False  # "[A] and [B] are not married", "… plan to get married", "… will be married"
             if any(t.kind is Kind.NAME and t.text not in subject for t in self.toks[:k]):
                 return False
             if not any(t.kind is Kind.POSS or t.low in self.lex.pronouns for t in self.toks[max(0, k - 3):k]):
@@ -1001,7 +1142,7 @@ class _Sentence:
         if len(names) != 2 or names[0].text == names[1].text:
             return False
         for k, t in enumerate(self.toks):
-            if t.is_word("their") and t.start > names[1].start:
+            if t.is_word("their") and t.start > names[1].start and not self._negated_clause(k):
                 m = k + 1
                 while m < len(self.toks) and m - k <= 4 and self.toks[m].kind is Kind.WORD:
                     if self.toks[m].low in self.lex.couple_words:
@@ -1061,6 +1202,11 @@ class _Sentence:
         b = k - 1
         while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in _BE | _HAVE | _ADVERBS | {"gave", "give"}:
             b -= 1
+        if self.t(b) is not None and self.t(b).text == ",":
+            ph = next((x for x in self.phrases if x.pos == b - 1 and x.start >= 2 and x.holders), None)
+            if ph is not None and self.t(ph.start - 1).text == "," and _is_name(self.t(ph.start - 2)) \
+                    and self.t(ph.start - 2).text == ph.holders[0] and ph.start == 2:
+                return ph.holders[0]  # "[B], [A]'s son, is married to [C]": B
         return self._named_at(b)
 
     def _unnamed_subject_at(self, b: int) -> Unnamed | None:

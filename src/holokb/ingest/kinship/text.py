@@ -116,7 +116,8 @@ def _split_run_on(text: str, a: int, b: int, names_a_person: Callable[[str], boo
         t, prev, nxt = toks[i], toks[i - 1], toks[i + 1]
         if t.kind is Kind.NAME and prev.kind is Kind.WORD and prev.text.islower() and nxt.kind is Kind.WORD \
                 and nxt.text.islower() and noun_only(prev.low) and finite_verb(nxt.low) and t.start > start \
-                and not _possessed(toks, i - 1) and not names_a_person(prev.low):
+                and not _possessed(toks, i - 1) and not names_a_person(prev.low) \
+                and prev.low not in ("that", "which", "who", "whom", "than"):  # "… dreamed that [B] was …"
             out.append((start, prev.end))
             start = t.start
         elif t.kind is Kind.NAME and names_a_person(prev.low) and t.start > start and _predicate_before(toks, i) \

@@ -1,0 +1,57 @@
+"""Misspelt kinship words and copulas (ingest/kinship/typos.py): corrected only when certain."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from holokb.ingest.english.reading import describe_fact
+from holokb.ingest.kinship import KinshipReader
+from holokb.ingest.kinship.typos import one_edit
+
+F, M = "female", "male"
+ROWS = [
+    ("[Ann] took her daugher [Bea] out.", {"Ann": F, "Bea": F}, ["child(Ann, Bea)"]),
+    ("[Ann] is [Bob]'s granfather.", {"Ann": M}, ["grandparent(Bob, Ann)"]),
+    ("[Ann] is [Bob]'s grandaughter.", {"Ann": F}, ["grandchild(Bob, Ann)"]),
+    ("[Ann] us the daughter of [Bob].", {"Ann": F}, ["child(Bob, Ann)"]),
+    ("[Ann] id [Bob]'s only child.", {"Ann": F}, ["child(Bob, Ann)"]),
+    # not certain, or not a typo: left alone
+    ("[Bob] nad a son [Carl].", {"Bob": M}, []),            # "had" or "and"
+    ("[Ann] met her nice [Bea].", {"Ann": F}, []),           # "nice" is a word
+    ("[Ann] us the best.", {"Ann": F}, []),                  # no kinship complement after it
+    ("[Ann] in the kitchen with her son [Carl].", {"Ann": F}, ["child(Ann, Carl)"]),
+    ("[Ann] told us the story of her son [Carl].", {"Ann": F}, ["child(Ann, Carl)"]),
+    ("[Ann] met her sondra [Bea].", {"Ann": F}, []),         # two edits from anything
+]
+
+
+@pytest.mark.parametrize("story,genders,expected", ROWS, ids=[r[0][:40] for r in ROWS])
+def test_typo_rows(story, genders, expected):
+    got = KinshipReader().read(story, genders)
+    assert sorted(describe_fact(f) for f in got.facts) == sorted(expected)
+
+
+def test_corrections_can_be_switched_off():
+    assert KinshipReader(typos=False).read("[Ann] took her daugher [Bea] out.", {"Ann": F}).facts == ()
+    assert KinshipReader(typos=False).read("[Ann] us the daughter of [Bob].", {}).facts == ()
+
+
+def _distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (edits and adjacent swaps), by dynamic programming."""
+    d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        d[i][0] = i
+    for j in range(len(b) + 1):
+        d[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.text("abds", max_size=6), st.text("abds", max_size=6))
+def test_one_edit_is_distance_one(a, b):
+    assert one_edit(a, b) == (_distance(a, b) == 1) == one_edit(b, a)
