@@ -428,7 +428,9 @@ class KnowledgeBase:
     def derive_and_store(self, program: Program, *, as_of: AsOf, computed_at: int,
                          limits: Limits | None = None) -> tuple[Model, ClosureInfo]:
         """Derive with proofs and store the closure in the ledger, marked derived, with the rule-set hash
-        and the AsOf.  A write landing meanwhile makes the stored closure stale at once."""
+        and the AsOf.  A write landing meanwhile makes the stored closure stale at once.  The model's input
+        premises (:class:`AssertedRef`) read their fact ids from the ledger when first decoded: decode them
+        while the KB is open (after, the stored closure has them: :meth:`Ledger.stored_closure`)."""
         from .analysis import render
 
         limits = (limits or Limits.unbounded()).started()  # one deadline for closing, decoding and storing

@@ -6,7 +6,7 @@ integer term ids seed the engine's dictionary, so no term is decoded unless a ru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -132,9 +132,10 @@ def database_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *,
 
 class FactRows(Mapping[str, int]):
     """The ledger row id of each asserted fact :func:`input_at` read, by fact id (the dict is built on
-    first use: :func:`stored_columns` reads the row ids of input keys by position instead)."""
+    first use: :func:`stored_columns` reads the row ids of input keys by position instead).
+    ``fact_ids`` is a sequence of fact ids (hex) parallel to ``rowids``, read when first indexed."""
 
-    def __init__(self, fact_ids: tuple[str, ...] = (), rowids: np.ndarray | None = None) -> None:
+    def __init__(self, fact_ids: Sequence[str] = (), rowids: np.ndarray | None = None) -> None:
         self.fact_ids = fact_ids
         self.rowids = rowids
         self._by_id: dict[str, int] | None = None
@@ -159,10 +160,13 @@ def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, dea
     """:func:`database_at` and (``fact_rows``) the ledger row id of each asserted fact it read, by fact
     id (a stored closure names its asserted premises by row id: :func:`stored_columns`).
 
-    Input keys are :class:`~holokb.engine.database.KeyColumn` s of positions in the rows read (an
-    :class:`AssertedRef` is built only for a key asked for); with ``fact_rows`` their tag is the
-    returned :class:`FactRows`, so :func:`stored_columns` maps them to row ids in one array step."""
-    enc = ledger.encoded_visible(as_of, all_valid=True)
+    The facts are read as id columns (:meth:`Ledger.recorded_facts`); input keys are
+    :class:`~holokb.engine.database.KeyColumn` s of positions in the rows read (an :class:`AssertedRef`
+    is built only for a key asked for); with ``fact_rows`` their tag is the returned :class:`FactRows`, so
+    :func:`stored_columns` maps them to row ids in one array step, and a fact's hash is read only when its
+    key is decoded, while the ledger is open (:class:`~holokb.ledger.derived_input.FactHashes`); without,
+    every hash is read now (the models database_at feeds may outlive the open ledger)."""
+    enc = ledger.recorded_facts(as_of.system)
     terms = TermDictionary()
     db = Database(terms)
     rows: Mapping[str, int] = {}
@@ -176,27 +180,32 @@ def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, dea
         terms.seed(t, tid)
     if deadline is not None and deadline.expired():
         return db, rows
-    if fact_rows and getattr(enc, "rowids", None) is not None:
-        rows = FactRows(enc.fact_ids, enc.rowids)
-    fact_ids = enc.fact_ids
-    keys = KeyColumn(np.arange(len(fact_ids), dtype=np.int64), lambda i: AssertedRef(fact_ids[i]),
+    hashes = ledger.fact_hashes(enc.rowids)
+    if fact_rows:
+        rows = FactRows(hashes, enc.rowids)
+    else:  # a model database_at feeds may outlive the open ledger: its input keys are read now
+        hashes = hashes.all()  # type: ignore[assignment]
+    keys = KeyColumn(np.arange(len(enc), dtype=np.int64), lambda i: AssertedRef(hashes[i]),
                      rows if isinstance(rows, FactRows) else None)
-    confidence = ledger.confidences(enc.fact_ids) if hasattr(ledger, "confidences") else np.ones(len(enc))
+    confidence = ledger.row_confidences(enc.rowids)
     wanted = None
     if program is not None:
         wanted = mentioned_predicates(program)
-    for pid in distinct(enc.p).tolist():
+    by_p = np.argsort(enc.p, kind="stable")  # each predicate's rows, in read order
+    pids = enc.p[by_p]
+    starts = np.flatnonzero(np.r_[True, pids[1:] != pids[:-1]])
+    for pid, a, b in zip(pids[starts].tolist(), starts.tolist(), [*starts[1:].tolist(), len(pids)]):
         pred = ledger.term(pid)
         if not isinstance(pred, IRI) or (wanted is not None and pred.value not in wanted):
             continue
-        m = enc.p == pid
+        m = by_p[a:b]
         db.add_ids(pred.value, [enc.s[m], enc.o[m]], valid_from=enc.valid_from[m], valid_to=enc.valid_to[m],
-                   confidence=np.asarray(confidence)[m], keys=keys.take(m))
+                   confidence=confidence[m], keys=keys.take(m))
     if wanted is not None and TRIPLE in wanted:
         # Rules that quantify over properties (rules/rdfs.hkr, rules/owl2rl.hkr) read every visible
         # triple through one ternary relation hk:triple(s, p, o).
         db.add_ids(TRIPLE, [enc.s, enc.p, enc.o], valid_from=enc.valid_from, valid_to=enc.valid_to,
-                   confidence=np.asarray(confidence), keys=keys)
+                   confidence=confidence, keys=keys)
     _add_program_facts(db, program)
     return db, rows
 

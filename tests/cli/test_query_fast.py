@@ -4,17 +4,14 @@ print the same bytes and exit with the same code either way."""
 from __future__ import annotations
 
 import inspect
-import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import _fast_entry as fast_entry
 from holokb.cli import query_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,20 +26,7 @@ TOKENS = [*query_run.OPTIONS, "--help", "-h", "--", "-", "-fq.rq", "--lim", "--d
 
 def typer_reading(argv: list[str], monkeypatch) -> dict | None:
     """What the typer command passes to ``run`` for this line, or None when typer rejects it."""
-    import holokb.cli
-
-    typer_app = holokb.cli._load()  # every command module, as a line typer reads does
-    query_command = sys.modules["holokb.cli.query"]
-    seen: list[dict] = []
-    with monkeypatch.context() as m:
-        m.setattr(query_command, "run", lambda *a: seen.append(dict(zip(PARAMS, a))) or 0)
-        try:
-            typer_app(args=["query", *argv], prog_name="holokb", standalone_mode=False)
-        except Exception as e:  # noqa: BLE001 - typer's usage errors are the "rejected" answer
-            if "click" not in type(e).__module__ and "typer" not in type(e).__module__:
-                raise
-            return None
-    return seen[0] if seen else None
+    return fast_entry.typer_reading("query", "holokb.cli.query", PARAMS, argv, monkeypatch)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -88,21 +72,7 @@ LINES = [
 
 
 def _run_lines(folder: Path, fast: bool, lines: list[list[str]] = LINES) -> tuple[list[tuple[int, str, str]], bool]:
-    """(exit code, stdout, stderr) of each line run by ``holokb.cli.main`` in one process,
-    and whether typer was loaded at the end."""
-    code = ("import sys, json\nimport holokb.cli as c\nc.FAST_QUERY = " + repr(fast) + "\n"
-            "for line in json.loads(sys.argv[1]):\n"
-            "    try:\n        c.main(line)\n        rc = 0\n    except SystemExit as e:\n        rc = e.code or 0\n"
-            "    for f in (sys.stdout, sys.stderr):\n        f.write(f'@@{rc}@@'); f.flush()\n"
-            "print(any(m.split('.')[0] == 'typer' for m in sys.modules))\n")
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    p = subprocess.run([sys.executable, "-c", code, json.dumps(lines)], cwd=folder, env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    outs, errs = p.stdout.split("@@"), p.stderr.split("@@")
-    runs = [(int(outs[i + 1]), outs[i], errs[i]) for i in range(0, 2 * len(lines), 2)]
-    assert [int(e) for e in errs[1::2]] == [r[0] for r in runs]
-    return runs, outs[-1].strip() == "True"
+    return fast_entry.run_lines(folder, "FAST_QUERY", fast, lines)
 
 
 def test_the_plain_entry_prints_what_the_typer_command_prints(tmp_path):

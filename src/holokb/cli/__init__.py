@@ -36,6 +36,8 @@ COMMAND_MODULES = {
 _all_loaded = False
 #: Switch: a plain ``holokb query …`` line runs without typer (:func:`.query_run.parse_args`).
 FAST_QUERY = True
+#: Switch: a plain ``holokb derive …`` line runs without typer (:func:`.derive_run.parse_args`).
+FAST_DERIVE = True
 
 
 def _load(modules: tuple[str, ...] = MODULES) -> Any:
@@ -102,10 +104,14 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _fast(args: list[str]) -> int | None:
-    """Run a plain ``holokb query …`` line without typer (see :mod:`.query_run`); None: not one."""
-    if not FAST_QUERY or not args or args[0] != "query":
+    """Run a plain ``holokb query …`` or ``holokb derive …`` line without typer (see :mod:`.query_run`,
+    :mod:`.derive_run`); None: not one."""
+    if FAST_DERIVE and args and args[0] == "derive":
+        from .derive_run import parse_args, run
+    elif not FAST_QUERY or not args or args[0] != "query":
         return None
-    from .query_run import parse_args, run
+    else:
+        from .query_run import parse_args, run
 
     kwargs = parse_args(args[1:])
     return None if kwargs is None else run(**kwargs)  # type: ignore[arg-type]

@@ -6,19 +6,16 @@ Heavy modules (rdflib, pyshacl, numpy, the engine) are imported inside functions
 from __future__ import annotations
 
 import json
-import re
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from ..core import MAX_TIME, AsOf, HolokbError, IRI, Limits, Literal, Term, parse_instant
-from ..core.terms import XSD
+from ..core import MAX_TIME, AsOf, HolokbError, IRI, Limits, parse_instant
 from .diagnostics import BAD_NAME, BAD_TIME, USAGE, SurfaceError
 from .light import (  # noqa: F401 - re-exported: the command modules import them from here
-    ASK_TIMEOUT_S, DEFAULT_PREFIXES, DERIVE_TIMEOUT_S, QUERY_TIMEOUT_S, TIMEOUT_HELP, check_ledger_path, prefixes,
-    rule_paths, seconds, working,
+    ASK_TIMEOUT_S, DEFAULT_PREFIXES, DERIVE_TIMEOUT_S, QUERY_TIMEOUT_S, TIMEOUT_HELP, check_ledger_path, now_ms,
+    open_kb, prefixes, rule_paths, seconds, short, working,
 )
 
 if TYPE_CHECKING:
@@ -60,10 +57,6 @@ class Usage(SurfaceError):
         super().__init__(code, message, hint=hint, exit_code=2)
 
 
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 def parse_iri(text: str) -> IRI:
     t = text.strip()
     if t.startswith("<") and t.endswith(">"):
@@ -76,25 +69,6 @@ def parse_iri(text: str) -> IRI:
         return IRI(pm[prefix] + local)
     raise Usage(f"cannot read {text!r} as an IRI", code=BAD_NAME,
                 hint=f"use <http://...> or a known prefix ({', '.join(sorted(pm))})")
-
-
-def short(t: Term) -> str:
-    if isinstance(t, IRI):
-        best = None
-        for p, ns in prefixes().items():
-            if t.value.startswith(ns) and re.fullmatch(r"[\w.-]*", t.value[len(ns):]):
-                if best is None or len(ns) > len(best[1]):
-                    best = (p, ns)
-        return f"{best[0]}:{t.value[len(best[1]):]}" if best else f"<{t.value}>"
-    if isinstance(t, Literal):
-        if t.lang:
-            return f'"{t.lexical}"@{t.lang}'
-        if t.datatype == XSD + "string":
-            return json.dumps(t.lexical, ensure_ascii=False)
-        if t.datatype in (XSD + "integer", XSD + "boolean", XSD + "decimal"):
-            return t.lexical
-        return f'"{t.lexical}"^^{short(IRI(t.datatype))}'
-    return str(t)
 
 
 def instant(option: str, text: str) -> int:
@@ -117,17 +91,6 @@ def at_time(at: Optional[str]) -> int:
     if at is None:
         return now_ms()  # the clock, read once, at the edge
     return instant("--at", at)
-
-
-def open_kb(db: str, shapes: Optional[list] = None, *, create: bool = False) -> "KnowledgeBase":
-    """The KB in ledger file ``db``; only commands that write facts pass ``create=True`` — reading a
-    ledger that does not exist is an error, never a fresh empty ledger."""
-    check_ledger_path(db, create=create)
-    if shapes is None:
-        shapes = ["shapes"] if Path("shapes").is_dir() else []
-    from ..kb import KnowledgeBase
-
-    return KnowledgeBase.open(db, shapes=shapes)
 
 
 def check_output(path: Optional[Path]) -> None:

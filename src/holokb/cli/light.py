@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import re
 import sys
+import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from ..core.terms import HK, OWL, RDF, RDFS, XSD
+from ..core.terms import HK, IRI, OWL, RDF, RDFS, XSD, Literal
+
+if TYPE_CHECKING:
+    from ..core.terms import Term
+    from ..kb import KnowledgeBase
 
 DEFAULT_PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "hk": HK, "ex": "http://example.org/"}
 
@@ -105,6 +111,86 @@ def seconds(text: Optional[str], default: float) -> Optional[float]:
 
         raise Usage(f"--timeout must be a positive number of seconds (or 'none'), not {text!r}")
     return value
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def short(t: Term) -> str:
+    """A term as the CLI prints it (prefixed name, literal in Turtle form)."""
+    if isinstance(t, IRI):
+        best = None
+        for p, ns in prefixes().items():
+            if t.value.startswith(ns) and re.fullmatch(r"[\w.-]*", t.value[len(ns):]):
+                if best is None or len(ns) > len(best[1]):
+                    best = (p, ns)
+        return f"{best[0]}:{t.value[len(best[1]):]}" if best else f"<{t.value}>"
+    if isinstance(t, Literal):
+        if t.lang:
+            return f'"{t.lexical}"@{t.lang}'
+        if t.datatype == XSD + "string":
+            return json.dumps(t.lexical, ensure_ascii=False)
+        if t.datatype in (XSD + "integer", XSD + "boolean", XSD + "decimal"):
+            return t.lexical
+        return f'"{t.lexical}"^^{short(IRI(t.datatype))}'
+    return str(t)
+
+
+def open_kb(db: str, shapes: Optional[list] = None, *, create: bool = False) -> "KnowledgeBase":
+    """The KB in ledger file ``db``; only commands that write facts pass ``create=True`` — reading a
+    ledger that does not exist is an error, never a fresh empty ledger."""
+    check_ledger_path(db, create=create)
+    if shapes is None:
+        shapes = ["shapes"] if Path("shapes").is_dir() else []
+    from ..kb import KnowledgeBase
+
+    return KnowledgeBase.open(db, shapes=shapes)
+
+
+def read_options(args: list[str], options: dict[str, tuple], defaults: dict[str, object], *,
+                 ints: tuple[str, ...] = (), paths: tuple[str, ...] = ()) -> tuple[dict[str, object], list[str]] | None:
+    """A command line's options as typer reads them, and its positional arguments; None when the line
+    is not one this plain reader is sure to read as typer does (the fast entries of ``query`` and
+    ``derive``).  ``options``: name -> (parameter, takes a value, repeatable[, the value a flag sets:
+    True unless given]); the last of a non-repeatable option wins; parameters in ``ints`` are
+    integers, those in ``paths`` paths."""
+    out: dict[str, object] = dict(defaults)
+    positional: list[str] = []
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        i += 1
+        if not tok.startswith("-") or tok == "-":
+            positional.append(tok)
+            continue
+        name, eq, value = tok.partition("=") if tok.startswith("--") else (tok, "", "")
+        spec = options.get(name)
+        if spec is None:
+            return None  # --help, --, -fX, an unknown or abbreviated option: typer's to read
+        param, takes_value, repeat = spec[:3]
+        if not takes_value:
+            if eq:
+                return None
+            out[param] = spec[3] if len(spec) > 3 else True
+            continue
+        if not eq:
+            if i >= len(args):
+                return None
+            value = args[i]
+            i += 1
+        if value.startswith("-") and not eq:
+            return None  # typer may read it as an option name: its own message
+        parsed: object = value
+        if param in ints:
+            try:
+                parsed = int(value, 10)
+            except ValueError:
+                return None
+        elif param in paths:
+            parsed = Path(value)
+        out[param] = [*(out[param] or []), parsed] if repeat else parsed  # type: ignore[misc]
+    return out, positional
 
 
 def say(text: str) -> None:

@@ -19,7 +19,7 @@ from typing import Optional
 
 from ..core.limits import Limits
 from ..core.time import AsOf
-from .light import QUERY_TIMEOUT_S, check_ledger_path, prefixes, rule_paths, say, seconds, working
+from .light import QUERY_TIMEOUT_S, check_ledger_path, prefixes, read_options, rule_paths, say, seconds, working
 
 #: The options of ``holokb query``: name -> (parameter, takes a value, repeatable).  A flag
 #: (takes no value) is True when given.
@@ -38,45 +38,10 @@ DEFAULTS: dict[str, object] = {"text": None, "file": None, "db": "holokb.db", "a
 def parse_args(args: list[str]) -> dict[str, object] | None:
     """The keyword arguments of :func:`run` for a ``holokb query`` command line (without the word
     ``query``), or None when the line is not one this plain reader is sure to read as typer does."""
-    out: dict[str, object] = dict(DEFAULTS)
-    positional: list[str] = []
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        i += 1
-        if not tok.startswith("-") or tok == "-":
-            positional.append(tok)
-            continue
-        name, eq, value = tok.partition("=") if tok.startswith("--") else (tok, "", "")
-        spec = OPTIONS.get(name)
-        if spec is None:
-            return None  # --help, --, -fX, an unknown or abbreviated option: typer's to read
-        param, takes_value, repeat = spec
-        if not takes_value:
-            if eq:
-                return None
-            out[param] = True
-            continue
-        if not eq:
-            if i >= len(args):
-                return None
-            value = args[i]
-            i += 1
-        if value.startswith("-") and not eq:
-            return None  # typer may read it as an option name: its own message
-        if param == "limit":
-            try:
-                value = int(value, 10)
-            except ValueError:
-                return None
-        elif param in ("file", "rules"):
-            value = Path(value)
-        if repeat:
-            out[param] = [*(out[param] or []), value]  # type: ignore[misc]
-        else:
-            out[param] = value
-    if len(positional) > 1:
+    read = read_options(args, OPTIONS, DEFAULTS, ints=("limit",), paths=("file", "rules"))
+    if read is None or len(read[1]) > 1:
         return None
+    out, positional = read
     out["text"] = positional[0] if positional else None
     return out
 

@@ -7,11 +7,11 @@ from typing import Optional
 
 import typer
 
-from ..core import IRI, AsOf, format_ms
+from ..core import IRI, format_ms
 from .app import app
 from .common import (
     AS_OF, ASK_TIMEOUT_S, DB, DB_IF_PRESENT, DERIVE_TIMEOUT_S, FORMAT, RULES, SHAPES, TIMEOUT_HELP, VALID, Usage,
-    as_of_point, limits_of, load_rules, now_ms, open_kb, rule_paths, seconds, short, working,
+    as_of_point, limits_of, load_rules, open_kb, seconds, short,
 )
 
 
@@ -96,58 +96,11 @@ def derive(rules: Optional[list[Path]] = RULES, db: str = DB, as_of: Optional[st
     \b
     Example: holokb derive --rules rules/ --valid 2026-04-01
     """
-    limits = limits_of(max_depth, max_derived, seconds(timeout, DERIVE_TIMEOUT_S))
-    from ..program_cache import cached_program  # the same rule files again: no parse (keyed by their bytes)
-    from ..reasoning import load_program
-    from ..engine.allocator import keep_freed_memory
+    from . import derive_run
 
-    keep_freed_memory()  # the closure frees and re-allocates big arrays: reuse them, not fresh pages
-
-    prog = cached_program(rule_paths(rules), load_program)
-    point = as_of_point(as_of, valid)
-    info = None
-    with open_kb(db, []) as kb, working("deriving", format):
-        if all_valid:
-            model = kb.derive(prog, as_of=point, limits=limits, all_valid=True)
-        elif store:
-            model, info = kb.derive_and_store(prog, as_of=point, computed_at=now_ms(), limits=limits)
-            if point == AsOf.latest():  # `holokb query` with these rule files then needs no parse
-                from ..sparql.rules_index import remember_program, rule_digest
-
-                remember_program(db, rule_digest(rule_paths(rules)), prog)
-        else:
-            model = kb.derive(prog, as_of=point, limits=limits)
-    n = model.derived_count()  # counting decodes nothing; only the facts shown are decoded
-    shown = model.derived(limit=show)
-    truncated = model.truncated or (info is not None and info.truncated)
-    hit = model.limit_hit or (info.limit_hit if info is not None else None)
-    if format == "json":
-        typer.echo(json.dumps({
-            "asOf": {"system": point.system, "valid": point.valid}, "derived": n,
-            "iterations": model.stats.iterations, "truncated": truncated, "limitHit": hit,
-            "ruleCounts": dict(model.rule_counts()), "ruleSetHash": prog.rule_set_hash, "allValid": all_valid,
-            "storedClosure": None if info is None else info.id,
-            "violations": [{"constraint": v.constraint, "bindings": {k: str(t) for k, t in v.bindings}}
-                           for v in model.violations]}, sort_keys=True))
-    else:
-        it = model.stats.iterations
-        where = f"over all valid time as recorded at {point}" if all_valid else f"at {point}"
-        typer.echo(f"derived {n} fact{'' if n == 1 else 's'} in {it} iteration{'' if it == 1 else 's'} {where}")
-        for d in shown:
-            args = ", ".join(short(a) for a in d.args)
-            typer.echo(f"  {short(IRI(d.predicate))}({args})  valid {d.valid}  by {d.rule}"
-                       + (f"  score {d.score:.3f}" if d.score is not None else ""))
-        if n > len(shown):
-            typer.echo(f"  … {n - len(shown)} more (use --show)")
-        for v in model.violations:
-            binds = " ".join(f"?{k}={short(t)}" for k, t in v.bindings)
-            typer.echo(f"violation of {v.constraint}: {binds}")
-        if truncated:
-            typer.echo(f"truncated: the {hit} budget was hit; the closure is partial")
-        if info is not None:
-            typer.echo(f"stored as closure #{info.id} (rule set {prog.rule_set_hash[:12]}, {point}) in {db}")
-    if model.violations:
-        raise typer.Exit(1)
+    rc = derive_run.run(rules, db, as_of, valid, max_depth, max_derived, timeout, show, store, all_valid, format)
+    if rc:
+        raise typer.Exit(rc)
 
 
 @app.command()

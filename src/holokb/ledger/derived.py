@@ -47,6 +47,7 @@ from .sql import INSERT_TERM, fact_key
 
 if TYPE_CHECKING:
     from .derived_blocks import ClosureTable
+    from .derived_input import FactHashes, RecordedFacts
 
 _CHUNK = 20_000  # derived rows per block batch
 _IN = 500  # ids per IN (...) list
@@ -377,6 +378,25 @@ class LedgerDerived:
                       np.where(vt == OPEN, MAX_TIME, vt), table.seq[idx]], axis=1).reshape(len(idx), 6)
         a = a[np.lexsort(a.T[::-1])]
         return EncodedDerived(*(np.ascontiguousarray(a[:, k]) for k in range(5)))
+
+    def recorded_facts(self, system: int) -> "RecordedFacts":
+        """Every plain affirmed triple recorded at system time ``system``, whatever its valid time, as id
+        columns (:mod:`~holokb.ledger.derived_input`: the rows of ``encoded_visible(all_valid=True)``)."""
+        from .derived_input import recorded_facts
+
+        return recorded_facts(self._db, system)
+
+    def fact_hashes(self, rowids: "np.ndarray") -> "FactHashes":
+        """The fact id (hex) of each fact row id, read when asked for."""
+        from .derived_input import FactHashes
+
+        return FactHashes(self._db, rowids)
+
+    def row_confidences(self, rowids: "np.ndarray") -> "np.ndarray":
+        """:meth:`confidences` by fact row id."""
+        from .derived_input import row_confidences
+
+        return row_confidences(self._db, rowids)
 
     def confidences(self, fact_ids: Sequence[str]) -> np.ndarray:
         """Per fact id (hex), the max evidence confidence over all its spans; 1.0 without evidence.
