@@ -161,3 +161,22 @@ def test_chunked_triples_store_the_rows_of_bulk_assert(tmp_path_factory, triples
             else:
                 led.bulk_assert(records(facts), at=AT)
     assert rows(d / "plain.db") == rows(d / "records.db")
+
+
+def test_staging_is_released_detached_or_emptied(tmp_path):
+    """A load's staging goes after its batch: detached when nothing reads it, emptied when a
+    statement still does (DETACH is refused then); either way no staged row is left behind and
+    the next load stages and writes as usual."""
+    with Ledger.open(tmp_path / "kb.db") as led:
+        db = led._db
+        staged = plain.stage_plain(led, iter(CHUNKS), at=AT)
+        assert staged is not None and plain.staged_rows(db) > 0
+        reading = db.execute(f"SELECT fact_id FROM {plain.STAGING_DB}.plain_facts")
+        assert reading.fetchone() is not None  # the statement stays active
+        plain.release_staging(db)
+        assert plain.staged_rows(db) == 0
+        reading.close()
+        plain.release_staging(db)
+        assert db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (plain.STAGING_DB,)).fetchone() is None
+        assert led.bulk_assert_plain(iter(CHUNKS), at=AT) > 0
+        assert plain.staged_rows(db) == 0

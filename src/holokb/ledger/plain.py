@@ -144,7 +144,10 @@ def release_staging(db: sqlite3.Connection) -> None:
         if staged_rows(db):
             _clear(db)
     elif _is_attached(db):
-        db.execute(f"DETACH DATABASE {STAGING_DB}")
+        try:
+            db.execute(f"DETACH DATABASE {STAGING_DB}")
+        except sqlite3.OperationalError:  # a statement still reading it: empty it instead
+            _clear(db)
 
 
 def staged_rows(db: sqlite3.Connection) -> int:
