@@ -9,7 +9,7 @@ from holokb.core import AsOf, Fact, IRI, Literal, ShapeViolationError, parse_ins
 from holokb.kb import KnowledgeBase
 from holokb.core.terms import XSD_INTEGER
 from holokb.ledger import Ledger
-from holokb.ledger.plain import STAGING_DB, discard_staged, stage_plain
+from holokb.ledger.plain import discard_staged, stage_plain, staged_rows
 from holokb.rdf.batch import PlainBatch
 from holokb.rdf.terms import to_rdflib
 from holokb.resources import data_dir
@@ -51,7 +51,7 @@ def test_a_refused_columnar_batch_changes_nothing_and_points_at_the_file(tmp_pat
             kb.load([bad], at=AT)
         assert kb.stats()["facts"] == 0 and kb.stats()["terms"] == 0
         assert any(d.location and d.location.line == 3 for d in e.value.diagnostics)
-        assert kb.ledger._db.execute(f"SELECT count(*) FROM {STAGING_DB}.plain_facts").fetchone()[0] == 0
+        assert staged_rows(kb.ledger._db) == 0
         ok = tmp_path / "ok.ttl"
         ok.write_text(TTL)
         assert kb.load([ok], at=AT).spans_new == 7
@@ -161,7 +161,7 @@ def test_columnar_gate_decides_as_the_record_path(tmp_path, values):
                 outcome.append("accepted")
             except ShapeViolationError:
                 assert kb.stats()["facts"] == kb.stats()["terms"] == 0
-                assert kb.ledger._db.execute(f"SELECT count(*) FROM {STAGING_DB}.plain_facts").fetchone()[0] == 0
+                assert staged_rows(kb.ledger._db) == 0
                 outcome.append("refused")
     assert outcome[1] == outcome[0]
     if values.startswith('"2"'):

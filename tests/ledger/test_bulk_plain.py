@@ -116,7 +116,8 @@ def test_bulk_indexes_built_in_sorter_runs_match_their_tables(tmp_path):
         assert db.execute("PRAGMA main.cache_size").fetchone()[0] == before
         assert db.execute("PRAGMA temp_store").fetchone()[0] == 1  # FILE: the sorter may use runs
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        assert db.execute(f"SELECT count(*) FROM {STAGING_DB}.plain_facts").fetchone()[0] == 0
+        # The staging database is detached after the COMMIT (its memory released), not just emptied.
+        assert db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (STAGING_DB,)).fetchone() is None
         by_index = db.execute("SELECT hkey, fact_id FROM facts INDEXED BY facts_hkey ORDER BY hkey, fact_id").fetchall()
         assert by_index == sorted(db.execute("SELECT hkey, fact_id FROM facts NOT INDEXED").fetchall())
         assert len(by_index) == 60_000
@@ -160,3 +161,22 @@ def test_chunked_triples_store_the_rows_of_bulk_assert(tmp_path_factory, triples
             else:
                 led.bulk_assert(records(facts), at=AT)
     assert rows(d / "plain.db") == rows(d / "records.db")
+
+
+def test_staging_is_released_detached_or_emptied(tmp_path):
+    """A load's staging goes after its batch: detached when nothing reads it, emptied when a
+    statement still does (DETACH is refused then); either way no staged row is left behind and
+    the next load stages and writes as usual."""
+    with Ledger.open(tmp_path / "kb.db") as led:
+        db = led._db
+        staged = plain.stage_plain(led, iter(CHUNKS), at=AT)
+        assert staged is not None and plain.staged_rows(db) > 0
+        reading = db.execute(f"SELECT fact_id FROM {plain.STAGING_DB}.plain_facts")
+        assert reading.fetchone() is not None  # the statement stays active
+        plain.release_staging(db)
+        assert plain.staged_rows(db) == 0
+        reading.close()
+        plain.release_staging(db)
+        assert db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (plain.STAGING_DB,)).fetchone() is None
+        assert led.bulk_assert_plain(iter(CHUNKS), at=AT) > 0
+        assert plain.staged_rows(db) == 0

@@ -120,7 +120,8 @@ class StagedPlain:
         except sqlite3.IntegrityError as e:
             raise LedgerError(f"bulk load rejected: {e}") from None
         build_indexes(db)
-        _clear(db)
+        # The staging is released after COMMIT (Ledger.write_staged): emptying it here held the
+        # lock ~0.15 s longer at 1M facts, and DETACH outside the transaction is ~10x cheaper.
         # The batch's term -> id cache is left out: hashing every new term object cost more
         # than the lookups it saves (ids are found through ``canon_ids`` or the file).
         b._terms.adopt({}, self.canon_ids, self.next_term)
@@ -132,7 +133,33 @@ class StagedPlain:
 def discard_staged(led: "Ledger") -> None:
     """Drop what :func:`stage_plain` staged (a gate refused the load)."""
     if led._db is not None:
-        _clear(led._db)
+        release_staging(led._db)
+
+
+def release_staging(db: sqlite3.Connection) -> None:
+    """Free the staging database: detached outside a transaction (its memory goes back at once;
+    emptying its tables kept every page, ~200 MB after 1M facts, and cost ~10x more), else emptied.
+    The next :func:`stage_plain` attaches a new one."""
+    if db.in_transaction:
+        if staged_rows(db):
+            _clear(db)
+    elif _is_attached(db):
+        try:
+            db.execute(f"DETACH DATABASE {STAGING_DB}")
+        except sqlite3.OperationalError:  # a statement still reading it: empty it instead
+            _clear(db)
+
+
+def staged_rows(db: sqlite3.Connection) -> int:
+    """Rows the staging tables hold on ``db`` (0 when no staging database is attached)."""
+    if not _is_attached(db):
+        return 0
+    have = {r[0] for r in db.execute(f"SELECT name FROM {STAGING_DB}.sqlite_master WHERE type = 'table'")}
+    return sum(db.execute(f"SELECT count(*) FROM {STAGING_DB}.{t}").fetchone()[0] for t in _STAGE if t in have)
+
+
+def _is_attached(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (STAGING_DB,)).fetchone() is not None
 
 
 def _clear(db: sqlite3.Connection) -> None:
@@ -168,7 +195,7 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int, terms: 
     try:
         _stage(db, staged, chunks)
     except BaseException:
-        _clear(db)
+        release_staging(db)
         raise
     return staged
 
@@ -176,7 +203,7 @@ def stage_plain(led: "Ledger", chunks: Iterator[PlainChunk], *, at: int, terms: 
 def _attached(db: sqlite3.Connection) -> bool:
     """Whether the staging database is attached to ``db`` (attached now if need be; ATTACH is
     refused inside a transaction, and the general path is taken then)."""
-    if db.execute("SELECT 1 FROM pragma_database_list WHERE name = ?", (STAGING_DB,)).fetchone() is not None:
+    if _is_attached(db):
         return True
     if db.in_transaction:
         return False

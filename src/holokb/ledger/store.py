@@ -261,7 +261,7 @@ class Ledger(LedgerDerived, LedgerReads):
         """Write staged plain triples (:func:`holokb.ledger.plain.stage_plain`) in one batch, with the
         ``entities`` (IRI, aliases) they name; the number of spans written.  When another writer
         committed since staging, the triples go through the record path instead (same rows)."""
-        from .plain import StagedChanged, plain_records
+        from .plain import StagedChanged, plain_records, release_staging
 
         self._check_usable()
         # A no-op inside a transaction; batch() then refuses to nest anyway.
@@ -278,6 +278,7 @@ class Ledger(LedgerDerived, LedgerReads):
         finally:
             if self._db is not None:
                 self._db.execute("PRAGMA foreign_keys = ON")
+                release_staging(self._db)  # committed or rolled back: the staged rows are spent
         with self.batch(staged.at) as b:
             b.check_time()
             n = b.bulk(plain_records(staged.terms, staged.spo))
