@@ -80,6 +80,18 @@ class Context:
     prev_objects: tuple[Ref, ...] = ()            # the direct objects of the sentence just before (maybe none)
     rule_count: int = 0
 
+    def copy(self) -> "Context":
+        """A copy one parse of a sentence may change without touching the others'."""
+        return replace(self)
+
+    def restore(self, other: "Context") -> None:
+        """Take ``other``'s state (the context a chosen parse left behind)."""
+        self.__dict__.update(replace(other).__dict__)
+
+    def key(self) -> tuple:
+        """What later sentences can see of this context (two parses must leave the same)."""
+        return (self.date, self.story_time, self.last_subjects, self.last_objects, self.prev_objects, self.rule_count)
+
 
 @dataclass
 class Meaning:
