@@ -112,6 +112,21 @@ def test_a_bare_plural_is_about_the_members_of_its_class(context, claim, gold):
         assert r.correct, r
 
 
+
+@pytest.mark.parametrize("context,claim,gold", [
+    # a pronoun resolves only when it agrees; a refused one states nothing, so the claim is Unknown
+    ("Bob is big. He is red.", "Bob is red.", "A"),
+    ("Bob is a man. She is red.", "Bob is red.", "C"),
+    ("The bear is big. He is not red.", "The bear is red.", "C"),
+    ("The bear is big. It is not red.", "The bear is red.", "B"),
+    ("Cats are big. It is red. Tom is a cat.", "Tom is red.", "C"),
+    ("Cats are big. They are red. Tom is a cat.", "Tom is red.", "A"),
+])
+def test_a_pronoun_is_read_only_when_it_agrees(context, claim, gold):
+    r = score(_record("pron", context, claim, gold))
+    assert r.correct, r
+
+
 _NOUNS = ["cat", "dog", "mouse", "bear"]
 _ADJ = ["big", "red", "kind"]
 _fact_st = st.one_of(
@@ -198,3 +213,15 @@ def test_paraphrased_dev_full(corpora, tmp_path, style):
     assert by_id["garbled"].correct and by_id["garbled"].skips[0]["code"] == "unparsed"
     assert all(not by_id[i].correct and by_id[i].verdict == "unsupported" for i in
                ("bad-no-question", "bad-context", "bad-question"))
+
+
+@pytest.mark.parametrize("context,claim,gold", [
+    # "afraid of dogs" is about the class (ex:kind/dog), not the individual "the dog"
+    ("The cat is afraid of dogs.", "The cat is afraid of the dog.", "C"),
+    ("The cat is afraid of dogs.", "The cat is afraid of dogs.", "A"),
+    ("Cats are afraid of dogs. Tom is a cat.", "Tom is afraid of dogs.", "A"),
+    ("Cats are afraid of dogs. Tom is a cat.", "Tom is afraid of the dog.", "C"),
+])
+def test_the_object_of_an_adjective_is_its_class(context, claim, gold):
+    r = score(_record("adj", context, claim, gold))
+    assert r.correct, r
