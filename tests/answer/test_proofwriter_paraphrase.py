@@ -225,3 +225,20 @@ def test_paraphrased_dev_full(corpora, tmp_path, style):
 def test_the_object_of_an_adjective_is_its_class(context, claim, gold):
     r = score(_record("adj", context, claim, gold))
     assert r.correct, r
+
+
+
+@pytest.mark.parametrize("context,claim,gold", [
+    # passives, "it is not the case that", "only": read exactly, or refused (then Unknown, never wrong)
+    ("The dog is chased by the cat.", "The cat chases the dog.", "A"),
+    ("The dog is not chased by the cat.", "The cat chases the dog.", "B"),
+    ("The cat chases the dog.", "Is the dog chased by the cat?", "A"),
+    ("It is not the case that the bear is red.", "The bear is red.", "B"),
+    ("It is not the case that the bear is big and red.", "The bear is big.", "C"),
+    ("Only big things are red. The bear is red.", "The bear is big.", "A"),
+    ("Only big things are red. The bear is big.", "The bear is red.", "C"),
+    ("The bear is bigger than the cat. The cat is big.", "The bear is big.", "C"),
+])
+def test_third_style_forms_are_read_exactly_or_refused(context, claim, gold):
+    r = score(_record("third", context, claim, gold))
+    assert r.correct, r

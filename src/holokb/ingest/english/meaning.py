@@ -307,6 +307,11 @@ class Interpreter:
                 prep = [c for c in rel.children if isinstance(c, Token)][0].value.lower()
                 obj = [c for c in rel.children if isinstance(c, Tree)][0]
                 o = self.value(obj, scope) if obj.data in ("measure", "date", "number", "time") else self._adj_object(obj, scope)
+                passive = self._passive(adj.value.lower(), prep, obj)
+                if passive is not None:  # "The dog is chased by the cat." = the cat chases the dog
+                    return [Prop(o, passive, s, neg)]
+                if adj.type == "W_V":
+                    raise Unsupported(f"'{adj.value} {prep}' after a copula (a verb form, not an adjective)")
                 pred = self.lex.expand(self._verb_entry(f"{adj.value.lower()} {prep}").get(
                     "predicate", "ex:" + _camel([adj.value.lower(), prep], False)))
                 return [Prop(s, pred, o, neg)]
@@ -564,8 +569,12 @@ class Interpreter:
                 self.clause(body, scope, frame, out)
             case "conditional":
                 self.conditional(body, scope, out)
+            case "not_the_case":
+                self.not_the_case(body, scope, frame, out)
             case "generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel":
                 self.generic(body, scope, out)
+            case "generic_only":
+                self.generic_only(body, scope, out)
             case "dated_heading":
                 ctx.date = _date_ms([x for x in _tokens(body) if x.type == "DATE"][0].value)
                 out.heading = True
@@ -751,6 +760,20 @@ class Interpreter:
                     else:
                         out.props.append((q, self._story_frame(q, frame, scope)))
 
+    def _passive(self, word: str, prep: str, obj: Tree) -> str | None:
+        """The active verb's predicate when "is <word> by <agent>" is a passive ("chased by", "seen
+        by"), unless the lexicon reads "<word> by" itself; None when it is not one."""
+        if prep != "by" or self._verb_entry(f"{word} by"):
+            return None
+        from lemminflect import getInflection
+
+        lem = lemma(word, "VERB")
+        if word not in getInflection(lem, "VBN") or lem == word:
+            return None
+        if obj.data not in ("named", "definite"):
+            raise Unsupported("a passive whose agent is not a named thing ('by cats': all of them or some?)")
+        return self.lex.expand(self._verb_entry(lem).get("predicate", "ex:" + third_person(lem)))
+
     def _adj_object(self, t: Tree, scope: "Scope") -> Term | Var:
         """The object of an adjective ("afraid of wolves"): a bare plural names its class, as the kind
         entity ``ex:kind/wolf`` (whose answer word is "wolf"), never the individual "the wolf"
@@ -832,6 +855,32 @@ class Interpreter:
         scope.last = [Ref(x)]
         cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
         self._rules(out, scope, cond, cons, scope.kind_objects)
+
+    def not_the_case(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
+        """"It is not the case that the bear is red." denies one statement; a clause stating several
+        ("… that the bear is big and red": not both, or neither?) or a rule is refused."""
+        words = [t.value.lower() for t in body.children if isinstance(t, Token) and t.type not in ("BE", "NOT", "THE", "THAT")]
+        if words != ["it", "case"]:
+            raise Unsupported(f"'{' '.join(words)}' before 'that'")
+        inner = Meaning()
+        self.clause(_kids(body, "clause")[0], scope, frame, inner)
+        if len(inner.props) != 1 or inner.rules or scope.extra or scope.events or inner.props[0][0].kind:
+            raise Unsupported("'it is not the case that' a clause stating more (or other) than one fact")
+        p, f = inner.props[0]
+        out.props.append((replace(p, negated=not p.negated), f))
+
+    def generic_only(self, body: Tree, scope: "Scope", out: Meaning) -> None:
+        """"Only big, kind things are red." = whatever is red is big and kind."""
+        scope.in_rule = True
+        x = scope.variable()
+        lists = [[_tokens(i) for i in _kids(a, "adj_item")] for a in _kids(body, "adjectives")]
+        if any(len(toks) != 1 for items in lists for toks in items):
+            raise Unsupported("a negated adjective with 'only'")
+        if len(lists[1]) != 1:
+            raise Unsupported("'only … things are' several adjectives (all of them, or each?)")
+        scope.last = [Ref(x)]
+        cond = [Prop(x, RDF_TYPE, self.class_iri([lists[1][0][0].value]))]
+        self._rules(out, scope, cond, [Prop(x, RDF_TYPE, self.class_iri([t[0].value])) for t in lists[0]])
 
     def _rules(self, out: Meaning, scope: "Scope", cond: list[Prop], cons: list[Prop], kinds: list[Prop] = ()) -> None:
         """One rule per conclusion; ``kinds`` (bare plural objects' classes) join the body of the
