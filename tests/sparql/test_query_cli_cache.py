@@ -186,3 +186,27 @@ def test_without_rule_files_the_last_derives_rule_set_is_found_by_its_text(proje
     rows, built, parsed = query_last_derive(project)
     assert built and parsed and rows == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
     assert query_last_derive(project) == (rows, False, False)
+
+
+def query_modules(cwd: Path) -> tuple[list[str], bool, bool]:
+    """`query` with r.hkr: rows, rebuilt?, and whether the Ledger class was imported."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom holokb.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nsys.stderr.write('@@ledger=' + str('holokb.ledger.store' in sys.modules))\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+    p = subprocess.run([sys.executable, "-c", code, "query", Q, "--rules", "r.hkr", "--db", "kb.db", "--format", "tsv"],
+                       cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()[1:], "snapshot rebuilt" in p.stderr, p.stderr.endswith("@@ledger=True")
+
+
+def test_a_warm_query_checks_the_ledger_markers_without_the_ledger_class(project):
+    rows, built, ledger = query_modules(project)
+    assert built and ledger and rows == [f"<{EX}alice>\t<{EX}search>"]
+    assert query_modules(project) == (rows, False, False)  # warm: the markers alone (ledger.marker)
+    add_bob(project)  # a write moves the markers: built again, with the new row
+    rows2, built, ledger = query_modules(project)
+    assert built and ledger and rows2 == rows + [f"<{EX}bob>\t<{EX}search>"]
+    assert query_modules(project) == (rows2, False, False)

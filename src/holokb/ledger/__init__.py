@@ -11,11 +11,29 @@ concurrent use — SQLite lets many readers and one writer share the file.
 
 >>> from holokb.ledger import Ledger, FactView
 """
-from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedClosure, EncodedDerived, StoredClosure
-from .schema import APPLICATION_ID, CURRENT_VERSION
-from .store import Ledger
-from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView
-from .writes import Batch, WriteCounts
+# The names load on first use (PEP 562): ``holokb.ledger.marker`` (what a warm query reads)
+# does not load the Ledger class and its mixins.
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
+
+_WHERE = {
+    **dict.fromkeys(['ClosureInfo', 'DerivedRecord', 'DerivedView', 'EncodedClosure', 'EncodedDerived', 'StoredClosure'], 'derived'),
+    **dict.fromkeys(['APPLICATION_ID', 'CURRENT_VERSION'], 'schema'),
+    **dict.fromkeys(['Ledger'], 'store'),
+    **dict.fromkeys(['EncodedFacts', 'FactView', 'PredicateInfo', 'QuadChanges', 'SearchHit', 'SpanView'], 'views'),
+    **dict.fromkeys(['Batch', 'WriteCounts'], 'writes'),
+}
+
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
+
+if TYPE_CHECKING:
+    from .derived import ClosureInfo, DerivedRecord, DerivedView, EncodedClosure, EncodedDerived, StoredClosure
+    from .schema import APPLICATION_ID, CURRENT_VERSION
+    from .store import Ledger
+    from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView
+    from .writes import Batch, WriteCounts
 
 __all__ = [
     "APPLICATION_ID", "Batch", "ClosureInfo", "CURRENT_VERSION", "DerivedRecord", "DerivedView", "EncodedClosure", "EncodedDerived",

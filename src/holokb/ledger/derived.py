@@ -335,6 +335,11 @@ class LedgerDerived:
     def derived_triple_ids(self, closure: ClosureInfo, valid: int, triple: IRI) -> list[tuple[int, int, int]]:
         """:meth:`derived_triples` as term ids ``(s, p, o)``, in the same order (for a ``triple`` fact,
         ``p`` is its second argument and ``o`` its third)."""
+        return list(zip(*self.derived_triple_columns(closure, valid, triple)))
+
+    def derived_triple_columns(self, closure: ClosureInfo, valid: int,
+                               triple: IRI) -> tuple[list[int], list[int], list[int]]:
+        """:meth:`derived_triple_ids` as three columns (subjects, predicates, objects)."""
         import numpy as np
 
         from .derived_blocks import OPEN, literal_ids
@@ -354,7 +359,7 @@ class LedgerDerived:
         idx, tern = idx[order], tern[order]
         s, p, o = table.s[idx], table.p[idx], table.o[idx]
         third = table.rest_first()[idx]
-        return list(zip(s.tolist(), np.where(tern, o, p).tolist(), np.where(tern, third, o).tolist()))
+        return s.tolist(), np.where(tern, o, p).tolist(), np.where(tern, third, o).tolist()
 
     def encoded_derived(self, closure: ClosureInfo) -> EncodedDerived:
         """Affirmed binary derived facts as term-id columns (the SPARQL snapshot's input).

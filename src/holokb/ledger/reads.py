@@ -15,6 +15,7 @@ from ..core.limits import LimitHit, Limits, Page
 from ..core.terms import IRI, RDF_TYPE, Term
 from ..core.time import MAX_TIME, MIN_TIME, AsOf, Interval
 from .dictionary import TermCache
+from .marker import content_marker
 from .sql import fact_key
 from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit, SpanView, span_hash
 
@@ -211,6 +212,28 @@ class LedgerReads:
             _vis(as_of),
         ).fetchall()
 
+    def visible_id_sets(self, as_of: AsOf) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int, int]]]:
+        """:meth:`visible_quad_ids` for a reader that keeps a set (a SPARQL store): the default
+        graph's triples ``(s, p, o)`` and the named graphs' quads ``(s, p, o, g)`` apart, in no
+        particular order, and a quad visible through two spans may come twice.  Without the sort
+        and DISTINCT, spans scanned first (LUBM, 100k quads: ~140 vs ~320 ms CPU)."""
+        triples = self._db.execute(
+            "SELECT f.s, f.p, f.o FROM spans sp CROSS JOIN facts f ON f.fact_id = sp.fact_id "
+            f"WHERE f.polarity = 1 AND f.nq = 0 AND {_VISIBLE}", _vis(as_of)).fetchall()
+        quads = self._db.execute(
+            "SELECT f.s, f.p, f.o, q.term_id FROM spans sp CROSS JOIN facts f ON f.fact_id = sp.fact_id "
+            "JOIN qualifiers q ON q.fact_id = f.fact_id AND q.key = 'graph' "
+            f"WHERE f.polarity = 1 AND f.nq = 1 AND {_VISIBLE}", _vis(as_of)).fetchall()
+        return triples, quads
+
+    def all_term_rows(self, at_most: int) -> list[tuple[int, int, str, str, str]] | None:
+        """``(term_id, kind, lexical, datatype, lang)`` of every term in one scan, or None when the
+        largest term id is above ``at_most`` (then :meth:`term_rows` reads just the ids needed)."""
+        top = self._db.execute("SELECT coalesce(max(term_id), 0) FROM terms").fetchone()[0]
+        if top > at_most:
+            return None
+        return self._db.execute("SELECT term_id, kind, lexical, datatype, lang FROM terms").fetchall()
+
     def term_rows(self, term_ids: Iterable[int]) -> dict[int, tuple[int, str, str, str]]:
         """The stored columns (kind 0 IRI / 1 literal, lexical, datatype, lang) of many ids, read 500
         to a query and not made into terms (``views.term_from_row`` makes one)."""
@@ -260,13 +283,7 @@ class LedgerReads:
         included) it tells a re-created file from the one a cache saw: the counter alone would
         match a fresh file that has seen as many writes.
         """
-        row = self._db.execute(
-            "SELECT sp.sid, f.hash, sp.valid_from, sp.valid_to, sp.system_from FROM spans sp "
-            "JOIN facts f ON f.fact_id = sp.fact_id ORDER BY sp.sid DESC LIMIT 1").fetchone()
-        ev = self._db.execute("SELECT coalesce(max(evidence_id), 0) FROM evidence").fetchone()[0]
-        if not row:
-            return (0, "", ev)
-        return (row[0], span_hash(row[1], Interval(row[2], row[3]), row[4]).hex(), ev)
+        return content_marker(self._db)
 
     def encoded_visible(self, as_of: AsOf, *, all_valid: bool = False) -> EncodedFacts:
         """Visible plain triples as integer columns for the engine (one row per visible span).

@@ -11,7 +11,8 @@ import struct
 from typing import Callable
 
 from ..core.fact import Evidence, Fact
-from .views import SPAN_MAGIC, evidence_hash
+from .marker import SPAN_MAGIC
+from .views import evidence_hash
 
 FACT_MAGIC = b"HKF1"
 

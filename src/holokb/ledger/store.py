@@ -23,6 +23,7 @@ from ..core.fact import SpanRecord
 from ..core.terms import IRI, Term
 from .derived import LedgerDerived
 from .dictionary import TermCache
+from .marker import change_marker
 from .reads import LedgerReads
 from .schema import CURRENT_VERSION, check_identity, upgrade
 from .writes import Batch, WriteCounts
@@ -159,7 +160,7 @@ class Ledger(LedgerDerived, LedgerReads):
         """The write sequence number: bumped by every committed batch or bulk load that changed a row."""
         if self._db is None:
             raise LedgerError("the ledger is closed")
-        return self._db.execute("SELECT change_marker FROM meta WHERE id = 1").fetchone()[0]
+        return change_marker(self._db)
 
     @contextmanager
     def read_transaction(self) -> Iterator[None]:

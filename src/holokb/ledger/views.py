@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -13,7 +12,8 @@ from ..core.fact import Evidence, Fact
 from ..core.terms import IRI, Literal, Term
 from ..core.time import Interval
 
-SPAN_MAGIC = b"HKS1"
+from .marker import span_digest
+
 _EV_MAGIC = b"HKE1"
 
 
@@ -74,10 +74,7 @@ class SearchHit(NamedTuple):
 
 def span_hash(fact_hash: bytes, valid: Interval, system_from: int) -> bytes:
     """The immutable identity of a span: SHA-256 of (fact id, valid_from, valid_to, system_from)."""
-    end = b"\x00" if valid.end is None else b"\x01" + struct.pack("<q", valid.end)
-    return hashlib.sha256(
-        SPAN_MAGIC + fact_hash + struct.pack("<q", valid.start) + end + struct.pack("<q", system_from)
-    ).digest()
+    return span_digest(fact_hash, valid.start, valid.end, system_from)
 
 
 def evidence_hash(span_id: bytes, e: Evidence) -> bytes:

@@ -16,8 +16,6 @@ recommendation defines no boolean form).  Rows come in the result's order (see
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 from ..core.errors import HolokbError
@@ -119,6 +117,9 @@ def _csv_value(t: RDFTerm | None) -> str:
 def _csv(r: QueryResult) -> str:
     if r.form == "ASK":
         return ("true" if r.boolean else "false") + "\r\n"
+    import csv  # only this format needs it (a warm tsv/table query does not load it)
+    import io
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     w.writerow(r.variables)

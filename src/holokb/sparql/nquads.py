@@ -44,14 +44,29 @@ def row_text(kind: int, lexical: str, datatype: str, lang: str, deskolemise: boo
     return literal_text(lexical, datatype, None)
 
 
-def encode_ids(texts: Mapping[int, str], *parts: Sequence[tuple[int, ...]]) -> bytes:
-    """N-Quads bytes (UTF-8) for the quads of term ids in ``parts``, one line each, in the given
-    order; within a part all quads are ``(s, p, o)`` (the default graph) or all ``(s, p, o, g)``
-    (g None: the default graph); ``texts`` maps each id to its N-Quads form.  Spliced by C-level
-    slice assignments and joins, not a Python step per quad (LUBM: 187k quads, 31 MB).  Text is
-    joined and encoded once at the end: ``bytes.join`` over the 1.3M pieces cost twice as much
-    (LUBM: 195 -> ~90 ms CPU)."""
-    return "".join(_lines(quads, texts) for quads in parts).encode("utf-8")
+def encode_columns(texts: Mapping[int, str] | Sequence[str],
+                   triples: Iterable[tuple[Sequence[int], Sequence[int], Sequence[int]]],
+                   quads: Sequence[tuple[int, int, int, int]] = ()) -> bytes:
+    """N-Quads bytes (UTF-8): one line per default-graph triple of term ids, given as columns
+    ``(subjects, predicates, objects)`` (several column groups, one after the other), then one per
+    named-graph quad ``(s, p, o, g)``; ``texts`` maps (or indexes, a list) each id to its N-Quads
+    form.  Each distinct id's text is made twice, once as ``"t "`` and once as ``"t .\n"``, so a
+    line is three pieces set by three C-level slice assignments (LUBM, 187k lines: ~1.5x faster
+    than seven pieces a line, 1.3x faster than the column-wise seven)."""
+    if isinstance(texts, Mapping):
+        head: Mapping[int, str] | Sequence[str] = {i: t + " " for i, t in texts.items()}
+        tail: Mapping[int, str] | Sequence[str] = {i: t + " .\n" for i, t in texts.items()}
+    else:
+        head = [t + " " if t is not None else None for t in texts]  # type: ignore[operator]
+        tail = [t + " .\n" if t is not None else None for t in texts]  # type: ignore[operator]
+    h, e = head.__getitem__, tail.__getitem__
+    chunks: list[str] = []
+    for s, p, o in triples:
+        out: list[str] = [""] * (3 * len(s))
+        out[0::3], out[1::3], out[2::3] = map(h, s), map(h, p), map(e, o)
+        chunks.append("".join(out))
+    chunks.append(_lines(quads, texts))  # type: ignore[arg-type]
+    return "".join(chunks).encode("utf-8")
 
 
 def _lines(quads: Sequence[tuple[int, ...]], texts: Mapping[int, str]) -> str:

@@ -25,7 +25,7 @@ from ..core.terms import HK, IRI, Term
 
 TRIPLE = HK + "triple"
 from ..core.time import AsOf
-from .nquads import NQuadsWriter, encode_ids, row_text
+from .nquads import NQuadsWriter, encode_columns, row_text
 
 if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
     from ..analysis import Program
@@ -178,20 +178,36 @@ def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: L
 
 def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
     """The snapshot's N-Quads when everything in it is in the ledger (the visible quads, and the
-    derived triples of ``stored`` when given): written from term ids and one text per distinct
-    term, with no term object per fact (LUBM(1,0), 187k quads: ~1 s CPU less than decoding them to
-    terms and encoding those again).  The same lines as :func:`snapshot_quads` + NQuadsWriter
-    (tests/sparql/test_stored_snapshot.py)."""
+    derived triples of ``stored`` when given): written from term id columns and one text per
+    distinct term, with no term object per fact.  The store is a set, so the lines come in no
+    particular order and may repeat (``Ledger.visible_id_sets``).  The same set of lines as
+    :func:`snapshot_quads` + NQuadsWriter (tests/sparql/test_stored_snapshot.py)."""
     paused = gc.isenabled()
     gc.disable()  # the id rows are new tuples: no cyclic collections over them while they are read
     try:
-        visible = ledger.visible_quad_ids(as_of)
-        derived = ledger.derived_triple_ids(stored, as_of.valid, IRI(TRIPLE)) if stored is not None else []
-        ids = set(chain.from_iterable(visible))
-        ids.update(chain.from_iterable(derived))
-        ids.discard(None)
-        texts = {i: row_text(*row, True) for i, row in ledger.term_rows(ids).items()}
-        return BuiltData(encode_ids(texts, visible, derived), len(visible) + len(derived))
+        triples, quads = ledger.visible_id_sets(as_of)
+        groups = [tuple(zip(*triples))] if triples else []
+        if stored is not None:
+            derived = ledger.derived_triple_columns(stored, as_of.valid, IRI(TRIPLE))
+            if derived[0]:
+                groups.append(derived)
+        n = sum(len(g[0]) for g in groups) + len(quads)
+        texts = _texts(ledger, n, groups, quads)
+        return BuiltData(encode_columns(texts, groups, quads), n)
     finally:
         if paused:
             gc.enable()
+
+
+def _texts(ledger: Any, n: int, groups: list, quads: list) -> dict[int, str] | list[str | None]:
+    """Each needed term id's N-Quads text: all terms in one scan when the dictionary is not much
+    larger than the lines (a list indexed by id), else only the ids used (a dict)."""
+    rows = ledger.all_term_rows(3 * n + 1024)
+    if rows is not None:
+        texts: list[str | None] = [None] * (max((r[0] for r in rows), default=0) + 1)
+        for tid, kind, lexical, datatype, lang in rows:
+            texts[tid] = row_text(kind, lexical, datatype, lang, True)
+        return texts
+    ids = set(chain.from_iterable(chain.from_iterable(groups)))
+    ids.update(chain.from_iterable(quads))
+    return {i: row_text(*row, True) for i, row in ledger.term_rows(ids).items()}
