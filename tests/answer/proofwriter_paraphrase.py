@@ -361,19 +361,75 @@ def _crowd_context(rng: random.Random, sentences: list[str]) -> list[str]:
     return out
 
 
-STYLES = ("plain", "crowd")
+# ---- style "formal": passives ("The dog is chased by the cat."), "It is not the case that …" for
+# negated attributes, "Only big things are red." for one-adjective rules, and a comparative the
+# theory's rules never use ("The bear is bigger than the cat.").  Meaning kept; the reader reads
+# each exactly or refuses it (then the answer may be Unknown, never another).
+
+_PARTICIPLE = {"chase": "chased", "eat": "eaten", "like": "liked", "need": "needed", "see": "seen", "visit": "visited"}
+
+
+def _formal_fact(rng: random.Random, a: Atom) -> str:
+    p = a.pred
+    if p.verb is not None and rng.random() < 0.6:
+        be = "is not" if p.neg else "is"
+        return f"{_cap(p.obj)} {be} {_PARTICIPLE[p.verb]} by {a.subj}."
+    if p.adj is not None and p.neg and rng.random() < 0.6:
+        return f"It is not the case that {a.subj} is {p.adj}."
+    if p.adj is not None and not p.neg and rng.random() < 0.2:
+        return f"It is not the case that {a.subj} is not {p.adj}."
+    return _fact(rng, a)
+
+
+def _formal_context(rng: random.Random, sentences: list[str]) -> list[str]:
+    out: list[str] = []
+    ents: list[str] = []
+    for s in sentences:
+        p = parse_sentence(s)
+        if p is None:
+            out.append(s)
+        elif p[0] == "fact":
+            ents.append(p[1].subj)
+            out.append(_formal_fact(rng, p[1]))
+        else:
+            _, conds, concl = p
+            if (len(conds) == 1 and conds[0].subj == VAR and concl.subj == VAR and conds[0].pred.adj
+                    and concl.pred.adj and not conds[0].pred.neg and not concl.pred.neg and rng.random() < 0.6):
+                out.append(f"Only {concl.pred.adj} things are {conds[0].pred.adj}.")
+            else:
+                out.append(paraphrase_sentence(rng, s))
+    ents = sorted(set(ents))
+    if len(ents) >= 2:
+        x, y = rng.sample(ents, 2)
+        out.insert(rng.randrange(len(out) + 1), f"{_cap(x)} is {rng.choice(['bigger', 'older', 'smaller'])} than {y}.")
+    return out
+
+
+def _formal_claim(rng: random.Random, claim: str) -> str:
+    parsed = parse_sentence(claim)
+    if parsed is None or parsed[0] != "fact" or parsed[1].pred.verb is None:
+        return claim
+    a = parsed[1]
+    be = "is not" if a.pred.neg else "is"
+    return f"{_cap(a.pred.obj)} {be} {_PARTICIPLE[a.pred.verb]} by {a.subj}."
+
+
+STYLES = ("plain", "crowd", "formal")
 
 
 def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
     """The record with its context and question's statement rephrased (same id, options, answer).
     ``plain``: determiners, relative clauses, contractions, merged facts; ``crowd``: the forms above
     (type + attributes, "both", "neither … nor", pronouns across sentences, "is also", "If …, they
-    …", "Is it true that …?")."""
+    …", "Is it true that …?"); ``formal``: passives, "it is not the case that", "only", comparatives."""
     rng = random.Random(f"{seed}:{rec['id']}" if style == "plain" else f"{style}:{seed}:{rec['id']}")
     head, sep, claim = rec["question"].rpartition("? ")
     if style == "crowd":
         context = " ".join(_crowd_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": _crowd_question(rng, claim.strip())}
+    if style == "formal":
+        context = " ".join(_formal_context(rng, split_sentences(rec["context"])))
+        return {**rec, "context": context, "question": f"{head}{sep}{_formal_claim(rng, claim.strip())}"}
     context = " ".join(_merge_facts(rng, split_sentences(rec["context"])))
     claim = paraphrase_sentence(rng, claim.strip())
     return {**rec, "context": context, "question": f"{head}{sep}{claim}"}

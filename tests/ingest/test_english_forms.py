@@ -23,8 +23,12 @@ def test_sentence_form(reader, sentence, expected):
     readings = [describe_fact(f) for f in got.facts] + [describe_rule(r) for r in got.rules]
     readings += [f"skip:{s.code.value}" for s in got.skips]
     assert sorted(readings) == sorted(e.strip() for e in expected.split(" | "))
+    whole = {(s.start, s.end) for s in got.sentences}
     for f in got.facts:  # every fact cites the whole sentence it came from
-        assert sentence[f.span.start:f.span.end] == sentence.strip()
+        assert (f.span.start, f.span.end) in whole
+        assert len(whole) > 1 or sentence[f.span.start:f.span.end] == sentence.strip()
+    for s in got.skips:  # and so does every refusal
+        assert (s.span.start, s.span.end) in whole and sentence[s.span.start:s.span.end] == s.text
 
 
 def test_every_sentence_of_kb_docs_is_read_or_a_reported_heading(reader):

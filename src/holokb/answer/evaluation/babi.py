@@ -138,7 +138,10 @@ def predicted_word(answer) -> str | None:
     from ..contract import MissingKind, Verdict
 
     if answer.verdict is Verdict.SUPPORTED:
-        return answer.text.lower() if answer.text in ("Yes", "No") else (answer.text or None)
+        if answer.text in ("Yes", "No"):
+            return answer.text.lower()
+        # A class as a value ("afraid of wolves": the kind entity kind/wolf) is named by its word.
+        return answer.text.removeprefix("kind/") if answer.text else None
     m = answer.missing
     return "maybe" if m is not None and m.kind is MissingKind.NOT_PROVED and "maybe" in m.message else None
 

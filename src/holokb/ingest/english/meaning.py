@@ -39,13 +39,17 @@ class Ref:
     """What a noun phrase denotes: a term (IRI or literal) or a rule variable.
 
     ``kind`` marks a generic reading (a bare plural or an indefinite: the class ``cls``);
-    ``types`` are classes the phrase itself asserts ("the libsandbox library" is a Library).
+    ``types`` are classes the phrase itself asserts ("the libsandbox library" is a Library);
+    ``agree`` is what a pronoun referring back to it must be: "m" (he), "f" (she), "n" (it),
+    "p" (they: a bare plural), "h" (he or she: a person), "" when the phrase does not say (a name:
+    the text may tell).
     """
 
     term: Term | Var
     kind: bool = False
     cls: IRI | None = None
     types: tuple[IRI, ...] = ()
+    agree: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +83,20 @@ class Context:
     last_objects: tuple[Ref, ...] = ()            # the direct objects of the latest sentence that had some
     prev_objects: tuple[Ref, ...] = ()            # the direct objects of the sentence just before (maybe none)
     rule_count: int = 0
+    genders: dict = field(default_factory=dict)   # term → "m"/"f"/"n" the text has given it (pronoun agreement)
+
+    def copy(self) -> "Context":
+        """A copy one parse of a sentence may change without touching the others'."""
+        return replace(self, genders=dict(self.genders))
+
+    def restore(self, other: "Context") -> None:
+        """Take ``other``'s state (the context a chosen parse left behind)."""
+        self.__dict__.update(other.copy().__dict__)
+
+    def key(self) -> tuple:
+        """What later sentences can see of this context (two parses must leave the same)."""
+        return (self.date, self.story_time, self.last_subjects, self.last_objects, self.prev_objects, self.rule_count,
+                tuple(sorted((str(k), v) for k, v in self.genders.items())))
 
 
 @dataclass
@@ -127,6 +145,9 @@ class Interpreter:
         self.verbs = {k: v for k, v in lexicon.table("verbs").items()}
         self.attributes = lexicon.table("attributes")
         self.classes = {k: lexicon.expand(v) for k, v in lexicon.table("classes").items()}
+        self.genders = lexicon.table("genders")
+        # "Bob is a man.": the classes whose members a pronoun names by gender.
+        self.gender_classes = {self.class_iri([w]): g for w, g in self.genders.items() if g}
 
     # -- names --------------------------------------------------------------------------------
     def iri(self, local: str) -> IRI:
@@ -157,6 +178,14 @@ class Interpreter:
             ws[-1] = lemma(ws[-1], "NOUN")
         return Ref(self.iri(_camel(ws, False)), kind=plural, cls=self.class_iri(words) if plural else None)
 
+    def _noun_agreement(self, toks: list[Token]) -> str:
+        """The pronoun a common noun phrase takes: a plural is "p", a noun of the lexicon's
+        ``[genders]`` its gender ("" for person), any other noun "n" ("the bear … it")."""
+        head = toks[-1].value.lower()
+        if is_plural(head) and lemma(head, "NOUN") != head:
+            return "p"
+        return self.genders.get(head, self.genders.get(lemma(head, "NOUN"), "n"))
+
     # -- noun phrases ---------------------------------------------------------------------------
     def np(self, t: Tree, scope: "Scope") -> Ref:
         first = _tokens(t)[0]
@@ -166,7 +195,8 @@ class Interpreter:
                 toks = _tokens(t)
                 if len(toks) == 1 and toks[0].type == "ID":
                     return Ref(self.iri(toks[0].value))
-                return self.entity_of_words(toks, start)
+                ref = self.entity_of_words(toks, start)  # "Cats" at the start of a sentence: a bare plural
+                return replace(ref, agree="p") if ref.kind else ref
             case "definite":
                 nominal = _kids(t, "nominal")[0]
                 toks = _tokens(nominal)
@@ -179,17 +209,20 @@ class Interpreter:
                     words = [w.lower() for w in (t.value for t in toks)]
                     return Ref(self.iri(_camel([local] + words, local[:1].isupper())))
                 ref = self.entity_of_words(toks, False)
+                ref = replace(ref, agree=self._noun_agreement(toks))
                 return replace(ref, kind=False, cls=None) if ref.kind else ref
             case "indefinite":
                 toks = _tokens(_kids(t, "nominal")[0])
                 ref = self.entity_of_words(toks, False)
-                return Ref(ref.term, kind=True, cls=self.class_iri([x.value for x in toks]), types=ref.types)
+                return Ref(ref.term, kind=True, cls=self.class_iri([x.value for x in toks]), types=ref.types,
+                           agree=self._noun_agreement(toks))
             case "versioned":
                 toks = _tokens(t)
                 scope.version = toks[-1].value.lstrip("vV")
                 return self.entity_of_words(toks[:-1], start)
             case "bare":
-                return self.entity_of_words(_tokens(t), start)
+                ref = self.entity_of_words(_tokens(t), start)
+                return replace(ref, agree="p") if ref.kind else ref
             case "someone":
                 return Ref(scope.variable())
             case "pronoun":
@@ -273,7 +306,12 @@ class Interpreter:
                 rel = _kids(t, "relation_object")[0]
                 prep = [c for c in rel.children if isinstance(c, Token)][0].value.lower()
                 obj = [c for c in rel.children if isinstance(c, Tree)][0]
-                o = self.value(obj, scope) if obj.data in ("measure", "date", "number", "time") else self.np(obj, scope).term
+                o = self.value(obj, scope) if obj.data in ("measure", "date", "number", "time") else self._adj_object(obj, scope)
+                passive = self._passive(adj.value.lower(), prep, obj)
+                if passive is not None:  # "The dog is chased by the cat." = the cat chases the dog
+                    return [Prop(o, passive, s, neg)]
+                if adj.type == "W_V":
+                    raise Unsupported(f"'{adj.value} {prep}' after a copula (a verb form, not an adjective)")
                 pred = self.lex.expand(self._verb_entry(f"{adj.value.lower()} {prep}").get(
                     "predicate", "ex:" + _camel([adj.value.lower(), prep], False)))
                 return [Prop(s, pred, o, neg)]
@@ -531,8 +569,12 @@ class Interpreter:
                 self.clause(body, scope, frame, out)
             case "conditional":
                 self.conditional(body, scope, out)
+            case "not_the_case":
+                self.not_the_case(body, scope, frame, out)
             case "generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel":
                 self.generic(body, scope, out)
+            case "generic_only":
+                self.generic_only(body, scope, out)
             case "dated_heading":
                 ctx.date = _date_ms([x for x in _tokens(body) if x.type == "DATE"][0].value)
                 out.heading = True
@@ -545,6 +587,13 @@ class Interpreter:
         for p in scope.events:  # instantaneous: holds at its story time only
             t = int(p.kind.split(":", 1)[1])
             out.props.append((replace(p, kind=""), Frame(valid_from=t, valid_to=t + 1)))
+        for p, _ in out.props:  # "Bob is a man.": later pronouns for Bob must be "he"
+            g = self.gender_classes.get(p.object) if p.predicate == RDF_TYPE and not p.negated else None
+            if g and not isinstance(p.subject, Var):
+                if ctx.genders.get(p.subject, g) != g:
+                    raise Unsupported(f"the text gives {p.subject} two genders")
+                ctx.genders[p.subject] = g
+        ctx.genders.update(scope.genders)
         if scope.last:
             ctx.last_subjects = tuple(scope.last)
         if scope.objects:
@@ -675,6 +724,7 @@ class Interpreter:
         subs = self.subjects(_kids(body, "subjects")[0], scope)
         preds = [c for c in _kids(body, "predicates")[0].children if isinstance(c, Tree)]
         subs = self._plural_agreement(body, subs, preds)
+        scope.last = subs
         generic = [r for r in subs if r.kind]
         if generic:
             # A bare plural or indefinite subject ("Cats chase the dog.", "A cat is red.") states a rule
@@ -710,6 +760,31 @@ class Interpreter:
                     else:
                         out.props.append((q, self._story_frame(q, frame, scope)))
 
+    def _passive(self, word: str, prep: str, obj: Tree) -> str | None:
+        """The active verb's predicate when "is <word> by <agent>" is a passive ("chased by", "seen
+        by"), unless the lexicon reads "<word> by" itself; None when it is not one."""
+        if prep != "by" or self._verb_entry(f"{word} by"):
+            return None
+        from lemminflect import getInflection
+
+        lem = lemma(word, "VERB")
+        if word not in getInflection(lem, "VBN") or lem == word:
+            return None
+        if obj.data not in ("named", "definite"):
+            raise Unsupported("a passive whose agent is not a named thing ('by cats': all of them or some?)")
+        return self.lex.expand(self._verb_entry(lem).get("predicate", "ex:" + third_person(lem)))
+
+    def _adj_object(self, t: Tree, scope: "Scope") -> Term | Var:
+        """The object of an adjective ("afraid of wolves"): a bare plural names its class, as the kind
+        entity ``ex:kind/wolf`` (whose answer word is "wolf"), never the individual "the wolf"
+        (``ex:wolf``); an indefinite one ("afraid of a wolf": which?) is refused."""
+        ref = self.np(t, scope)
+        if not ref.kind or ref.cls is None or isinstance(ref.term, (Literal, Var)):
+            return ref.term
+        if t.data == "indefinite":
+            raise Unsupported("an indefinite object of an adjective ('of a …'): which one is not said")
+        return self._kind(ref)
+
     def _kind(self, ref: Ref) -> IRI:
         """The entity a generic statement about a measured parameter is about: ``ex:kind/sessionToken``
         for "Session tokens" / "a session token", an IRI no noun phrase naming an individual reads to
@@ -730,7 +805,7 @@ class Interpreter:
                 or "N" not in pos_flags(words[0].value.lower()):
             return subs
         w = words[0].value.lower()
-        return [Ref(self.iri(w), kind=True, cls=self.class_iri([w]))]
+        return [Ref(self.iri(w), kind=True, cls=self.class_iri([w]), agree="p")]
 
     def _story_frame(self, p: Prop, frame: Frame, scope: "Scope") -> Frame:
         """In a story, a state change (move, acquire, drop) holds from the sentence's story time
@@ -781,6 +856,32 @@ class Interpreter:
         cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
         self._rules(out, scope, cond, cons, scope.kind_objects)
 
+    def not_the_case(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
+        """"It is not the case that the bear is red." denies one statement; a clause stating several
+        ("… that the bear is big and red": not both, or neither?) or a rule is refused."""
+        words = [t.value.lower() for t in body.children if isinstance(t, Token) and t.type not in ("BE", "NOT", "THE", "THAT")]
+        if words != ["it", "case"]:
+            raise Unsupported(f"'{' '.join(words)}' before 'that'")
+        inner = Meaning()
+        self.clause(_kids(body, "clause")[0], scope, frame, inner)
+        if len(inner.props) != 1 or inner.rules or scope.extra or scope.events or inner.props[0][0].kind:
+            raise Unsupported("'it is not the case that' a clause stating more (or other) than one fact")
+        p, f = inner.props[0]
+        out.props.append((replace(p, negated=not p.negated), f))
+
+    def generic_only(self, body: Tree, scope: "Scope", out: Meaning) -> None:
+        """"Only big, kind things are red." = whatever is red is big and kind."""
+        scope.in_rule = True
+        x = scope.variable()
+        lists = [[_tokens(i) for i in _kids(a, "adj_item")] for a in _kids(body, "adjectives")]
+        if any(len(toks) != 1 for items in lists for toks in items):
+            raise Unsupported("a negated adjective with 'only'")
+        if len(lists[1]) != 1:
+            raise Unsupported("'only … things are' several adjectives (all of them, or each?)")
+        scope.last = [Ref(x)]
+        cond = [Prop(x, RDF_TYPE, self.class_iri([lists[1][0][0].value]))]
+        self._rules(out, scope, cond, [Prop(x, RDF_TYPE, self.class_iri([t[0].value])) for t in lists[0]])
+
     def _rules(self, out: Meaning, scope: "Scope", cond: list[Prop], cons: list[Prop], kinds: list[Prop] = ()) -> None:
         """One rule per conclusion; ``kinds`` (bare plural objects' classes) join the body of the
         conclusions that name their variable."""
@@ -825,6 +926,7 @@ class Scope:
         self.objects: list[Ref] = []  # direct objects read in this sentence (antecedents of a later "it")
         self.kind_objects: list[Prop] = []  # the class conditions of bare plural objects ("chases dogs")
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
+        self.genders: dict = {}  # genders this sentence's resolved pronouns give their antecedents
 
     def variable(self) -> Var:
         v = Var("x" if not self.vars else f"x{len(self.vars)}")
@@ -853,9 +955,32 @@ class Scope:
             # "The bear is big. It is red." — not after "The cat and the dog …" (which one?), and "it"
             # not after "The bear sees the cat." (the bear or the cat?).
             subjects = {r.term for r in self.ctx.last_subjects}
-            if word.lower() in ("it", "he", "she") and len(subjects) > 1:
+            w = word.lower()
+            if w in ("it", "he", "she") and len(subjects) > 1:
                 raise Unresolved(f"'{word}' could be any of the subjects before it")
-            if word.lower() == "it" and any(r.term not in subjects for r in self.ctx.prev_objects):
+            if w == "it" and any(r.term not in subjects for r in self.ctx.prev_objects):
                 raise Unresolved("'it' could be the subject or the object of the sentence before")
-            return self.ctx.last_subjects[0]
+            ref = self.ctx.last_subjects[0]
+            self._agree(word, ref)
+            return ref
         raise Unresolved(f"'{word}' refers to nothing before it")
+
+    def _agree(self, word: str, ref: Ref) -> None:
+        """A sentence-initial pronoun refers back to ``ref`` only when their gender and number agree
+        (lexicon ``[genders]``, what the text said of ``ref``); otherwise it is refused, never guessed.
+        "They" after several subjects never gets here (Interpreter.subjects takes them all)."""
+        w = word.lower()
+        want = {"he": "m", "she": "f", "it": "n", "they": "p"}.get(w)
+        if want is None:
+            raise Unresolved(f"'{word}' as a sentence's subject")
+        have = self.ctx.genders.get(ref.term, ref.agree) if isinstance(ref.term, IRI) else ref.agree
+        if want == "p" or have == "p":
+            if want != have:
+                raise Unresolved(f"'{word}' does not agree in number with what it would refer to")
+            return
+        if have not in ("", "h") and have != want:
+            raise Unresolved(f"'{word}' does not agree in gender with what it would refer to")
+        if have == "h" and want == "n":  # "the person … it"
+            raise Unresolved(f"'{word}' does not agree with a person")
+        if isinstance(ref.term, IRI) and not ref.kind:
+            self.genders[ref.term] = want  # "Bob … He …": Bob is "he" from now on

@@ -20,6 +20,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 from ...core import Fact, Interval, Literal
 from ...resources import data_dir
 from .lexicon import LexError, Lexicon, TokenFeed, Word
+from .parses import MAX_PARSES, Parses, parses, priorities
 from .meaning import Context, Frame, Interpreter, Meaning, Prop, Unresolved, Unsupported
 from .reading import ReadFact, Reading, ReadRule, ReadSkip, SkipCode, SourceSpan
 
@@ -35,7 +36,17 @@ EXTRACTOR_VERSION = "1"
 
 @lru_cache(maxsize=4)
 def _parser(grammar: str) -> Lark:
-    return Lark(grammar, parser="earley", lexer=TokenFeed, ambiguity="resolve", propagate_positions=False)
+    # Every derivation, so a sentence whose parses mean different things is refused (see parses.py).
+    return Lark(grammar, parser="earley", lexer=TokenFeed, ambiguity="explicit", propagate_positions=False)
+
+
+@lru_cache(maxsize=4)
+def _priorities(grammar: str) -> dict[str, int]:
+    return priorities(_parser(grammar))
+
+
+def _parse(grammar: str, words: list[Word]) -> Parses:
+    return parses(_parser(grammar).parse(words), _priorities(grammar))
 
 
 @lru_cache(maxsize=4)
@@ -77,11 +88,11 @@ def warm_shapes(reader: "EnglishReader", texts: "Sequence[str]", jobs: int) -> i
 
 
 def _parse_shapes(items: list) -> dict:
-    parser = EnglishReader().parser
+    grammar = EnglishReader().grammar
     out = {}
     for key, words in items:
         try:
-            out[key] = parser.parse(words)
+            out[key] = _parse(grammar, words)
         except (UnexpectedInput, LarkError):
             continue
     return out
@@ -101,6 +112,7 @@ class EnglishReader:
     def __init__(self, *, lexicons: tuple[str | Path, ...] = ()):
         self.lexicon = Lexicon.load(tuple(Path(p) for p in lexicons))
         grammar = (data_dir("grammar") / "english.lark").read_text(encoding="utf-8")
+        self.grammar = grammar
         self.parser = _parser(grammar)
         self.interpreter = Interpreter(self.lexicon)
         self._shapes = _shape_cache(grammar)
@@ -111,17 +123,18 @@ class EnglishReader:
     def tokens(self, text: str, offset: int = 0) -> list[Word]:
         return self.lexicon.tokens(text, offset)
 
-    def parse(self, words: list[Word]):
-        """The parse tree of one sentence's tokens (raises lark's UnexpectedInput).
+    def parse(self, words: list[Word]) -> tuple[Tree, ...]:
+        """The distinct parse trees of one sentence's tokens (raises _ParseFailure): one for most
+        sentences; several when the grammar's priorities leave more than one derivation standing.
 
-        The grammar sees only token types, so a tree is parsed once per sequence of types and
+        The grammar sees only token types, so the trees are parsed once per sequence of types and
         reused with the sentence's own tokens put in (Earley costs milliseconds per sentence;
         texts repeat a few shapes many times)."""
         key = tuple(w.type for w in words)
         hit = self._shapes.get(key)
         if hit is None:
             try:
-                hit = self.parser.parse(words)
+                hit = _parse(self.grammar, words)
             except (UnexpectedInput, LarkError) as e:
                 hit = e
             if len(self._shapes) >= MAX_SHAPES:
@@ -129,7 +142,9 @@ class EnglishReader:
             self._shapes[key] = hit
         if isinstance(hit, Exception):
             raise _rebind_error(hit, words)
-        return _rebind(hit, words)
+        if hit.truncated:
+            raise _ParseFailure(f"more than {MAX_PARSES} parses: too ambiguous to read")
+        return tuple(_rebind(t, words) for t in hit.trees)
 
     def read(self, text: str, context: Context | None = None, *, story_times: "Sequence[int] | None" = None) -> Reading:
         """Read every sentence of ``text``; what cannot be read is a :class:`ReadSkip`.
@@ -176,11 +191,31 @@ class EnglishReader:
         if not words:
             return ReadSkip(SkipCode.UNPARSED, dummy, sentence, "empty sentence")
         try:
-            tree = self.parse(words)
+            trees = self.parse(words)
         except _ParseFailure as e:
             return ReadSkip(SkipCode.UNPARSED, dummy, sentence, str(e))
+        if len(trees) == 1:
+            return self._interpret(trees[0], ctx, words[0].start, questions, dummy, sentence)
+        # Several parses: each is read against its own copy of the context; the sentence is read only
+        # when every parse that means something means the same (and leaves the same context behind).
+        results = []
+        for tree in trees:
+            mine = ctx.copy()
+            results.append((self._interpret(tree, mine, words[0].start, questions, dummy, sentence), mine))
+        read = [(m, c) for m, c in results if isinstance(m, Meaning)]
+        if not read:
+            return results[0][0]
+        keys = {_meaning_key(m, c) for m, c in read}
+        if len(keys) > 1:
+            return ReadSkip(SkipCode.AMBIGUOUS, dummy, sentence,
+                            f"{len(keys)} parses give different readings; not guessed")
+        ctx.restore(read[0][1])
+        return read[0][0]
+
+    def _interpret(self, tree: Tree, ctx: Context, start: int, questions: bool, dummy: SourceSpan,
+                   sentence: str) -> Meaning | ReadSkip:
         try:
-            return self.interpreter.sentence(tree, ctx, words[0].start, questions=questions)
+            return self.interpreter.sentence(tree, ctx, start, questions=questions)
         except Unsupported as e:
             return ReadSkip(SkipCode.UNSUPPORTED, dummy, sentence, str(e))
         except Unresolved as e:
@@ -206,6 +241,14 @@ class EnglishReader:
                 if f.valid.end is None and later:  # statements made together ("either … or") end together
                     out[i] = replace(f, valid=Interval(f.valid.start, later[0]))
         return out
+
+
+def _meaning_key(m: Meaning, ctx: Context) -> tuple:
+    """What a parse's reading states and leaves for later sentences, order aside (two parses of
+    "Bob is big and red" may list the same props in another order)."""
+    rules = sorted(repr((r.head, sorted(map(repr, r.body)))) for r in m.rules)
+    return (tuple(sorted(repr(p) for p in m.props)), tuple(rules), m.heading, m.judgement, m.version, repr(m.ask),
+            ctx.key())
 
 
 def _rebind(tree: Tree, words: list[Word]) -> Tree:

@@ -17,6 +17,7 @@ class SkipCode(str, Enum):
     UNSUPPORTED = "unsupported_form"      # parsed, but the reading has no meaning for it yet
     UNRESOLVED = "unresolved_reference"   # a pronoun with nothing to refer to
     TOO_LONG = "too_long"                 # longer than the reader's per-sentence budget
+    AMBIGUOUS = "ambiguous"               # parses that mean different things: refused, not guessed
 
 
 @dataclass(frozen=True, slots=True)
