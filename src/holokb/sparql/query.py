@@ -222,14 +222,11 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                 # The whole table read at once, stopped between chunks by the budgets (see .tsv_results).
                 from .tsv_results import read_select
 
-                rows, keys, minted, cut = read_select(raw, len(names), pos, ordered, cap=cap, deadline=deadline)
+                rows, done, minted, cut = read_select(raw, len(names), pos, ordered, cap=cap, deadline=deadline)
                 if cut is not None:
                     truncated, hit = True, cut
-                if keys is not None:
-                    order = sorted(range(len(rows)), key=keys.__getitem__)  # stable, as canonical_rows
-                    rows = list(map(rows.__getitem__, order))
-                if minted or (keys is None and not ordered):  # relabel minted blank nodes / term sort
-                    rows = canonical_rows(rows, ordered or keys is not None)
+                if minted or not (done or ordered):  # relabel minted blank nodes / term sort
+                    rows = canonical_rows(rows, ordered or done)
                 return QueryResult("SELECT", shown, tuple(rows), ordered=ordered, truncated=truncated,
                                    limit_hit=hit, **base)
             conv = _term_converter()
