@@ -148,7 +148,7 @@ class _Budgeted:
     def flush(self) -> None:
         pass
 
-    def text(self) -> str:
+    def data(self) -> bytes:
         """The header and the complete rows kept (the first ``cap`` rows when the cap was hit)."""
         data = b"".join(self.parts)
         if self.hit is LimitHit.MAX_RESULTS:
@@ -156,24 +156,24 @@ class _Budgeted:
             data = b"\n".join(data.split(b"\n", self.cap + 1)[:self.cap + 1]) + b"\n"
         elif self.hit is LimitHit.TIMEOUT:
             data = data[:data.rfind(b"\n") + 1]
-        return data.decode("utf-8")
+        return data
 
 
-def serialize_select(raw: Any, cap: int | None = None, deadline: Deadline | None = None) -> tuple[str, LimitHit | None]:
-    """pyoxigraph's SELECT result as TSV text (header line, then one line per row), at most ``cap``
+def serialize_select(raw: Any, cap: int | None = None, deadline: Deadline | None = None) -> tuple[bytes, LimitHit | None]:
+    """pyoxigraph's SELECT result as TSV (UTF-8: a header line, then one line per row), at most ``cap``
     rows, stopped between chunks when ``deadline`` expires; and the limit hit (None: all rows)."""
     import pyoxigraph as ox
 
     if deadline is not None and deadline.remaining() is None:
         deadline = None
     if cap is None and deadline is None:  # nothing to check between chunks: one write in Rust
-        return raw.serialize(format=ox.QueryResultsFormat.TSV).decode("utf-8"), None
+        return raw.serialize(format=ox.QueryResultsFormat.TSV), None
     out = _Budgeted(cap, deadline)
     try:
         raw.serialize(out, format=ox.QueryResultsFormat.TSV)
     except _Stop:
         pass
-    return out.text(), out.hit
+    return out.data(), out.hit
 
 
 def read_select(raw: Any, n_vars: int, pos: list[int], ordered: bool, *, cap: int | None = None,
@@ -184,50 +184,53 @@ def read_select(raw: Any, n_vars: int, pos: list[int], ordered: bool, *, cap: in
     sorts by term tuples); whether a blank node the query minted occurs (only then do labels need
     relabelling); and the limit that cut the rows short (None: all rows).  The sort is stable, as
     results.canonical_rows."""
-    text, hit = serialize_select(raw, cap, deadline)
+    data, hit = serialize_select(raw, cap, deadline)
     # The row tuples are new containers: without the pause, the cyclic collector runs over and
     # over while they are made (100k rows x 2: 0.19 -> 0.03 s to build them); they hold no cycles.
     paused = gc.isenabled()
     gc.disable()
     try:
-        rows, done, minted = _read_rows(text, n_vars, pos, ordered)
+        rows, done, minted = _read_rows(data, n_vars, pos, ordered)
     finally:
         if paused:
             gc.enable()
     return rows, done, minted, hit
 
 
-#: Per column count, TSV row line -> (its terms in TSV column order, its row sort string: the
+#: Per column count, TSV row line (UTF-8) -> (its terms in TSV column order, its row sort string: the
 #: cells' sort strings joined by NUL); shared by every query of the process, as _CELLS (a line's
 #: meaning depends on its text alone).  A result whose every line is known costs one lookup per
 #: row, not one per cell plus a new tuple and key per row (LUBM q08, 7,790 rows x 3: read ~10 ->
 #: ~4.5 ms CPU).  Lines holding a minted blank node or a NUL cell are never kept.  Cleared past
 #: _LINES_MAX entries; a result longer than that is never learnt.
-_LINES: dict[int, dict[str, tuple[Row, str]]] = {}
+_LINES: dict[int, dict[bytes, tuple[Row, str]]] = {}
 _LINES_MAX = 200_000
 
 
-def _read_rows(text: str, n_vars: int, pos: list[int], ordered: bool) -> tuple[list[Row], bool, bool]:
+def _read_rows(data: bytes, n_vars: int, pos: list[int], ordered: bool) -> tuple[list[Row], bool, bool]:
     """(rows, sorted here, minted) of a TSV table, see read_select."""
-    _head, _, body = text.partition("\n")  # the first line names the variables; each row ends in \n
-    if not body:
+    head = data.find(b"\n") + 1  # the first line names the variables; each row ends in \n
+    if head == 0 or head == len(data):
         return [], not ordered, False
-    if not body.endswith("\n"):
+    if not data.endswith(b"\n"):
         raise HolokbError("cannot read a SPARQL TSV result (no final line break)")
     if pos == list(range(n_vars)):
-        lines = body.split("\n")
+        # Split as bytes: UTF-8 never has a \n or \t byte inside a character, and a known line
+        # needs no decoding at all.
+        lines = data.split(b"\n")
+        del lines[0]  # the header
         lines.pop()  # after the final line break
         known = _LINES.setdefault(n_vars, {})
         try:
             got = list(map(known.__getitem__, lines))
         except KeyError:
-            rows, keys, minted = _read_cells(body, n_vars, pos, ordered)
+            rows, keys, minted = _read_cells(data[head:].decode("utf-8"), n_vars, pos, ordered)
             _learn_lines(known, lines, rows)
             return _sorted(rows, keys), keys is not None, minted
         if not ordered:
             got.sort(key=itemgetter(1))  # stable: equal rows keep the engine's order
         return list(map(itemgetter(0), got)), not ordered, False
-    rows, keys, minted = _read_cells(body, n_vars, pos, ordered)
+    rows, keys, minted = _read_cells(data[head:].decode("utf-8"), n_vars, pos, ordered)
     return _sorted(rows, keys), keys is not None, minted
 
 
@@ -237,7 +240,7 @@ def _sorted(rows: list[Row], keys: Sequence[str] | None) -> list[Row]:
     return list(map(rows.__getitem__, sorted(range(len(rows)), key=keys.__getitem__)))  # stable
 
 
-def _learn_lines(known: dict[str, tuple[Row, str]], lines: list[str], rows: list[Row]) -> None:
+def _learn_lines(known: dict[bytes, tuple[Row, str]], lines: list[bytes], rows: list[Row]) -> None:
     """Remember each row line's terms and sort string (rows in TSV column order, not yet sorted)."""
     if len(lines) > _LINES_MAX or len(lines) != len(rows):
         return
@@ -248,7 +251,7 @@ def _learn_lines(known: dict[str, tuple[Row, str]], lines: list[str], rows: list
     for line, row in zip(lines, rows):
         if line in known:
             continue
-        keys = [cells[c][1] for c in line.split("\t")]
+        keys = [cells[c][1] for c in line.decode("utf-8").split("\t")]
         if None in keys or _MINTED_KEY in keys:  # a NUL cell, or a blank node (minted: "1") — never kept
             continue
         known[line] = (row, "\0".join(keys))  # type: ignore[arg-type]
