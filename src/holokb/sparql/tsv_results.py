@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..core.errors import HolokbError
 from ..core.limits import Deadline, LimitHit
-from ..core.terms import XSD_STRING
+from ..core.vocab import XSD_STRING
 from .results import RDFTerm, Row, _STABLE_BNODE
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
