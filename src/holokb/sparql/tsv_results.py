@@ -64,6 +64,9 @@ def parse_term(cell: str) -> RDFTerm:
     if c0 == "_":
         return RDFTerm("bnode", cell[2:])
     if c0 == '"':
+        inner = cell[1:-1]
+        if len(cell) > 1 and cell[-1] == '"' and '"' not in inner and "\\" not in inner:
+            return RDFTerm.literal(inner)  # a plain string: what _LITERAL reads, with no regex match
         m = _LITERAL.match(cell)
         if m is None:
             raise HolokbError(f"cannot read the SPARQL TSV result term {cell!r}")
@@ -201,8 +204,10 @@ def read_select(raw: Any, n_vars: int, pos: list[int], ordered: bool, *, cap: in
 #: cells' sort strings joined by NUL); shared by every query of the process, as _CELLS (a line's
 #: meaning depends on its text alone).  A result whose every line is known costs one lookup per
 #: row, not one per cell plus a new tuple and key per row (LUBM q08, 7,790 rows x 3: read ~10 ->
-#: ~4.5 ms CPU).  Lines holding a minted blank node or a NUL cell are never kept.  Cleared past
-#: _LINES_MAX entries; a result longer than that is never learnt.
+#: ~4.5 ms CPU).  Lines are learnt from a read whose cells were all known already (so the second
+#: time a result is read, and a one-shot command pays nothing); lines holding a minted blank node
+#: or a NUL cell are never kept.  Cleared past _LINES_MAX entries; a result longer than that is
+#: never learnt.
 _LINES: dict[int, dict[bytes, tuple[Row, str]]] = {}
 _LINES_MAX = 200_000
 
@@ -224,8 +229,10 @@ def _read_rows(data: bytes, n_vars: int, pos: list[int], ordered: bool) -> tuple
         try:
             got = list(map(known.__getitem__, lines))
         except KeyError:
+            before = len(_CELLS)
             rows, keys, minted = _read_cells(data[head:].decode("utf-8"), n_vars, pos, ordered)
-            _learn_lines(known, lines, rows)
+            if len(_CELLS) == before:  # no new cell: a result seen again, whose lines are worth keeping
+                _learn_lines(known, lines, rows)  # (a one-shot command never pays for it)
             return _sorted(rows, keys), keys is not None, minted
         if not ordered:
             got.sort(key=itemgetter(1))  # stable: equal rows keep the engine's order
