@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTu
 if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
     import numpy as np
 
-from ..core.arrays import distinct
 from ..core.errors import InvalidValueError, LedgerError
 from ..core.limits import LimitHit, Limits, Page
 from ..core.premises import AssertedRef, DerivedRef
@@ -265,6 +264,7 @@ class LedgerDerived:
         args[2:], then valid_from, valid_to (open last), position in the closure.
         """
         import numpy as np
+        from ..core.arrays import distinct
 
         from .derived_blocks import sort_order
 
@@ -465,6 +465,7 @@ class LedgerDerived:
         if not len(idx):
             return []
         import numpy as np
+        from ..core.arrays import distinct
 
         db = self._db
         in_block, rows = table.block[idx], table.row[idx]

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
 from ..core.errors import InvalidValueError, LedgerError
-from ..core.arrays import distinct
 from ..core.fact_columns import FactColumns
 from ..core.terms import IRI, Term
 from ..core.time import MAX_TIME
@@ -95,6 +94,7 @@ def write_columns(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
 def _check(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
     """Positions cover 0..count-1 once; scores are finite; asserted premises are facts of this ledger."""
     import numpy as np
+    from ..core.arrays import distinct
 
     n = closure.count
     seqs, asserted = [], []
