@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import MODALS, SUBORDINATORS, is_name
+from .words import DETERMINERS, MODALS, SUBORDINATORS, is_name
 
 
 class Coreference:
@@ -160,6 +160,8 @@ class Coreference:
         for k in range(ph.pos + 1, len(self.toks)):
             if self.kin_at(k) and k in self.kin_words:
                 return  # "… his sister, … an infant daughter of his own named [X]": the name is the daughter's
+            if self.w(k, *DETERMINERS) and not self.w(k + 1, "own"):
+                return  # "[A] has a sister who has a friend named [B]": the name is the friend's, a new noun phrase
             if self.w(k, "named", "name", "called") and (is_name(self.t(k + 1)) or
                                                          self.w(k + 1, "him", "her") and is_name(self.t(k + 2))):
                 name = self.t(k + 1).text if is_name(self.t(k + 1)) else self.t(k + 2).text

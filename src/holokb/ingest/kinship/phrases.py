@@ -3,6 +3,7 @@ the subject of "has a <word>", "<word> of [A]", possessive chains through unname
 sister's son") and its holder (the name after it, the subject of the copula, an apposition)."""
 from __future__ import annotations
 
+from .lexicon import KinWord
 from .state import Phrase
 from .story import Person
 from .text import Kind, complement_verb, finite_verb
@@ -71,6 +72,9 @@ class KinshipPhrases:
             ph.start = j
             ph.possessors = self._group_before(j)
             ph.group = True
+            partner = self._their_partner(j, ph.kin)
+            if partner is not None:
+                ph.possessors = partner  # "[A] and her friend took their sons [B] and [C]": maybe each one's
         elif det is not None and det.low == "whose" and j >= 1:
             b = j - 1 if self.t(j - 1).text != "," else j - 2
             if is_name(self.t(b)):
@@ -431,6 +435,32 @@ class KinshipPhrases:
         if self.ctx.groups:
             return self.ctx.groups[0]
         return [p for p in self.subject if isinstance(p, str)]
+
+    def _their_partner(self, j: int, kin: KinWord) -> list[Person] | None:
+        """Who "their <word>" at ``j`` certainly refers to when the sentence's subject is one name and a
+        kinship phrase or a noun ("[A] and her husband [H] …", "[A] and her friend …"); None when the
+        subject is not such a pair.  A couple shares its descendants ("[A] and her husband … their
+        sons"), siblings their elders and siblings ("[A] and her brother … their mother"); a couple's
+        "their father" is someone's of a sibling pair named before it ("[A] and his wife [W] … visit
+        [A]'s sister [S], while their father [F] …": A and S), else nobody's; anyone else's "their
+        <word>" may be each one's own ("[A] and her friend … their sons"): nobody's."""
+        subject = [p for p in self.subject if isinstance(p, str)]
+        s0 = next((x for x, t in enumerate(self.toks[:4]) if t.kind is Kind.NAME), None)
+        if len(subject) != 1 or s0 is None or self.toks[s0].text != subject[0] or not self.w(s0 + 1, "and") \
+                or is_name(self.t(s0 + 2)) or s0 + 2 >= j:
+            return None
+        a = subject[0]
+        other = next((self.kin_at(m) for m in range(s0 + 2, min(s0 + 6, j)) if self.kin_at(m) is not None), None)
+        if other is not None and other.relation == "ex:spouse":
+            if kin.relation in ("ex:child", "ex:grandchild"):
+                return None
+            siblings = [h for ph in self.phrases if ph.pos < j and ph.possessors == [a] and not ph.group
+                        and ph.kin.relation == "ex:sibling" for h in ph.holders]
+            return [a] + siblings if siblings else []
+        if other is not None and other.relation == "ex:sibling" \
+                and kin.relation in ("ex:parent", "ex:grandparent", "ex:sibling", "ex:uncleOrAunt"):
+            return None
+        return []
 
     def _groups(self, j: int) -> list[list[str]]:
         out = []

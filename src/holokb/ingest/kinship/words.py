@@ -9,6 +9,8 @@ from .story import Person, Unnamed
 from .text import Kind, Tok
 
 ARTICLES = frozenset({"the", "a", "an", "one", "own", "only", "other", "two", "three", "both"})
+#: Words that open a new noun phrase ("a friend", "his neighbor"): a name given after one is that phrase's.
+DETERMINERS = frozenset({"a", "an", "the", "his", "her", "their", "its", "my", "our", "your"})
 BE = frozenset({"is", "was", "are", "were", "be", "been", "being", "'s"})
 HAVE = frozenset({"has", "had", "have", "having"})
 ADVERBS = frozenset({"also", "still", "now", "already", "just", "recently", "really", "actually", "truly",
