@@ -238,10 +238,8 @@ class KinshipPhrases:
                 and toks[j - 1].low in BE:
             return []  # "[A]'s son is [B]'s friend": the son is someone of B's, not B
         if self.t(j + 1) is not None and self.t(j + 1).kind is Kind.POSS and toks[j - 1].text == ",":
-            k = j + 2
-            while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k) and k < j + 5:
-                k += 1
-            if self.kin_at(k):
+            k = self.kin_after_owner(j + 1)
+            if k is not None:
                 inner = self._holder_right(k)
                 if inner:
                     return inner[:1]  # "a son, [Theresa]'s brother [Kevin]": in apposition, the holder is Kevin

@@ -102,6 +102,14 @@ class Sentence(Negation, KinshipPhrases, Coreference, Events):
             owns_kin = self.kin_at(m) is not None
         return "?" + t.text if after_kin or owns_kin else None
 
+    def kin_after_owner(self, k: int) -> int | None:
+        """The position of the kinship word after the possessive at ``k`` ("[A]'s (lovely) son"), over
+        at most two other words; None when there is none."""
+        j = k + 1
+        while self.t(j) is not None and self.t(j).kind is Kind.WORD and not self.kin_at(j) and j < k + 4:
+            j += 1
+        return j if self.kin_at(j) else None
+
     def kin_at(self, i: int) -> KinWord | None:
         t = self.t(i)
         if t is None or t.kind is not Kind.WORD or i in getattr(self, "blocked", ()):
@@ -147,10 +155,8 @@ class Sentence(Negation, KinshipPhrases, Coreference, Events):
         if t.kind is Kind.NAME:
             nxt = self.t(i + 1)
             if nxt is not None and nxt.kind is Kind.POSS:
-                j = i + 2
-                while self.t(j) is not None and self.t(j).kind is Kind.WORD and not self.kin_at(j) and j < i + 5:
-                    j += 1
-                if self.kin_at(j):
+                j = self.kin_after_owner(i + 1)
+                if j is not None:
                     h = self._holder_right(j)
                     if h:
                         return [h[0]]
