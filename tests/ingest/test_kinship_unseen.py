@@ -253,6 +253,15 @@ ROWS = [
      []),
     ('[Ann] considers [Bob] her brother.', {"Ann": F, "Bob": M},
      []),
+    # "in all but …" denies the kinship it qualifies
+    ("[Ann] is a sister to [Eve] in all but blood.", {"Ann": F, "Eve": F},
+     []),
+    ("[Ann] is [Eve]'s sister in all but name.", {"Ann": F, "Eve": F},
+     []),
+    ("[Ann] is a sister to [Eve] in all ways.", {"Ann": F, "Eve": F},
+     ["sibling(Eve, Ann)"]),
+    ("[Ann] is a sister to [Eve], and in all but one game they play together.", {"Ann": F, "Eve": F},
+     ["sibling(Eve, Ann)"]),
     # unnamed kin through "who": the name given later is the last kinship word's, never another noun's
     ("[Ann] has a sister who has a son. The son is named [Bob].", {"Ann": F, "Bob": M},
      ["nephewOrNiece(Ann, Bob)"]),

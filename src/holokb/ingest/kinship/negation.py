@@ -84,6 +84,16 @@ class Negation:
             k -= 1
         return False
 
+    def _all_but(self, i: int) -> bool:
+        """"[A] is a sister to [B] in all but blood / name": "in all but …" after the kinship word, in
+        its clause, denies the kinship it qualifies."""
+        k = i + 1
+        while k + 2 < len(self.toks) and self.toks[k].kind is not Kind.PUNCT:
+            if self.w(k, "in") and self.w(k + 1, "all") and self.w(k + 2, "but"):
+                return True
+            k += 1
+        return False
+
     def _negated_clause(self, k: int) -> bool:
         """A negation word earlier in the clause of token ``k`` ("[A] and [B] are not married", "[A]
         never married [B]")."""

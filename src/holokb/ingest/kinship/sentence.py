@@ -27,7 +27,7 @@ class Sentence(Negation, KinshipPhrases, Coreference, Events):
         self.blocked: set[int] = {i for i, t in enumerate(self.toks) if i >= 1 and t.kind is Kind.WORD
                                   and self.lex.kin(t.text) and self.toks[i - 1].low in self.lex.other_kin}
         self.blocked |= {i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
-                         and self._negated(i)}
+                         and (self._negated(i) or self._all_but(i))}
         self.kin_words = [i for i, t in enumerate(self.toks) if t.kind is Kind.WORD and self.lex.kin(t.text)
                           and not (i + 1 < len(self.toks) and self.toks[i + 1].kind is Kind.WORD
                                    and self.lex.kin(self.toks[i + 1].text))  # "twin sister": one word
