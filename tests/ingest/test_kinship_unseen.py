@@ -300,6 +300,16 @@ ROWS = [
     ("[Carl] and his wife [Eve] flew to visit [Carl]'s sister [Ann], while their father [Dan] is in town.",
      {"Carl": M, "Eve": F, "Ann": F, "Dan": M},
      ["parent(Ann, Dan)", "parent(Carl, Dan)", "sibling(Carl, Ann)", "spouse(Carl, Eve)"]),
+    # "their" of a named pair: by what the story states between them
+    ("[Ann] and [Dan] are siblings. They took their kids [Bob] and [Carl] to school.",
+     {"Ann": F, "Dan": M, "Bob": M, "Carl": M}, ["sibling(Ann, Dan)", "sibling(Dan, Ann)"]),
+    ("[Ann] and [Dan] are siblings. They visited their mother [Eve].", {"Ann": F, "Dan": M, "Eve": F},
+     ["parent(Ann, Eve)", "parent(Dan, Eve)", "sibling(Ann, Dan)", "sibling(Dan, Ann)"]),
+    ("[Ann] and [Dan] are married. They visited their mother [Eve].", {"Ann": F, "Dan": M, "Eve": F},
+     ["spouse(Ann, Dan)"]),
+    ("[Ann] and [Dan] are married. They took their kids [Bob] and [Carl] to school.",
+     {"Ann": F, "Dan": M, "Bob": M, "Carl": M},
+     ["child(Ann, Bob)", "child(Ann, Carl)", "child(Dan, Bob)", "child(Dan, Carl)", "spouse(Ann, Dan)"]),
 ]
 
 

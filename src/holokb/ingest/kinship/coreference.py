@@ -192,6 +192,10 @@ class Coreference:
                     ctx.owned.setdefault(ph.possessors[0], set()).update(ph.holders)
         if ctx.pending is not None and ctx.pending is self.pending_before and not self._keeps_pending():
             ctx.pending = None
+        for rel, possessors, holder, _, _ in self.out:
+            if rel in ("ex:sibling", "ex:spouse") and len(possessors) == 1 and isinstance(possessors[0], str) \
+                    and isinstance(holder, str):
+                ctx.pairs.setdefault(frozenset((possessors[0], holder)), set()).add(rel)
 
     def _keeps_pending(self) -> bool:
         return not any(t.kind is Kind.NAME for t in self.toks)

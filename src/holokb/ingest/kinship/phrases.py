@@ -75,6 +75,8 @@ class KinshipPhrases:
             partner = self._their_partner(j, ph.kin)
             if partner is not None:
                 ph.possessors = partner  # "[A] and her friend took their sons [B] and [C]": maybe each one's
+            if self._each_their_own(ph.possessors, ph.kin):
+                ph.possessors = []  # "[A] and [B] are siblings. They took their kids [C] and [D] …"
         elif det is not None and det.low == "whose" and j >= 1:
             b = j - 1 if self.t(j - 1).text != "," else j - 2
             if is_name(self.t(b)):
@@ -459,6 +461,27 @@ class KinshipPhrases:
                 and kin.relation in ("ex:parent", "ex:grandparent", "ex:sibling", "ex:uncleOrAunt"):
             return None
         return []
+
+    def _each_their_own(self, group: list[Person], kin: KinWord) -> bool:
+        """Whether "their <word>" of ``group`` may be each member's own rather than shared, by what the
+        story states between two members: siblings do not share descendants or spouses ("[A] and [B]
+        are siblings. They took their kids …"), a couple does not share elders or siblings ("[A] and
+        [B] are married. They visited their mother …")."""
+        names = [p for p in group if isinstance(p, str)]
+        here: dict = {}
+        for rel, possessors, holder, _, _ in self.out:
+            if len(possessors) == 1 and isinstance(possessors[0], str) and isinstance(holder, str):
+                here.setdefault(frozenset((possessors[0], holder)), set()).add(rel)
+        for x, a in enumerate(names):
+            for b in names[x + 1:]:
+                rels = self.ctx.pairs.get(frozenset((a, b)), set()) | here.get(frozenset((a, b)), set())
+                if "ex:sibling" in rels and kin.relation in ("ex:child", "ex:grandchild", "ex:spouse",
+                                                             "ex:childInLaw", "ex:nephewOrNiece"):
+                    return True
+                if "ex:spouse" in rels and kin.relation in ("ex:parent", "ex:grandparent", "ex:sibling",
+                                                            "ex:uncleOrAunt", "ex:parentInLaw"):
+                    return True
+        return False
 
     def _groups(self, j: int) -> list[list[str]]:
         out = []

@@ -41,4 +41,5 @@ class Context:
     couple: list[str] = field(default_factory=list)
     owned: dict = field(default_factory=dict)   # person → holders of the phrases they certainly own
     groups: list = field(default_factory=list)  # the groups of people the sentence named ("their")
+    pairs: dict = field(default_factory=dict)   # {a, b} → the symmetric relations stated between two names
 
