@@ -30,6 +30,8 @@ ROWS = [
     ("[Dan] said it is son [Bob] who called.", {"Dan": M, "Bob": M}, []),   # "said" may take a clause
     ("[Dan] took is son to the zoo.", {"Dan": M}, []),                        # no name after the word
     ("The man she married is son [Bob].", {"Bob": M}, []),                     # nobody named for "his"
+    ("[Bob] figured [Dan] did n't like being hid dad.", {"Bob": M, "Dan": M}, ["parent(Bob, Dan)"]),
+    ("[Bob] saw that [Dan] hid dad's keys.", {"Bob": M, "Dan": M}, []),        # "hid" a verb: no "being"
 ]
 
 

@@ -302,6 +302,8 @@ class KinshipPhrases:
                        and t.text == prev.holders[0]), None)
             if prev.pos == s - 2 and at is not None and self.w(at + 1, *BE):
                 return prev.holders[0]
+        if k >= 1 and self.w(k, "being") and self.toks[s].low in self.lex.pronouns:
+            return self._gerund_subject(k)
         if k >= 0 and self.toks[k].kind is Kind.WORD and self.toks[k].low in BE:
             b = k - 1
             if self.w(b, "and"):  # "[L] is a female and is the granddaughter of [J]"
@@ -324,6 +326,23 @@ class KinshipPhrases:
                 and self.w(s - 1, "of") and (self.toks[s].low in self.lex.pronouns or self.toks[s].kind is Kind.NAME):
             return self._named_at(k - 3)  # "[T] is the name of his granddaughter / of [C]'s father"
         return None
+
+    def _gerund_subject(self, k: int) -> str | None:
+        """The holder of "being his <word>" at ``k``: the subject of the verb it completes ("[B] did n't
+        like being his dad": B), when that verb states a fact — no modal ("would hate being"), no
+        preposition before "being" ("dreamed of being"), no belief word."""
+        b = k - 1
+        belief = frozenset(self.lex.data.get("counterfactual", {}).get("belief", ()))
+        while b >= 0 and k - b <= 5 and self.toks[b].kind is not Kind.NAME and self.toks[b].text not in (",", ";"):
+            t = self.toks[b]
+            if t.kind is Kind.WORD and (t.low in MODALS - {"did", "does", "do"} or t.low in belief or t.low in (
+                    "of", "about", "from", "without", "at", "to", "for", "in", "after", "before", "by", "imagine",
+                    "imagined", "imagines", "pretend", "pretended", "consider", "considered", "avoid", "avoided")):
+                return None
+            b -= 1
+        if b < 0 or self.toks[b].kind is not Kind.NAME or b == k - 1:
+            return None
+        return self.toks[b].text
 
     def _of_owner(self, i: int, exclude: tuple = ()) -> tuple[list[Person], bool]:
         """"<word> of [A]" / "<word> to [A]" (articles, adjectives and "a son named" may come between),
