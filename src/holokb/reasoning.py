@@ -176,8 +176,7 @@ def input_at(ledger: Ledger, as_of: AsOf, program: Program | None = None, *, dea
     if deadline is not None and deadline.expired():
         return db, rows
     used = distinct(np.concatenate([enc.s, enc.p, enc.o])).tolist()
-    for tid, t in zip(used, ledger.terms(used)):
-        terms.seed(t, tid)
+    terms.seed_many(used, ledger.terms(used))
     if deadline is not None and deadline.expired():
         return db, rows
     hashes = ledger.fact_hashes(enc.rowids)

@@ -116,3 +116,25 @@ def test_a_plain_derive_line_never_loads_typer(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[0].startswith("derived 2 facts") and p.stdout.splitlines()[-1] == "False"
+
+
+def test_derive_restores_the_collector_threshold_it_raises(tmp_path, monkeypatch):
+    """run() raises the young-generation threshold for the command and puts back what it found
+    (tests and the typer path run it in the same process), also when the command fails."""
+    import gc
+
+    from holokb.cli import derive_run
+
+    seen = []
+    monkeypatch.setattr(derive_run, "_run", lambda *a: seen.append(gc.get_threshold()[0]) or 0)
+    before = gc.get_threshold()
+    assert derive_run.run(None, "kb.db", None, None, None, None, None, 0, True, False, "text") == 0
+    assert seen == [max(before[0], derive_run.GC_YOUNG)] and gc.get_threshold() == before
+
+    def fail(*a):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(derive_run, "_run", fail)
+    with pytest.raises(RuntimeError):
+        derive_run.run(None, "kb.db", None, None, None, None, None, 0, True, False, "text")
+    assert gc.get_threshold() == before

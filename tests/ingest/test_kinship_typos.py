@@ -22,6 +22,16 @@ ROWS = [
     ("[Ann] in the kitchen with her son [Carl].", {"Ann": F}, ["child(Ann, Carl)"]),
     ("[Ann] told us the story of her son [Carl].", {"Ann": F}, ["child(Ann, Carl)"]),
     ("[Ann] met her sondra [Bea].", {"Ann": F}, []),         # two edits from anything
+    # "is" for "his" where an object comes: after a verb or a preposition, before "<kinship word> [B]"
+    ("[Dan] took is son [Bob] to the zoo.", {"Dan": M, "Bob": M}, ["child(Dan, Bob)"]),
+    ("[Dan] went fishing with is uncle [Bob].", {"Dan": M, "Bob": M}, ["uncleOrAunt(Dan, Bob)"]),
+    ("[Dan] is taking is son [Bob] camping.", {"Dan": M, "Bob": M}, ["child(Dan, Bob)"]),
+    ("[Dan] is son of [Eve].", {"Dan": M, "Eve": F}, ["child(Eve, Dan)"]),
+    ("[Dan] said it is son [Bob] who called.", {"Dan": M, "Bob": M}, []),   # "said" may take a clause
+    ("[Dan] took is son to the zoo.", {"Dan": M}, []),                        # no name after the word
+    ("The man she married is son [Bob].", {"Bob": M}, []),                     # nobody named for "his"
+    ("[Bob] figured [Dan] did n't like being hid dad.", {"Bob": M, "Dan": M}, ["parent(Bob, Dan)"]),
+    ("[Bob] saw that [Dan] hid dad's keys.", {"Bob": M, "Dan": M}, []),        # "hid" a verb: no "being"
 ]
 
 

@@ -254,3 +254,25 @@ def test_an_expired_deadline_truncates_instead_of_raising(ledger):
     page = ledger.facts(AsOf.latest(), about=iri("a"), limits=Limits(timeout_s=0.0))
     assert page.truncated and page.limit_hit == "timeout"
     assert not ledger.facts(AsOf.latest(), about=iri("a"), limits=Limits(timeout_s=60.0)).truncated
+
+
+def test_terms_of_many_ids_reads_a_span_and_equals_one_by_one(tmp_path):
+    """Ledger.terms over thousands of ids (one range scan of the span, rows not asked for skipped)
+    gives the same terms in the order asked as term() one id at a time; an unknown id still fails."""
+    items = [(fact(f"s{i}", "p", i if i % 3 else f"o{i % 700}"), Interval(0, None)) for i in range(3000)]
+    led = _load(tmp_path / "t.db", items, bulk=True)
+    try:
+        top = led._db.execute("SELECT max(term_id) FROM terms").fetchone()[0]
+        rng = random.Random(5)
+        asked = rng.sample(range(1, top + 1), 2500) + [1, 1]  # dense: the range scan; repeats kept
+        got = led.terms(asked)
+        led._cache.clear()
+        assert got == [led.term(i) for i in asked]
+        led._cache.clear()
+        sparse = sorted(rng.sample(range(1, top + 1), 50))
+        assert led.terms(sparse) == [led.term(i) for i in sparse]
+        led._cache.clear()
+        with pytest.raises(LedgerError):
+            led.terms(list(range(1, top + 1)) + [top + 5])
+    finally:
+        led.close()

@@ -188,25 +188,29 @@ def test_without_rule_files_the_last_derives_rule_set_is_found_by_its_text(proje
     assert query_last_derive(project) == (rows, False, False)
 
 
-def query_modules(cwd: Path) -> tuple[list[str], bool, bool]:
-    """`query` with r.hkr: rows, rebuilt?, and whether the Ledger class was imported."""
+def query_modules(cwd: Path) -> tuple[list[str], bool, bool, bool]:
+    """`query` with r.hkr: rows, rebuilt?, whether the Ledger class and the KB's term classes
+    (holokb.core.terms) were imported."""
     import subprocess
     import sys
 
     code = ("import sys\nfrom holokb.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
-            "    assert not e.code, e.code\nsys.stderr.write('@@ledger=' + str('holokb.ledger.store' in sys.modules))\n")
+            "    assert not e.code, e.code\nsys.stderr.write('@@ledger=' + str('holokb.ledger.store' in sys.modules)"
+            " + ',' + str('holokb.core.terms' in sys.modules))\n")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     p = subprocess.run([sys.executable, "-c", code, "query", Q, "--rules", "r.hkr", "--db", "kb.db", "--format", "tsv"],
                        cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
-    return p.stdout.splitlines()[1:], "snapshot rebuilt" in p.stderr, p.stderr.endswith("@@ledger=True")
+    ledger, terms = p.stderr.rpartition("@@ledger=")[2].split(",")
+    return p.stdout.splitlines()[1:], "snapshot rebuilt" in p.stderr, ledger == "True", terms == "True"
 
 
 def test_a_warm_query_checks_the_ledger_markers_without_the_ledger_class(project):
-    rows, built, ledger = query_modules(project)
-    assert built and ledger and rows == [f"<{EX}alice>\t<{EX}search>"]
-    assert query_modules(project) == (rows, False, False)  # warm: the markers alone (ledger.marker)
+    rows, built, ledger, terms = query_modules(project)
+    assert built and ledger and terms and rows == [f"<{EX}alice>\t<{EX}search>"]
+    # warm: the markers alone (ledger.marker), and the result read with no KB term class
+    assert query_modules(project) == (rows, False, False, False)
     add_bob(project)  # a write moves the markers: built again, with the new row
-    rows2, built, ledger = query_modules(project)
+    rows2, built, ledger, terms = query_modules(project)
     assert built and ledger and rows2 == rows + [f"<{EX}bob>\t<{EX}search>"]
-    assert query_modules(project) == (rows2, False, False)
+    assert query_modules(project) == (rows2, False, False, False)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from ..core.terms import HK, IRI, OWL, RDF, RDFS, XSD, Literal
+from ..core.vocab import HK, OWL, RDF, RDFS, XSD
 
 if TYPE_CHECKING:
     from ..core.terms import Term
@@ -119,6 +119,8 @@ def now_ms() -> int:
 
 def short(t: Term) -> str:
     """A term as the CLI prints it (prefixed name, literal in Turtle form)."""
+    from ..core.terms import IRI, Literal  # not at import: a warm ``holokb query`` never needs them
+
     if isinstance(t, IRI):
         best = None
         for p, ns in prefixes().items():

@@ -15,22 +15,10 @@ from typing import Union
 from .errors import InvalidValueError
 from .time import Duration, parse_date_ms, parse_datetime_ms, parse_duration
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-RDFS = "http://www.w3.org/2000/01/rdf-schema#"
-OWL = "http://www.w3.org/2002/07/owl#"
-HK = "https://w3id.org/holokb/"
-
-XSD_STRING = XSD + "string"
-XSD_INTEGER = XSD + "integer"
-XSD_DECIMAL = XSD + "decimal"
-XSD_DOUBLE = XSD + "double"
-XSD_BOOLEAN = XSD + "boolean"
-XSD_DATETIME = XSD + "dateTime"
-XSD_DATE = XSD + "date"
-XSD_DURATION = XSD + "duration"
-RDF_LANGSTRING = RDF + "langString"
-RDF_TYPE = RDF + "type"
+from .vocab import (  # noqa: F401 - the namespaces live in .vocab (no imports); re-exported here
+    HK, OWL, RDF, RDF_LANGSTRING, RDF_TYPE, RDFS, SKOLEM_PREFIX, XSD, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME,
+    XSD_DECIMAL, XSD_DOUBLE, XSD_DURATION, XSD_INTEGER, XSD_STRING,
+)
 
 #: xsd integer subtypes that are read as integers (their lexical form is kept).
 INTEGER_TYPES = frozenset(
@@ -44,9 +32,6 @@ INTEGER_TYPES = frozenset(
 DOUBLE_TYPES = frozenset({XSD_DOUBLE, XSD + "float"})
 
 _IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
-
-#: Skolem IRIs that stand for blank nodes (RDF 1.1 §3.5).
-SKOLEM_PREFIX = HK + ".well-known/genid/"
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -14,14 +14,14 @@ from typing import Mapping
 
 import numpy as np
 
-from ..analysis.program import Aggregate, Atom, Var
+from ..analysis.program import Aggregate, Atom, Comparison, Const, Negation, Var
 from .builtins import compare, identity_equal
 from .database import RelKey
 from .dictionary import TermDictionary
-from .joins import Bindings, anti_join, compare_var_int, eval_expr, join
+from .joins import Bindings, anti_join, compare_var_int, const_id, eval_expr, join
 from .planning import live_after, plan_body, positive_atoms
 from . import kernels
-from .relation import Relation, first_rows
+from .relation import EMPTY, Relation, first_rows, fits
 
 #: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
 #: below what exhausts memory (a binding row is ~8 bytes per column, and a step holds a few copies).
@@ -45,6 +45,12 @@ class BodySolver:
     #: extends bindings in binding order, so a merged row's extensions only ever repeat candidates
     #: of the first row's that come earlier, and the first candidate of a key is what is kept.
     merge_proofs = True
+    #: Switch: a body with a positive atom that no row of its range can match (an empty range, or
+    #: no row with its constants) is answered empty before it is planned or joined.  Semi-naive
+    #: iterations over one big relation (OWL 2 RL's ``hk:triple``) ask ~1,000 rule variants of
+    #: which most find nothing: the delta atom went first and was joined in full only for an
+    #: atom such as ``triple(?x, owl:sameAs, ?y)`` to match no row.
+    prune_empty = True
 
     def __init__(self, relations: Mapping[RelKey, Relation], terms: TermDictionary, endpoints: np.ndarray,
                  cap: int, arity: Mapping[RelKey, int]):
@@ -56,6 +62,7 @@ class BodySolver:
         self._arity = arity
         self._empty: dict[RelKey, Relation] = {}
         self._plans: dict = {}
+        self._shapes: dict = {}  # id(body) -> (body, _prunable(body)) for :meth:`_unmatched`
         self._bits_for = (-1, 0)
         self._identity: dict = {}
         #: Every row of every relation valid always (:class:`~.evaluator.Evaluation` decides):
@@ -89,6 +96,8 @@ class BodySolver:
         """
         b = Bindings.unit(record)
         ranges = ranges or {}
+        if self.prune_empty and self._unmatched(body, ranges):
+            return b.take(EMPTY)
         steps, live = self._plan(body, first, keep, ranges)
         for i, step in enumerate(steps):
             if b.n == 0:
@@ -132,6 +141,49 @@ class BodySolver:
                     and i + 1 < len(steps)):
                 b = self.distinct(b)
         return b
+
+    def _unmatched(self, body, ranges: dict) -> bool:
+        """Whether some positive atom of ``body`` matches no row of its range: the range is empty,
+        a constant is no known term, or the relation's index on the constant positions has no
+        such key (in the range, checked row by row when few rows have it).  Only bodies whose
+        other items are plain negations and comparisons of variables and constants: an
+        expression evaluated before the empty atom may mint terms, which must happen as before."""
+        shape = self._shapes.get(id(body))
+        if shape is None or shape[0] is not body:
+            shape = self._shapes[id(body)] = (body, _prunable(body))
+        atoms = shape[1]
+        if atoms is None:
+            return False
+        bits = self.bits
+        for label, a, cols, consts in atoms:
+            rel = self.relation((a.predicate, a.negated), a.arity)
+            lo, hi = ranges.get(label, (0, rel.size))
+            if hi <= lo:
+                return True
+            if not cols or bits <= 0:
+                continue
+            ids = [const_id(t, self.terms) for t in consts]
+            if min(ids) < 0:
+                return True
+            k = fits(len(cols), bits)
+            if max(ids[:k]) >= 1 << bits:  # minted after the key width was set: no conclusion
+                continue
+            idx = rel.index(cols, bits)
+            key = 0
+            for i in ids[:k]:  # as :func:`~.relation.pack` packs the index's leading columns
+                key = (key << bits) | i
+            left = int(np.searchsorted(idx.keys, key, "left"))
+            right = int(np.searchsorted(idx.keys, key, "right"))
+            if left == right:
+                return True
+            if (lo > 0 or hi < rel.size) and right - left <= _FEW:
+                rows = idx.order[left:right]
+                hit = (rows >= lo) & (rows < hi)
+                for c, i in zip(cols[k:], ids[k:]):
+                    hit &= rel.col(c)[rows] == i
+                if not hit.any():
+                    return True
+        return False
 
     def _key(self, b: Bindings, item, rest) -> Bindings:
         """A key step (:func:`~.planning.plan_body`): bind ``item.target`` to ``item.expr``'s ids
@@ -231,6 +283,26 @@ class BodySolver:
 
         rel, atom = aggregate_relation(self, agg)
         return join(b, atom, -1, rel, 0, rel.size, self.terms, self.bits, False, self.cap)
+
+
+#: :meth:`BodySolver._unmatched` checks a restricted range row by row up to this many rows.
+_FEW = 64
+
+
+def _prunable(body):
+    """Per positive atom (label, atom, constant positions, constant terms), or None when the body
+    has an item an early answer could skip the effects of (expressions, aggregates)."""
+    for item in body:
+        if isinstance(item, (Atom, Negation)):
+            continue
+        if isinstance(item, Comparison) and all(isinstance(t, (Var, Const)) for t in (item.left, item.right)):
+            continue
+        return None
+    out = []
+    for label, a in enumerate(positive_atoms(body)):
+        at = [(p, t.term) for p, t in enumerate(a.args) if isinstance(t, Const)]
+        out.append((label, a, tuple(p for p, _ in at), tuple(t for _, t in at)))
+    return out
 
 
 __all__ = ["Atom", "BodySolver", "MAX_INTERMEDIATE_ROWS"]

@@ -116,6 +116,26 @@ class TermDictionary:
         self._add(key, term, term_id)
         self._seeded.add(term_id)
 
+    def seed_many(self, term_ids: list[int], terms: list[Term]) -> None:
+        """:meth:`seed` of each (id, term) pair, in order; into an empty dictionary as a few bulk
+        updates (an input's 26.6k terms: one call each was ~3 us of Python apiece)."""
+        if self._bound or self._lazy or not term_ids:
+            for t, i in zip(terms, term_ids):
+                self.seed(t, i)
+            return
+        keys = [identity_key(t) for t in terms]
+        ids = dict(zip(keys, term_ids))
+        if (len(ids) != len(keys) or len(set(term_ids)) != len(term_ids) or len(terms) != len(term_ids)
+                or min(term_ids) < 0 or max(term_ids) >= 2**40):
+            for t, i in zip(terms, term_ids):  # a clash or a bad id: seed's own error, at the same pair
+                self.seed(t, i)
+            return
+        self._ids = ids
+        self._terms = dict(zip(term_ids, terms))
+        self._bound = max(term_ids) + 1
+        self._pending.extend(i for i, t in zip(term_ids, terms) if isinstance(t, Literal))
+        self._seeded.update(term_ids)
+
     def is_seeded(self, term_id: int) -> bool:
         """Whether ``term_id`` was chosen by a caller (:meth:`seed`) rather than minted by :meth:`intern`."""
         return term_id in self._seeded

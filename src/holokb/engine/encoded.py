@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.arrays import distinct
 from ..core.fact_columns import FactColumns
 from ..core.limits import Deadline
 from ..core.premises import DerivedRef, PremiseRef
@@ -177,7 +178,7 @@ def derived_order(model: "Model") -> list[tuple[RelKey, FactTable, int]]:
             if rk[0] != AGGREGATE_RELATION and not rk[0].startswith(INTERNAL)]
     rows = {rk: np.flatnonzero(rel.meta("rule") >= 0) for rk, rel in rels}
     cols = [rel.col(c)[rows[rk]] for rk, rel in rels if ("facts", rk, True) not in memo for c in range(rel.arity)]
-    uniq = np.unique(np.concatenate(cols)) if cols else np.zeros(0, np.int64)
+    uniq = distinct(np.concatenate(cols)) if cols else np.zeros(0, np.int64)
     term = model.terms.term
     keys = [term_sort_key(term(i)) for i in uniq.tolist()]
     rank_of = np.empty(len(uniq), np.int64)  # stable: ties (none between distinct terms) keep id order
@@ -253,7 +254,7 @@ def encoded_columns(model: "Model", *, deadline: Deadline | None = None) -> Enco
         recorded = (depth >= 0) if proofs is not None else np.zeros(len(first), dtype=bool)
         proof_col = rel.meta("proof")[first].astype(np.int64) if proofs is not None else None
         used.append(ft.ids.reshape(-1))
-        for ri in np.unique(rule).tolist():
+        for ri in distinct(rule).tolist():
             for rec in (False, True):
                 sel = np.flatnonzero((rule == ri) & (recorded == rec))
                 if not len(sel):
@@ -280,7 +281,7 @@ def encoded_columns(model: "Model", *, deadline: Deadline | None = None) -> Enco
                                     ft.valid_to[sel], depth[sel], None if score is None else score[sel])
                 groups.append(StepColumns(facts, premises, bindings))
         count = n0 + len(first)
-    ids = np.unique(np.concatenate(used)) if used else np.zeros(0, np.int64)
+    ids = distinct(np.concatenate(used)) if used else np.zeros(0, np.int64)
     terms = model.terms
     return EncodedColumns(tuple(groups), count, tuple(i for i in ids.tolist() if not terms.is_seeded(i)))
 

@@ -24,6 +24,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..analysis.program import Aggregate, Assignment, Atom, Comparison, Negation, Program, Rule, Var
+from ..core.arrays import distinct
 from ..core.limits import LimitHit, Limits
 from . import allocator as _allocator
 from . import body as _body
@@ -58,11 +59,11 @@ class Evaluation(BodySolver):
         inputs = db.encode(self.extra)
         relations: dict[RelKey, Relation] = {rk: r.relation for rk, r in inputs.items()}
         self.input_keys = {rk: r.keys for rk, r in inputs.items()}
-        ends = {np.iinfo(np.int64).min, np.iinfo(np.int64).max}
+        ends = [np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max], dtype=np.int64)]
         for r in relations.values():
-            ends.update(r.meta("valid_from").tolist())
-            ends.update(r.meta("valid_to").tolist())
-        endpoints = np.array(sorted(ends), dtype=np.int64)  # intersections never make new ones
+            ends += [r.meta("valid_from"), r.meta("valid_to")]
+        # sorted distinct (one sort: a Python set of LUBM's 2 x 119k endpoints was 17 ms, this 1 ms)
+        endpoints = distinct(np.concatenate(ends).astype(np.int64, copy=False))  # intersections never make new ones
         arity: dict[RelKey, int] = {}
         for r in program.rules:
             for a in [r.head] + [b for b in r.body if isinstance(b, Atom)]:

@@ -264,6 +264,7 @@ class LedgerDerived:
         args[2:], then valid_from, valid_to (open last), position in the closure.
         """
         import numpy as np
+        from ..core.arrays import distinct
 
         from .derived_blocks import sort_order
 
@@ -277,7 +278,7 @@ class LedgerDerived:
                     return Page.of(())
                 mask = col == tid if mask is None else mask & (col == tid)
         idx = np.arange(len(table)) if mask is None else np.flatnonzero(mask)
-        preds = np.unique(table.p[idx]).tolist()
+        preds = distinct(table.p[idx]).tolist()
         self._cache.terms_of(self._db, preds)
         order = sort_order(self._db, table, idx, {i: self._cache.terms[i].value for i in preds})
         caps = [(n, name) for n, name in ((limits.max_results, LimitHit.MAX_RESULTS),
@@ -464,13 +465,14 @@ class LedgerDerived:
         if not len(idx):
             return []
         import numpy as np
+        from ..core.arrays import distinct
 
         db = self._db
         in_block, rows = table.block[idx], table.row[idx]
         blocks = table.blocks
         tids: set[int] = set()
         fact_rowids: set[int] = set()
-        for b in np.unique(in_block).tolist():  # only the rows asked for: a proof walk asks for a few
+        for b in distinct(in_block).tolist():  # only the rows asked for: a proof walk asks for a few
             blk, mine = blocks[b], rows[in_block == b]
             tids.add(blk.p)
             tids.update(blk.args[mine].ravel().tolist(), blk.bindings[mine].ravel().tolist())
@@ -487,7 +489,7 @@ class LedgerDerived:
         term = self._cache.terms.__getitem__
         refs = {x: AssertedRef(h) for x, h in hashes.items()}
         out: list = [None] * len(idx)
-        for b in np.unique(in_block).tolist():
+        for b in distinct(in_block).tolist():
             at = np.flatnonzero(in_block == b)
             blk, mine = blocks[b], rows[at]
             for k, seq, args, vf, end, depth, sc, premises, bindings in zip(

@@ -21,6 +21,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ..core.arrays import distinct
 from ..core.time import MAX_TIME, MIN_TIME
 
 #: The ``valid_to`` of an open interval (no closed interval ends at MIN_TIME: it must exceed its start).
@@ -208,10 +209,10 @@ def sort_order(db: sqlite3.Connection, table: ClosureTable, idx: np.ndarray, pre
     if not len(idx):
         return idx
     p = table.p[idx]
-    p_ids = np.unique(p)
+    p_ids = distinct(p)
     p_rank = _rank(p_ids, [predicate_text[i] for i in p_ids.tolist()])[np.searchsorted(p_ids, p)]
     s, o = table.s[idx], table.o[idx]
-    ids = np.unique(np.concatenate([s, o]))
+    ids = distinct(np.concatenate([s, o]))
     ids = ids[ids >= 0]
     keys, canon = _term_keys(db, ids)
     rank = _rank(ids, keys)
@@ -238,7 +239,7 @@ def _rest_ranks(db: sqlite3.Connection, table: ClosureTable, idx: np.ndarray, ca
     three = np.flatnonzero(arity == 3)
     more = np.flatnonzero(arity > 3)
     third = table.rest_first()[idx[three]]
-    ids3 = np.unique(third)
+    ids3 = distinct(third)
     wide = [table.blocks[b].args[r, 2:].tolist() for b, r in zip(table.block[idx[more]].tolist(),
                                                                   table.row[idx[more]].tolist())]
     missing = ({*ids3.tolist()} | {t for w in wide for t in w}) - canon.keys()
@@ -278,7 +279,7 @@ def _term_keys(db: sqlite3.Connection, ids: np.ndarray) -> tuple[list[tuple], di
 
 def literal_ids(db: sqlite3.Connection, ids: np.ndarray) -> np.ndarray:
     """The literals (kind 1) among term ``ids``, sorted."""
-    ids = np.unique(ids[ids >= 0])
+    ids = distinct(ids[ids >= 0])
     if not len(ids):
         return ids
     rows = db.execute("SELECT term_id FROM terms WHERE kind = 1 AND term_id IN (SELECT value FROM json_each(?))",

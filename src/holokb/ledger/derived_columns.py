@@ -94,6 +94,7 @@ def write_columns(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
 def _check(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
     """Positions cover 0..count-1 once; scores are finite; asserted premises are facts of this ledger."""
     import numpy as np
+    from ..core.arrays import distinct
 
     n = closure.count
     seqs, asserted = [], []
@@ -110,7 +111,7 @@ def _check(writer: "_ClosureWriter", closure: DerivedColumns) -> None:
     seen = np.bincount(np.concatenate(seqs), minlength=n) if seqs else np.zeros(n, dtype=np.int64)
     if n and (seen != 1).any():
         raise InvalidValueError(f"derived position d:{int(np.flatnonzero(seen != 1)[0])} is not given exactly once")
-    ids = np.unique(np.concatenate(asserted)) if asserted else np.zeros(0, np.int64)
+    ids = distinct(np.concatenate(asserted)) if asserted else np.zeros(0, np.int64)
     if len(ids) and not _all_facts(writer.db, int(ids[0]), int(ids[-1])):
         found = writer.db.execute("SELECT count(*) FROM facts WHERE fact_id IN (SELECT value FROM json_each(?))",
                                   (json.dumps(ids.tolist()),)).fetchone()[0]

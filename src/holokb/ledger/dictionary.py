@@ -18,6 +18,10 @@ from .views import term_from_row, term_row
 
 
 
+#: :meth:`TermCache.terms_of` reads a span of ids in one range scan past this many missing ids.
+_RANGE_MIN = 2_000
+
+
 class TermCache:
     """Committed term ids and canonical encodings, shared by reads and writes of one Ledger."""
 
@@ -65,6 +69,16 @@ class TermCache:
     def terms_of(self, db: sqlite3.Connection, ids: Iterable[int]) -> None:
         """Load many ids into the cache with few queries."""
         missing = sorted({i for i in ids if i not in self.terms})
+        if len(missing) > _RANGE_MIN and 4 * len(missing) >= missing[-1] - missing[0] + 1:
+            # Most ids of one span (a whole input's terms): one range scan of the primary key, the
+            # rows not asked for skipped, instead of a query per 500 ids (LUBM: 54 queries, 26.6k ids).
+            want = set(missing)
+            q = "SELECT term_id, kind, lexical, datatype, lang FROM terms WHERE term_id BETWEEN ? AND ?"
+            for tid, kind, lex, dt, lang in db.execute(q, (missing[0], missing[-1])):
+                if tid in want:
+                    t = self.terms[tid] = term_from_row(kind, lex, dt, lang)
+                    self.ids.setdefault(t, tid)
+            return
         for k in range(0, len(missing), 500):
             part = missing[k:k + 500]
             q = f"SELECT term_id, kind, lexical, datatype, lang FROM terms WHERE term_id IN ({','.join('?' * len(part))})"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from ..core.errors import HolokbError
-from ..core.terms import XSD_STRING
+from ..core.vocab import XSD_STRING
 from .results import QueryResult, RDFTerm
 
 TABULAR = ("json", "xml", "csv", "tsv", "table")

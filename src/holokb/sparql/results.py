@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Literal as _Lit
+from typing import TYPE_CHECKING, Iterable, Literal as _Lit
 
-from ..core.terms import IRI, RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING, Literal, Term
 from ..core.limits import LimitHit
 from ..core.time import AsOf
+from ..core.vocab import RDF_LANGSTRING, SKOLEM_PREFIX, XSD_STRING
+
+if TYPE_CHECKING:
+    from ..core.terms import Term
 
 Form = _Lit["SELECT", "ASK", "CONSTRUCT", "DESCRIBE"]
 _KIND_ORDER = {"bnode": 1, "iri": 2, "literal": 3}
@@ -76,6 +79,8 @@ class RDFTerm:
     def to_holokb(self) -> Term:
         """The holokb term (blank nodes as their skolem IRI); raises InvalidValueError for
         literals the KB cannot hold (ill-typed, NaN)."""
+        from ..core.terms import IRI, Literal  # not at import: reading results needs no KB terms
+
         if self.kind == "iri":
             return IRI(self.value)
         if self.kind == "bnode":

@@ -21,14 +21,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterator, Literal as _Lit
 
 from ..core.limits import LimitHit, Limits
-from ..core.terms import HK, IRI, Term
+from ..core.time import AsOf
+from ..core.vocab import HK
 
 TRIPLE = HK + "triple"
-from ..core.time import AsOf
-from .nquads import NQuadsWriter, encode_columns, row_text
 
 if TYPE_CHECKING:  # the program is only passed through here: analysis loads with the rules
     from ..analysis import Program
+    from ..core.terms import Term
 
 ViewKind = _Lit["snapshot", "ledger"]
 FORMAT_VERSION = 1  # bump when the layout of a built store changes (invalidates disk caches)
@@ -99,6 +99,8 @@ def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Li
                    derive: Any = None, stored: Any = None) -> tuple[list[tuple[Term, Term, Term, Term | None]], bool, str | None]:
     """Plain visible quads plus derived triples at ``as_of`` (and the closure's truncation); the
     derived triples come from ``stored`` (a :func:`fresh_closure`) when given or found."""
+    from ..core.terms import IRI  # the build paths only: a warm query needs no KB terms
+
     quads: list[tuple[Term, Term, Term, Term | None]] = list(ledger.visible_quads(as_of))
     truncated, hit = False, None
     stored = stored or stored_closure(ledger, program, as_of, limits)
@@ -138,6 +140,8 @@ def fresh_closure(ledger: Any, rule_set_hash: str, as_of: AsOf, limits: Limits |
 
 
 def _derived_triples(derived: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Term, None]]:
+    from ..core.terms import IRI
+
     cache: dict[str, IRI | None] = {}
     for d in derived:
         if d.negated or not isinstance(d.args[0] if d.args else None, IRI) or not d.valid.contains(as_of.valid):
@@ -162,6 +166,9 @@ def _derived_triples(derived: Any, as_of: AsOf) -> Iterator[tuple[Term, Term, Te
 def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: Limits | None,
                derive: Any = None, stored: Any = None) -> BuiltData:
     """The N-Quads bytes of the store named by ``key`` (``stored``: see :func:`snapshot_quads`)."""
+    # Here, not at import: the writers need the KB's term classes, a query on a built store does not.
+    from .nquads import NQuadsWriter
+
     if key.kind == "ledger":
         from ..rdf.mapping import reified_quads  # rdflib-side code: only the ledger view needs it
 
@@ -182,6 +189,9 @@ def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
     distinct term, with no term object per fact.  The store is a set, so the lines come in no
     particular order and may repeat (``Ledger.visible_id_sets``).  The same set of lines as
     :func:`snapshot_quads` + NQuadsWriter (tests/sparql/test_stored_snapshot.py)."""
+    from ..core.terms import IRI
+    from .nquads import encode_columns
+
     paused = gc.isenabled()
     gc.disable()  # the id rows are new tuples: no cyclic collections over them while they are read
     try:
@@ -202,6 +212,8 @@ def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
 def _texts(ledger: Any, n: int, groups: list, quads: list) -> dict[int, str] | list[str | None]:
     """Each needed term id's N-Quads text: all terms in one scan when the dictionary is not much
     larger than the lines (a list indexed by id), else only the ids used (a dict)."""
+    from .nquads import row_text
+
     rows = ledger.all_term_rows(3 * n + 1024)
     if rows is not None:
         texts: list[str | None] = [None] * (max((r[0] for r in rows), default=0) + 1)

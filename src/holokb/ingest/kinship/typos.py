@@ -7,7 +7,10 @@ swapped), and no common function word is one edit away too ("nad" may be "had" o
 "is" or "as": not corrected).  Known words are never changed ("nice" is not "niece") but for one slip
 of the copula: a two-letter word one edit from "is" that cannot follow a subject name ("us", "id") right
 after a name and before a kinship complement ("[A] us the daughter of [B]", "[A] id [B]'s only
-child").  The reader keeps a correction only when the corrected sentence states something.
+child"); and "is" where an object comes — after a verb or a preposition, before a kinship word and a
+name ("[A] took is son [B]", "went fishing with is uncle [B]"), or "is" / "hid" after "being" and
+before a kinship word ("did n't like being hid dad") — is "his".  The reader keeps a
+correction only when the corrected sentence states something.
 """
 from __future__ import annotations
 
@@ -53,7 +56,36 @@ def correct(toks: list[Tok], lexicon: KinshipLexicon) -> list[Tok]:
         if t.kind is Kind.WORD and len(t.text) == 2 and t.low not in _AFTER_NAME and one_edit(t.low, "is") \
                 and out[k - 1].kind is Kind.NAME and _complement(out, k + 1, lexicon):
             out[k] = Tok(Kind.WORD, "is", t.start, t.end)
+    for k in range(1, len(out) - 2):
+        if out[k].is_word("is") and _object_slot(out[k - 1]) and out[k + 1].kind is Kind.WORD \
+                and lexicon.kin(out[k + 1].text) is not None and out[k + 2].kind is Kind.NAME:
+            out[k] = Tok(Kind.WORD, "his", out[k].start, out[k].end)  # "[A] took is son [B]", "with is uncle [B]"
+        elif out[k].is_word("is", "hid") and out[k - 1].is_word("being") and out[k + 1].kind is Kind.WORD \
+                and lexicon.kin(out[k + 1].text) is not None:
+            out[k] = Tok(Kind.WORD, "his", out[k].start, out[k].end)  # "did n't like being hid dad"
     return out
+
+
+#: Prepositions after which a noun phrase, never a copula, comes ("went fishing with is uncle [B]").
+_PREPOSITIONS = frozenset({"with", "to", "for", "from", "at", "by", "about", "without", "like"})
+
+
+def _object_slot(prev: Tok) -> bool:
+    """Whether the token before "is" takes an object there: a preposition, or a verb other than an
+    auxiliary ("took", "taking", "visited"), so "is <kinship word> [B]" is a slip of "his"."""
+    if prev.kind is not Kind.WORD:
+        return False
+    if prev.low in _PREPOSITIONS:
+        return True
+    if prev.low in _AUXILIARIES:
+        return False
+    return "VERB" in getAllLemmas(prev.low)
+
+
+#: Verbs after which "is" may be a copula or an auxiliary ("what it has is son …" is not a slip).
+_AUXILIARIES = frozenset({"is", "was", "are", "were", "be", "been", "being", "am", "has", "had", "have", "having",
+                          "will", "would", "can", "could", "may", "might", "must", "shall", "should", "does", "do",
+                          "did", "named", "name", "called", "said", "says", "think", "thinks", "thought"})
 
 
 def _complement(toks: list[Tok], k: int, lexicon: KinshipLexicon) -> bool:

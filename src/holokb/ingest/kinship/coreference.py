@@ -1,0 +1,202 @@
+"""Who a pronoun refers to (gender and salience, the sentence before), and holders named later: "…
+with her son. His name is [Tom].", "… a baby girl that he has named [Anna]"; what a sentence leaves
+for the next one."""
+from __future__ import annotations
+
+from .story import Person, Unnamed
+from .text import Kind, finite_verb
+from .words import DETERMINERS, MODALS, SUBORDINATORS, is_name
+
+
+class Coreference:
+    """The pronoun and naming steps of :class:`~.sentence.Sentence` (a mixin)."""
+
+    # -- coreference ------------------------------------------------------------------------------
+    def _antecedents(self, pos: int, gender: str, exclude: tuple, subject_first: bool = False) -> list[Person]:
+        """The people a pronoun of ``gender`` at ``pos`` may refer to, the likeliest first."""
+        here: list[tuple[Person, bool]] = []   # (person, only a possessor inside an NP)
+        for k in range(pos):
+            t = self.toks[k]
+            if t.kind is Kind.NAME:
+                embedded = self.t(k + 1) is not None and self.t(k + 1).kind is Kind.POSS
+                here.append((t.text, embedded))
+            elif self.plain_name(k):
+                here.append((self.plain_name(k), False))
+            elif k in self.resolved:
+                here.extend((p, False) for p in self.resolved[k])
+            else:
+                ph = next((p for p in self.phrases if p.pos == k), None)
+                if ph is not None and not ph.holders and not ph.kin.plural:
+                    p = ph.person()
+                    if p is not None:
+                        here.append((p, False))
+        fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
+        if not fits:
+            named = [t.text for t in self.toks[:pos] if t.kind is Kind.NAME and t.text not in exclude]
+            if named:
+                # "[Kirk] and her sister …" with Kirk male in the record: the text and the record
+                # disagree about the genders (names swapped in the story) or "her" is someone of the
+                # previous sentence; each is a reading, the sentence's subject first
+                before = [p for p in self.ctx.subject + self.ctx.mentions
+                          if isinstance(p, str) and self.fits(p, gender) and p not in exclude]
+                order = [p for p in self.subject if p in named] + named[::-1] + before
+                return list(dict.fromkeys(order))
+            prev = list(dict.fromkeys(p for p in self.ctx.subject + self.ctx.mentions
+                                      if isinstance(p, str) and self.fits(p, gender) and p not in exclude))
+            if not prev:
+                # "[L] talks to his sister. Her daughter is [M].": the one unnamed person of the gender
+                unnamed = list(dict.fromkeys(p for p in self.ctx.mentions if isinstance(p, Unnamed)
+                                             and p.gender == gender and p.anchor not in exclude))
+                if len(unnamed) == 1:
+                    return unnamed
+            subj = self.ctx.subject
+            if len(prev) > 1 and len(subj) == 1 and subj[0] in prev and \
+                    all(p in self.ctx.owned.get(subj[0], ()) for p in prev if p != subj[0]):
+                # "[Myrna] is going to visit her mother, [Gabrielle]. Her daughter, [Anna], …": the
+                # previous subject, not someone introduced as the subject's own kin
+                return [subj[0]]
+            if not prev and not here and not self.ctx.mentions and self.toks and self.toks[0].low in SUBORDINATORS:
+                main = self._main_subject(pos)
+                if main is not None and self.fits(main, gender) and main not in exclude:
+                    return [main]  # "After leaving his mom's house [C] called …": the main clause's subject
+            return prev
+        people = list(dict.fromkeys(p for p, _ in fits))
+        if len(people) > 1:
+            parallel = self._parallel(pos, people)
+            if parallel is not None:
+                return [parallel]
+        # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
+        same = [ph.possessors[0] for ph in self.phrases if ph.possessors and 0 <= ph.start < pos
+                and self.toks[ph.start].low == self.toks[pos].low and ph.start != pos]
+        order = [p for p in same if p in people] + [p for p in self.subject if p in people] + people[::-1]
+        people = list(dict.fromkeys(order))
+        return people
+
+    def _main_subject(self, pos: int) -> str | None:
+        """The subject of the main clause after a fronted subordinate clause: the first name after
+        ``pos`` that a finite verb (or a modal) follows."""
+        for k in range(pos + 1, len(self.toks)):
+            t, nxt = self.toks[k], self.t(k + 1)
+            if t.kind is Kind.NAME and nxt is not None and nxt.kind is Kind.WORD and (
+                    finite_verb(nxt.low) or nxt.low in MODALS):
+                return t.text
+        return None
+
+    def _parallel(self, pos: int, people: list[Person]) -> Person | None:
+        """"[J] invited her grandmother [G] and her sister [A]": a pronoun coordinated right after
+        the same pronoun's phrase refers to the same person (the other candidates being that
+        person's own kin named so far), unless its phrase starts a new clause ("… his brother [J]
+        yesterday and his daughter [A] wanted to come")."""
+        b = pos - 1
+        if not self.w(b, "and"):
+            return None
+        b -= 1
+        if self.t(b) is not None and self.t(b).text == ",":
+            b -= 1
+        before = next((ph for ph in reversed(self.phrases) if ph.holders and self.t(b) is not None
+                       and self.t(b).kind is Kind.NAME and self.t(b).text == ph.holders[-1]), None)
+        if before is None or len(before.possessors) != 1 or before.group or \
+                self.toks[before.start].low != self.toks[pos].low:
+            return None
+        who = before.possessors[0]
+        owned = {h for ph in self.phrases if ph.possessors == [who] for h in ph.holders}
+        if who not in people or any(p != who and p not in owned for p in people):
+            return None
+        k = pos + 1
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and not self.kin_at(k):
+            k += 1
+        k += 1
+        while self.t(k) is not None and (self.t(k).kind is Kind.NAME or self.t(k).text == ","):
+            k += 1
+        nxt = self.t(k)
+        if nxt is not None and nxt.kind is Kind.WORD and finite_verb(nxt.low):
+            return None
+        return who
+
+    def _pending_named(self) -> bool:
+        """"His name is [B].", "The son is named [B].", "[B] is the son's name.": the holder of the
+        previous sentence's phrase that had none."""
+        ph = self.ctx.pending
+        assert ph is not None
+        toks = self.toks
+        name = None
+        for k, t in enumerate(toks):
+            if t.kind is not Kind.NAME:
+                continue
+            before = [x.low for x in toks[max(0, k - 3):k]]
+            after = [x.low for x in toks[k + 1:k + 7]]
+            if before[-2:] in (["name", "is"], ["name", "was"]) \
+                    or before[-2:] in (["is", "named"], ["was", "named"], ["is", "called"], ["named", "him"],
+                                       ["named", "her"], ["name", "him"], ["name", "her"]) \
+                    or after[:1] in (["is"], ["was"]) and "name" in after \
+                    or before[-2:] in ([ph.word.lower(), "is"], [ph.word.lower(), "was"]):  # "Her son is [B]"
+                name = t.text
+                break
+        if name is None:
+            return False
+        if any(self.toks[k].low != ph.word.lower() for k in self.kin_words):
+            return False  # "The brother has a sister whose name is [M]": the name belongs to this sentence's phrase
+        self.ctx.pending = None
+        pron = next((k for k, t in enumerate(toks) if t.low in self.lex.pronouns), None)
+        if pron is not None:
+            # "His name is [B]": the pronoun is the holder; "Her son is named [B]": the possessor
+            owner = self.kin_at(pron + 1) is not None
+            want = [self.gender(p) for p in ph.possessors] if owner else [ph.kin.gender]
+            if any(g and self.lex.pronouns[toks[pron].low] != g for g in want):
+                return False
+        if ph.group:
+            for p in ph.possessors:
+                self.out.append((ph.kin.relation, (p,), name, ph.word, ""))
+        elif ph.possessors:
+            self.out.append((ph.kin.relation, tuple(ph.possessors), name, ph.word, ph.reason))
+        return True
+
+    def _naming_later(self) -> None:
+        """"… a baby girl that he has named [Anna]", "… had a baby boy and named him [X]": a phrase
+        without a holder gets the name given later in the same sentence."""
+        ph = self.ctx.pending
+        if ph is None or ph not in self.phrases:
+            return
+        for k in range(ph.pos + 1, len(self.toks)):
+            if self.kin_at(k) and k in self.kin_words:
+                return  # "… his sister, … an infant daughter of his own named [X]": the name is the daughter's
+            if self.w(k, *DETERMINERS) and not self.w(k + 1, "own"):
+                return  # "[A] has a sister who has a friend named [B]": the name is the friend's, a new noun phrase
+            if self.w(k, "named", "name", "called") and (is_name(self.t(k + 1)) or
+                                                         self.w(k + 1, "him", "her") and is_name(self.t(k + 2))):
+                name = self.t(k + 1).text if is_name(self.t(k + 1)) else self.t(k + 2).text
+                self.emit(ph, name, ph.possessors, ph.group, ph.reason)
+                self.ctx.pending = None
+                return
+
+    def _leave_context(self) -> None:
+        ctx = self.ctx
+        people: list[Person] = []
+        for k, t in enumerate(self.toks):
+            if t.kind is Kind.NAME:
+                people.append(t.text)
+            elif self.plain_name(k):
+                people.append(self.plain_name(k))
+            ph = next((p for p in self.phrases if p.pos == k), None)
+            if ph is not None and not ph.holders and not ph.kin.plural:
+                p = ph.person()
+                if p is not None:
+                    people.append(p)
+        if people or self.subject:
+            ctx.mentions = list(dict.fromkeys(people))
+            ctx.subject = list(self.subject) or people[:1]
+            ctx.owned = {}
+            ctx.groups = self._groups(len(self.toks))
+            for ph in self.phrases:
+                if len(ph.possessors) == 1 and not ph.group:
+                    ctx.owned.setdefault(ph.possessors[0], set()).update(ph.holders)
+        if ctx.pending is not None and ctx.pending is self.pending_before and not self._keeps_pending():
+            ctx.pending = None
+        for rel, possessors, holder, _, _ in self.out:
+            if rel in ("ex:sibling", "ex:spouse") and len(possessors) == 1 and isinstance(possessors[0], str) \
+                    and isinstance(holder, str):
+                ctx.pairs.setdefault(frozenset((possessors[0], holder)), set()).add(rel)
+
+    def _keeps_pending(self) -> bool:
+        return not any(t.kind is Kind.NAME for t in self.toks)
+
