@@ -20,12 +20,12 @@ import re
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from ..core.errors import LedgerError
 from ..core.fact import Fact, SpanRecord
-from ..core.terms import IRI, Term
+from ..core.terms import IRI, Literal, Term
 from ..core.time import MIN_TIME, Interval
 from .canon import canon_of
 from .columns import distinct
@@ -393,6 +393,8 @@ class RecordColumns:
     :meth:`remaining` gives back every record, read or not, for the record path."""
 
     def __init__(self, records: Iterable[SpanRecord], *, chunk: int = 20_000):
+        # A list or tuple is given back whole by :meth:`remaining`: no copy of what was read is kept.
+        self._seq = records if isinstance(records, (list, tuple)) else None
         self._it = iter(records)
         self._kept: list[SpanRecord] = []
         self._chunk = chunk
@@ -403,42 +405,49 @@ class RecordColumns:
         terms: list[Term] = []
         spo: list[int] = []
         shipped = 0
-        kept = self._kept
         get = index.get
-        step = 3 * self._chunk
         extend, add_term = spo.extend, terms.append
-        for rec in self._it:
-            kept.append(rec)
-            f = rec.fact
-            valid, system = rec.valid, rec.system
-            if (valid.start != MIN_TIME or valid.end is not None or system.start != MIN_TIME or system.end is not None
-                    or rec.evidence or rec.span_id is not None or f.qualifiers or f.polarity != "affirm"):
-                return  # not plain: the caller takes the record path for everything
-            # Unrolled over (s, p, o): a loop over a tuple cost ~15% of this method.  IRIs are keyed
-            # by their string (its hash is cached; the frozen dataclass rehashes); a fact's subject
-            # and predicate are IRIs (Fact checks).
-            sub, pred, obj = f.subject, f.predicate, f.object
-            i = get(sub.value)
-            if i is None:
-                i = index[sub.value] = len(terms)
-                add_term(sub)
-            j = get(pred.value)
-            if j is None:
-                j = index[pred.value] = len(terms)
-                add_term(pred)
-            key = obj.value if obj.__class__ is IRI else obj
-            k = get(key)
-            if k is None:
-                k = index[key] = len(terms)
-                add_term(obj)
-            extend((i, j, k))
-            if len(spo) >= step:
-                yield terms[shipped:], spo
-                shipped, spo = len(terms), []
-                extend = spo.extend
-        self.complete = True
-        if spo or not shipped:
+        it = self._it
+        while True:
+            # A block of records at a time: the per-record loop then checks no chunk size.
+            block = list(islice(it, self._chunk))
+            if not block:
+                break
+            if self._seq is None:
+                self._kept.extend(block)
+            for rec in block:
+                f = rec.fact
+                valid, system = rec.valid, rec.system
+                if (valid.start != MIN_TIME or valid.end is not None or system.start != MIN_TIME
+                        or system.end is not None or rec.evidence or rec.span_id is not None or f.qualifiers
+                        or f.polarity != "affirm"):
+                    return  # not plain: the caller takes the record path for everything
+                # Unrolled over (s, p, o): a loop over a tuple cost ~15% of this method.  IRIs are
+                # keyed by their string (its hash is cached; the frozen dataclass rehashes), Literals
+                # by their fields (the dataclass's __hash__ and __eq__ are Python calls: ~12% of this
+                # method at 100k records, callgrind); a fact's subject and predicate are IRIs.
+                sub, pred, obj = f.subject, f.predicate, f.object
+                i = get(sub.value)
+                if i is None:
+                    i = index[sub.value] = len(terms)
+                    add_term(sub)
+                j = get(pred.value)
+                if j is None:
+                    j = index[pred.value] = len(terms)
+                    add_term(pred)
+                c = obj.__class__
+                key = obj.value if c is IRI else (obj.lexical, obj.datatype, obj.lang) if c is Literal else obj
+                k = get(key)
+                if k is None:
+                    k = index[key] = len(terms)
+                    add_term(obj)
+                extend((i, j, k))
             yield terms[shipped:], spo
+            shipped, spo = len(terms), []
+            extend = spo.extend
+        self.complete = True
+        if not shipped:
+            yield terms, spo
 
     def complete_chunks(self) -> Iterator[PlainChunk]:
         """:meth:`chunks`, then :class:`NotPlainRecords` unless every record was plain."""
@@ -447,5 +456,8 @@ class RecordColumns:
             raise NotPlainRecords
 
     def remaining(self) -> Iterator[SpanRecord]:
+        if self._seq is not None:
+            yield from self._seq
+            return
         yield from self._kept
         yield from self._it
