@@ -29,14 +29,6 @@ def typer_reading(command: str, module: str, params: list[str], argv: list[str],
     return seen[0] if seen else None
 
 
-def declines_or_reads_as_typer(parse_args, command: str, module: str, params: list[str], argv: list[str],
-                               monkeypatch) -> None:
-    """``parse_args(argv)`` is None (the line is typer's) or what typer passes to ``<module>.run``."""
-    fast = parse_args(argv)
-    if fast is not None:
-        assert typer_reading(command, module, params, argv, monkeypatch) == fast, argv
-
-
 def run_lines(folder: Path, switch: str, fast: bool, lines: list[list[str]]) -> tuple[list[tuple[int, str, str]], bool]:
     """(exit code, stdout, stderr) of each line run by ``holokb.cli.main`` in one process with the plain
     entry ``switch`` (``FAST_QUERY``, ``FAST_DERIVE``) on or off, the folder's path shown as ``<dir>``

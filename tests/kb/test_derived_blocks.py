@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -93,34 +94,47 @@ def _reads(kb, goals=()):
     return out
 
 
-def _check_v7_sql_agrees(path, kb_reads, led_ids):
-    """v7's own SQL over the v7 twin lists what the v8 readers listed."""
+def _v7_sql_listings(path, kb_reads, led_ids) -> tuple[list, list]:
+    """(what v7's own SQL over the v7 twin lists, what the v8 readers listed), item by item."""
+    v7, v8 = [], []
     for cid, (stored, filt, _, triples, enc, _) in ((k, v) for k, v in kb_reads.items() if isinstance(k, int)):
         for (about, pred, obj), views in filt.items():
             ids = [None if t is None else led_ids.get(t, -2) for t in (about, pred, obj)]
-            assert v7_fact_order(path, cid, *ids) == [v.ref.seq for v in views], (about, pred, obj)
+            v7.append((cid, about, pred, obj, v7_fact_order(path, cid, *ids)))
+            v8.append((cid, about, pred, obj, [v.ref.seq for v in views]))
         info = next(i for i in kb_reads["closures"] if i.id == cid)
-        assert [v7_triple_ids(path, cid, info.as_of.valid, led_ids.get(t)) for t in (T3, IRI("http://x/none"))] \
-            == triples
-        assert v7_encoded_derived(path, cid) == enc
+        v7.append((cid, [v7_triple_ids(path, cid, info.as_of.valid, led_ids.get(t)) for t in (T3, IRI("http://x/none"))],
+                   v7_encoded_derived(path, cid)))
+        v8.append((cid, triples, enc))
+    return v7, v8
 
 
-def _migrates_alike(path, prog, goals, as_of):
+@dataclass(frozen=True)
+class Migration:
+    """What a file answered before it was rewritten as v7 and after it was opened (and migrated) again."""
+    before: tuple  # (_reads, explanations of the goals) of the v8 file
+    v7_version: int  # user_version of the rewritten file
+    v7_sql: list  # what v7's SQL lists over the v7 file ...
+    v8_listed: list  # ... and what the v8 readers listed for the same items
+    after: tuple  # (_reads, explanations) of the migrated file
+    state: tuple  # (schema version, 'derived' tables left, integrity_check) after the migration
+
+
+def _migrate(path, prog, goals, as_of) -> Migration:
     with KnowledgeBase.open(path) as kb:
-        before = _reads(kb)
-        explained = [kb.explain(prog, g, as_of=as_of) for g in goals]
+        before = (_reads(kb), [kb.explain(prog, g, as_of=as_of) for g in goals])
         terms = {t: i for t, i in zip(*_terms(kb))}
     make_v7(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 7
-    _check_v7_sql_agrees(path, before, terms)
+        v7_version = db.execute("PRAGMA user_version").fetchone()[0]
+    v7_sql, v8_listed = _v7_sql_listings(path, before[0], terms)
     with KnowledgeBase.open(path) as kb:
-        assert kb.ledger.schema_version == 8
-        assert _reads(kb) == before
-        assert [kb.explain(prog, g, as_of=as_of) for g in goals] == explained
+        after = (_reads(kb), [kb.explain(prog, g, as_of=as_of) for g in goals])
         db = kb.ledger._db
-        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'derived'").fetchone()[0] == 0
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        state = (kb.ledger.schema_version,
+                 db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'derived'").fetchone()[0],
+                 db.execute("PRAGMA integrity_check").fetchone()[0])
+    return Migration(before, v7_version, v7_sql, v8_listed, after, state)
 
 
 def _terms(kb):
@@ -144,7 +158,11 @@ def test_v7_file_migrates_and_reads_alike(tmp_path):
                  for rule in ("home", "fan", "three", "next", "step") for v in views if v.rule == rule][::2]
         assert any(len(v.args) == 3 for v in views)
         _store_hand_made(kb)
-    _migrates_alike(path, prog, goals, AT)
+    m = _migrate(path, prog, goals, AT)
+    assert m.v7_version == 7
+    assert m.v7_sql == m.v8_listed
+    assert m.after == m.before
+    assert m.state == (8, 0, "ok")
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -161,7 +179,11 @@ def test_random_closures_read_alike_from_v7_and_v8(text, rows):
             _store_both(kb, program, columns_at=AsOf.latest(), records_at=AsOf(LOADED + 1, LOADED))
             info = kb.ledger.closure_info(program.rule_set_hash, AsOf.latest())
             goals = [goal_text(v.predicate.value, v.args, v.negated) for v in kb.ledger.derived_facts(info).items][:4]
-        _migrates_alike(path, program, goals, AsOf.latest())
+        m = _migrate(path, program, goals, AsOf.latest())
+    assert m.v7_version == 7
+    assert m.v7_sql == m.v8_listed
+    assert m.after == m.before
+    assert m.state == (8, 0, "ok")
 
 
 def test_blocks_are_little_endian_arrays(tmp_path):
