@@ -23,10 +23,9 @@ from ..core.terms import term_sort_key
 from ..core.time import Interval
 from .database import RelKey
 from .dictionary import TermDictionary
-from .facts import FactTable
+from .facts import FactTable, maximal_intervals
 from .model import AGGREGATE_RELATION, INTERNAL, Absence, _interval
 from .relation import Relation
-from .temporal import coalesce
 from .proofs import path_score
 from .steps import Columns, RuleLayout
 
@@ -216,14 +215,8 @@ def _fact_table(rel: Relation, rows: np.ndarray, ranks: np.ndarray | None, terms
         _, at, group = np.unique(ranks, axis=0, return_index=True, return_inverse=True)
     group = group.reshape(-1)
     ids = np.stack([rel.col(c)[rows[at]] for c in range(arity)], axis=1)  # groups' args, in rank order
-    vf, vt = rel.meta("valid_from")[rows], rel.meta("valid_to")[rows]
-    g, f, t = coalesce(group, vf, vt)  # sorted by (group, from): the documented order already
-    # Each row belongs to the maximal interval of its group that starts at or before it (as build).
-    width = len(endpoints) + 1
-    starts = g * width + np.searchsorted(endpoints, f)
-    member = np.searchsorted(starts, group * width + np.searchsorted(endpoints, vf), "right") - 1
-    first = np.full(len(g), np.iinfo(np.int64).max)
-    np.minimum.at(first, member, rows)
+    # sorted by (group, from): groups are in rank order, so this is the documented order already
+    g, f, t, first, member = maximal_intervals(rel, rows, group, endpoints)
     row_fact = np.full(rel.size, -1, np.int64)
     row_fact[rows] = member
     return FactTable(ids[g], f, t, first, row_fact)

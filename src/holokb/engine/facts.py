@@ -52,14 +52,7 @@ class FactTable:
             group = group.reshape(-1)
         else:
             ids, group = np.zeros((1, 0), np.int64), np.zeros(len(rows), np.int64)
-        vf, vt = rel.meta("valid_from")[rows], rel.meta("valid_to")[rows]
-        g, f, t = coalesce(group, vf, vt)
-        # Each row belongs to the maximal interval of its group that starts at or before it.
-        width = len(endpoints) + 1
-        starts = g * width + np.searchsorted(endpoints, f)
-        member = np.searchsorted(starts, group * width + np.searchsorted(endpoints, vf), "right") - 1
-        first = np.full(len(g), np.iinfo(np.int64).max)
-        np.minimum.at(first, member, rows)
+        g, f, t, first, member = maximal_intervals(rel, rows, group, endpoints)
         fact_ids = ids[g]
         order = np.lexsort([t, f] + [_ranks(fact_ids[:, c], terms) for c in range(arity - 1, -1, -1)])
         position = np.empty(len(order), np.int64)
@@ -96,3 +89,18 @@ def _ranks(col: np.ndarray, terms: TermDictionary) -> np.ndarray:
 
 
 __all__ = ["FactTable"]
+
+
+def maximal_intervals(rel: Relation, rows: np.ndarray, group: np.ndarray,
+                      endpoints: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The maximal intervals of ``rows`` grouped by ``group`` (one group per fact): their group, start
+    and end, sorted by (group, start); the earliest row of each; and per row, the interval it belongs
+    to (the one of its group that starts at or before it)."""
+    vf, vt = rel.meta("valid_from")[rows], rel.meta("valid_to")[rows]
+    g, f, t = coalesce(group, vf, vt)
+    width = len(endpoints) + 1
+    starts = g * width + np.searchsorted(endpoints, f)
+    member = np.searchsorted(starts, group * width + np.searchsorted(endpoints, vf), "right") - 1
+    first = np.full(len(g), np.iinfo(np.int64).max)
+    np.minimum.at(first, member, rows)
+    return g, f, t, first, member
