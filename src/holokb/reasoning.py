@@ -16,7 +16,7 @@ from .core.inputs import rule_files  # noqa: F401  (re-exported: callers name it
 from .engine import Database, TermDictionary
 from .engine.database import KeyColumn
 from .ledger import Ledger
-from .ledger.columns import distinct
+from .core.arrays import distinct
 
 if TYPE_CHECKING:
     from .analysis.lint import Census

@@ -28,7 +28,7 @@ from ..core.fact import Fact, SpanRecord
 from ..core.terms import IRI, Literal, Term
 from ..core.time import MIN_TIME, Interval
 from .canon import canon_of
-from .columns import distinct
+from ..core.arrays import distinct
 from .pipeline import fact_hashes, unpack_term, unpack_terms
 from .schema import BULK_INDEXES, build_indexes
 from .views import term_row

@@ -16,7 +16,7 @@ from rdflib import Literal as RLiteral
 from rdflib.term import Node
 
 from ..core.terms import RDF_TYPE, IRI, Term
-from ..ledger.columns import distinct
+from ..core.arrays import distinct
 from .terms import to_rdflib
 
 

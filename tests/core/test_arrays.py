@@ -1,10 +1,10 @@
-"""ledger.columns.distinct is np.unique (the sort-based stand-in the columnar paths use)."""
+"""core.arrays.distinct is np.unique (the sort-based stand-in the columnar paths use)."""
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, strategies as st
 
-from holokb.ledger.columns import distinct
+from holokb.core.arrays import distinct
 
 
 @given(st.lists(st.integers(-2**62, 2**62) | st.integers(0, 5), max_size=200))
