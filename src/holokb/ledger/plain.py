@@ -265,8 +265,9 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
             for chunk in chunks:
                 new_terms, spo = chunk[0], chunk[1]
                 spo_all.extend(spo)
-                # A HashedChunk (ledger.pipeline) brings the encodings, every triple's hash and
-                # the terms packed (an IRI as its string, a Literal as (lexical, datatype, lang)).
+                # A HashedChunk (ledger.pipeline) brings the encodings, every triple's hash (or
+                # None: hashed below, kept facts only) and the terms packed (an IRI as its
+                # string, a Literal as (lexical, datatype, lang)).
                 hashed = len(chunk) > 2
                 if eager:
                     fields.extend(new_terms)
@@ -314,8 +315,8 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 if len(kept):
                     # 1-D columns to lists (a 2-D tolist builds a list per row).
                     # facts.hkey (sql.fact_key) of every hash at once: the first 8 of each 32 bytes.
-                    if hashed:
-                        every = chunk[3]
+                    every = chunk[3] if hashed else None
+                    if every is not None:
                         hashes = [every[k:k + 32] for k in (kept * 32).tolist()]
                         hkeys = np.frombuffer(every, dtype=">i8")[::4][kept].tolist()
                     else:
