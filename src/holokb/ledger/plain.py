@@ -409,6 +409,7 @@ class RecordColumns:
         get = index.get
         extend, add_term = spo.extend, terms.append
         it = self._it
+        always = Interval.always()
         while True:
             # A block of records at a time: the per-record loop then checks no chunk size.
             block = list(islice(it, self._chunk))
@@ -419,9 +420,10 @@ class RecordColumns:
             for rec in block:
                 f = rec.fact
                 valid, system = rec.valid, rec.system
-                if (valid.start != MIN_TIME or valid.end is not None or system.start != MIN_TIME
-                        or system.end is not None or rec.evidence or rec.span_id is not None or f.qualifiers
-                        or f.polarity != "affirm"):
+                # Records mostly hold the shared Interval.always(): identity first, fields only if not.
+                if ((valid is not always and (valid.start != MIN_TIME or valid.end is not None))
+                        or (system is not always and (system.start != MIN_TIME or system.end is not None))
+                        or rec.evidence or rec.span_id is not None or f.qualifiers or f.polarity != "affirm"):
                     return  # not plain: the caller takes the record path for everything
                 # Unrolled over (s, p, o): a loop over a tuple cost ~15% of this method.  IRIs are
                 # keyed by their string (its hash is cached; the frozen dataclass rehashes), Literals
