@@ -36,11 +36,19 @@ def content_marker(db: sqlite3.Connection) -> tuple:
     return (row[0], span_digest(row[1], row[2], row[3], row[4]).hex(), ev)
 
 
-class StoredMarker:
-    """A ledger file's markers as read once; quacks like the Ledger for ``sparql.snapshot.key_for``."""
+def last_rule_set(db: sqlite3.Connection) -> str | None:
+    """The rule-set hash of the most recently stored closure (what ``holokb derive`` stored last), or None."""
+    row = db.execute("SELECT rule_set_hash FROM closures ORDER BY closure_id DESC LIMIT 1").fetchone()
+    return row[0] if row else None
 
-    def __init__(self, path: str, change: int, content: tuple) -> None:
+
+class StoredMarker:
+    """A ledger file's markers as read once; quacks like the Ledger for ``sparql.snapshot.key_for``.
+    ``last_rule_set``: :func:`last_rule_set`, read in the same transaction."""
+
+    def __init__(self, path: str, change: int, content: tuple, last_rule_set: str | None = None) -> None:
         self.path, self._change, self._content = path, change, content
+        self.last_rule_set = last_rule_set
 
     def change_marker(self) -> int:
         return self._change
@@ -66,7 +74,7 @@ def read_marker(path: str | Path, *, timeout_s: float = 5.0) -> StoredMarker | N
             return None
         db.execute("BEGIN")
         try:
-            return StoredMarker(p, change_marker(db), content_marker(db))
+            return StoredMarker(p, change_marker(db), content_marker(db), last_rule_set(db))
         finally:
             db.execute("COMMIT")
     except sqlite3.Error:

@@ -82,6 +82,14 @@ def stored_digest(text: str) -> str:
     return h.hexdigest()
 
 
+def set_digest(rule_set_hash: str) -> str:
+    """The digest that names the program parsed from the ledger's rule set ``rule_set_hash`` (the
+    text the ledger keeps under that hash, which :func:`stored_digest` reads): known from the
+    hash alone, so a query naming no rule files finds the last derive's program with no ledger
+    read beyond the markers (``ledger.marker.last_rule_set``)."""
+    return hashlib.sha256(json.dumps([FORMAT, _code_stamp(), "<stored rule set hash>", rule_set_hash]).encode()).hexdigest()
+
+
 def _entry_path(ledger_path: str, digest: str) -> Path:
     return Path(ledger_path + ".sparql") / f"rules-{digest[:16]}.json"
 
