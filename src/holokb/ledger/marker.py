@@ -4,11 +4,11 @@ CPU than the rest of such a command's own work).  ``Ledger.change_marker`` and
 ``Ledger.content_marker`` are these same reads."""
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import struct
 from pathlib import Path
 
+from ..core.sha import sha256  # not hashlib: see core.sha
 from .schema import APPLICATION_ID, CURRENT_VERSION, read_identity
 
 SPAN_MAGIC = b"HKS1"
@@ -17,7 +17,7 @@ SPAN_MAGIC = b"HKS1"
 def span_digest(fact_hash: bytes, start: int, end: int | None, system_from: int) -> bytes:
     """SHA-256 of (fact id, valid_from, valid_to, system_from): a span's immutable identity."""
     tail = b"\x00" if end is None else b"\x01" + struct.pack("<q", end)
-    return hashlib.sha256(SPAN_MAGIC + fact_hash + struct.pack("<q", start) + tail + struct.pack("<q", system_from)).digest()
+    return sha256(SPAN_MAGIC + fact_hash + struct.pack("<q", start) + tail + struct.pack("<q", system_from)).digest()
 
 
 def change_marker(db: sqlite3.Connection) -> int:

@@ -14,13 +14,13 @@ rule program, so any committed write or rule change gives a new one.
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 from itertools import chain
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterator, Literal as _Lit
 
 from ..core.limits import LimitHit, Limits
+from ..core.sha import sha256  # not hashlib: see core.sha
 from ..core.time import AsOf
 from ..core.vocab import HK
 
@@ -49,7 +49,7 @@ class SnapshotKey:
         """SHA-256 hex of the whole key (what a disk cache is checked against)."""
         blob = json.dumps([FORMAT_VERSION, self.kind, self.as_of.system, self.as_of.valid, list(self.marker),
                            self.rules, self.limits])
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        return sha256(blob.encode("utf-8")).hexdigest()
 
 
 _LAST_PROGRAM: list = [None, ""]  # (program, hash) of the last call: a server asks for the same one per query
@@ -61,7 +61,7 @@ def program_hash(program: Program | None) -> str:
         return ""
     if _LAST_PROGRAM[0] is program:  # identity, not equality: repr() of a large program costs milliseconds
         return _LAST_PROGRAM[1]
-    h = hashlib.sha256(repr(program).encode("utf-8")).hexdigest()
+    h = sha256(repr(program).encode("utf-8")).hexdigest()
     _LAST_PROGRAM[:] = [program, h]
     return h
 
