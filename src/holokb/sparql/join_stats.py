@@ -22,11 +22,11 @@ def from_ids(columns: Iterable[tuple[Sequence[int], Sequence[int], Sequence[int]
     groups, one after the other); ``text(id)`` is a term's N-Triples text."""
     import numpy as np
 
-    cols = [list(c) for c in columns]
+    cols = [c for c in columns if len(c[0])]
     n = sum(len(c[0]) for c in cols)
-    s, p, o = (np.fromiter((x for c in cols for x in c[k]), dtype=np.int64, count=n) for k in range(3))
     if n == 0:
         return {"n": 0, "s": 0, "o": 0, "floor": 0, "p": {}, "c": {}}
+    s, p, o = (np.concatenate([np.asarray(c[k], dtype=np.int64) for c in cols]) for k in range(3))
     span = int(max(s.max(), o.max())) + 1
     preds, counts = _unique(p, counts=True)
     ds = _distinct_per(p, s, span, preds)
