@@ -205,13 +205,13 @@ def test_without_rule_files_the_last_derives_rule_set_is_found_by_its_text(proje
 
 def query_modules(cwd: Path) -> tuple[list[str], bool, bool, bool]:
     """`query` with r.hkr: rows, rebuilt?, whether the Ledger class and the KB's term classes
-    (holokb.core.terms) or hashlib (OpenSSL's start-up; core.sha) were imported."""
+    (holokb.core.terms), hashlib (OpenSSL's start-up; core.sha) or rdflib were imported."""
     import subprocess
     import sys
 
     code = ("import sys\nfrom holokb.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
             "    assert not e.code, e.code\nsys.stderr.write('@@ledger=' + str('holokb.ledger.store' in sys.modules)"
-            " + ',' + str('holokb.core.terms' in sys.modules or 'hashlib' in sys.modules))\n")
+            " + ',' + str(any(m in sys.modules for m in ('holokb.core.terms', 'hashlib', 'rdflib'))))\n")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     p = subprocess.run([sys.executable, "-c", code, "query", Q, "--rules", "r.hkr", "--db", "kb.db", "--format", "tsv"],
                        cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
