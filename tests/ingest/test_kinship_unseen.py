@@ -323,6 +323,21 @@ ROWS = [
     ("[Ann] and [Dan] are married. They took their kids [Bob] and [Carl] to school.",
      {"Ann": F, "Dan": M, "Bob": M, "Carl": M},
      ["child(Ann, Bob)", "child(Ann, Carl)", "child(Dan, Bob)", "child(Dan, Carl)", "spouse(Ann, Dan)"]),
+    # a list of three or more names as the subject of "are siblings"; comparisons are not kinship
+    ("[Ann], [Bob] and [Cy] are siblings.", {"Ann": F, "Bob": M, "Cy": M},
+     ["sibling(Ann, Bob)", "sibling(Ann, Cy)", "sibling(Bob, Ann)", "sibling(Bob, Cy)", "sibling(Cy, Ann)",
+      "sibling(Cy, Bob)"]),
+    ("[Bob], [Cy], and [Dan] were all brothers.", {"Bob": M, "Cy": M, "Dan": M},
+     ["sibling(Bob, Cy)", "sibling(Bob, Dan)", "sibling(Cy, Bob)", "sibling(Cy, Dan)", "sibling(Dan, Bob)",
+      "sibling(Dan, Cy)"]),
+    ("[Ann], [Bob] and [Cy] are not siblings.", {"Ann": F, "Bob": M, "Cy": M}, []),
+    ("[Ann], [Bob] and [Cy] are cousins.", {"Ann": F, "Bob": M, "Cy": M}, []),
+    ("[Ann], [Bob] and [Cy] are like siblings.", {"Ann": F, "Bob": M, "Cy": M}, []),
+    ("[Ann] and [Bob] are like siblings.", {"Ann": F, "Bob": M}, []),
+    ("[Ann] and [Eve] are as close as sisters.", {"Ann": F, "Eve": F}, []),
+    ("[Ann], [Bob] and [Cy] are married.", {"Ann": F, "Bob": M, "Cy": M}, []),
+    ("[Ann], [Bob] and [Cy] are step siblings.", {"Ann": F, "Bob": M, "Cy": M}, []),
+    ("[Dan] said [Ann], [Bob] and [Cy] are siblings.", {"Ann": F, "Bob": M, "Cy": M, "Dan": M}, []),
 ]
 
 

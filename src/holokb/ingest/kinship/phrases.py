@@ -523,6 +523,26 @@ class KinshipPhrases:
                 out.append(list(ph.holders))
         return out
 
+    def _listed_subject(self) -> list[str]:
+        """The names of a list of three or more that starts the sentence and ends its subject: "[A], [B]
+        and [C] are siblings", "[A], [B], and [C] were all brothers" (the verb right after the last name)."""
+        names: list[str] = []
+        k, last = 0, False
+        while is_name(self.t(k)):
+            names.append(self.t(k).text)
+            if last:
+                ok = len(names) >= 3 and self.w(k + 1, *BE) and len(set(names)) == len(names)
+                return names if ok else []
+            if self.t(k + 1) is not None and self.t(k + 1).text == ",":
+                k += 2
+                if self.w(k, "and"):  # "[A], [B], and [C]"
+                    k, last = k + 1, True
+            elif self.w(k + 1, "and"):
+                k, last = k + 2, True
+            else:
+                return []
+        return []
+
     def _plural_predicate(self, ph: Phrase) -> None:
         """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …": a symmetric
         relation within the group."""
@@ -540,22 +560,24 @@ class KinshipPhrases:
             a, b = self.subject  # "[A] and [B] are brother and sister / husband and wife"
             self.out.extend([(ph.kin.relation, (a,), b, "", ""), (ph.kin.relation, (b,), a, "", "")])
             return
-        if not ph.kin.plural or len(self.subject) < 2:
+        subject = self.subject if len(self.subject) >= 2 else self._listed_subject()
+        if not ph.kin.plural or len(subject) < 2:
             return
         k = ph.pos - 1
-        while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ARTICLES | ADVERBS or
+        while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ARTICLES | ADVERBS | {"all"} or
                                                             self.kin_at(k) and k not in self.kin_words):
-            k -= 1
+            k -= 1  # "[A], [B] and [C] are all siblings"
         while k >= 1 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ("although", "though")
-                                                            or modifier(self.toks[k].low)) and ph.pos - k <= 4:
+                                                            or modifier(self.toks[k].low)) and ph.pos - k <= 4 \
+                and self.toks[k].low not in ("like", "as"):  # "[A] and [B] are like sisters": a comparison
             k -= 1  # "[D] and [G], although once close brothers, …"
-        apposed = k >= 1 and self.toks[k].text == "," and is_name(self.t(k - 1)) and self.t(k - 1).text in self.subject
+        apposed = k >= 1 and self.toks[k].text == "," and is_name(self.t(k - 1)) and self.t(k - 1).text in subject
         if not (k >= 0 and self.toks[k].low in BE) and not apposed:  # "[D] and [G], both brothers, …"
             return
         rel = ph.kin.relation
-        if rel not in ("ex:sibling", "ex:spouse"):
-            return
-        names = [p for p in self.subject if isinstance(p, str)]
+        if rel not in ("ex:sibling", "ex:spouse") or rel == "ex:spouse" and len(subject) != 2:
+            return  # "[A], [B] and [C] are married" pairs nobody
+        names = [p for p in subject if isinstance(p, str)]
         for a in names:
             for b in names:
                 if a != b:
