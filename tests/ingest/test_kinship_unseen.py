@@ -338,6 +338,23 @@ ROWS = [
     ("[Ann], [Bob] and [Cy] are married.", {"Ann": F, "Bob": M, "Cy": M}, []),
     ("[Ann], [Bob] and [Cy] are step siblings.", {"Ann": F, "Bob": M, "Cy": M}, []),
     ("[Dan] said [Ann], [Bob] and [Cy] are siblings.", {"Ann": F, "Bob": M, "Cy": M, "Dan": M}, []),
+    # lists of three names after "of" and before "are [D]'s <plural word>"
+    ("[Ann] is the mother of [Bob], [Cy] and [Di].", {"Ann": F, "Bob": M, "Cy": M, "Di": F},
+     ["parent(Bob, Ann)", "parent(Cy, Ann)", "parent(Di, Ann)"]),
+    ("[Ann] is the mother of [Bob], [Cy], and [Di].", {"Ann": F, "Bob": M, "Cy": M, "Di": F},
+     ["parent(Bob, Ann)", "parent(Cy, Ann)", "parent(Di, Ann)"]),
+    ("[Ann] is the mother of [Bob], [Cy] and [Di]'s friend.", {"Ann": F, "Bob": M, "Cy": M, "Di": F},
+     ["parent(Bob, Ann)"]),
+    ("[Ann] is the mother of [Bob], [Cy] and [Di] went home.", {"Ann": F, "Bob": M, "Cy": M, "Di": F},
+     ["parent(Bob, Ann)"]),
+    ("[Ann] is the mother of [Bob], [Cy] went home.", {"Ann": F, "Bob": M, "Cy": M}, ["parent(Bob, Ann)"]),
+    ("[Bob], [Cy] and [Di] are [Ann]'s children.", {"Ann": F, "Bob": M, "Cy": M, "Di": F},
+     ["child(Ann, Bob)", "child(Ann, Cy)", "child(Ann, Di)"]),
+    ("[Bob], [Cy] and [Di] are the children of [Ann].", {"Ann": F, "Bob": M, "Cy": M, "Di": F},
+     ["child(Ann, Bob)", "child(Ann, Cy)", "child(Ann, Di)"]),
+    ("[Bob], [Cy] and [Di] are [Ann]'s friends.", {"Ann": F, "Bob": M, "Cy": M, "Di": F}, []),
+    ("[Bob], [Cy] and [Di] are [Ann]'s children's friends.", {"Ann": F, "Bob": M, "Cy": M, "Di": F}, []),
+    ("[Bob], [Cy] and [Di] are not [Ann]'s children.", {"Ann": F, "Bob": M, "Cy": M, "Di": F}, []),
 ]
 
 

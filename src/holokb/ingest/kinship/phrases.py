@@ -132,6 +132,9 @@ class KinshipPhrases:
             if h is not None and ph.kin.plural and len(names) >= 2 and h in names and self.w(1, "and") \
                     and is_name(self.t(0)) and is_name(self.t(2)) and self.w(3, *BE):
                 holders = names  # "[A] and [B] are the parents of [C]": each of them
+            listed = self._listed_subject() if h is not None and ph.kin.plural else []
+            if h in listed:
+                holders = listed  # "[A], [B] and [C] are [D]'s children"
         ph.holders = holders
         if not holders:
             self.ctx.pending = ph  # "… with her son. His name is [Tom]."
@@ -385,13 +388,35 @@ class KinshipPhrases:
             if held:  # "the daughter of [Lou]'s brother [Max]": Max
                 return ([held[0]], False) if len(held) == 1 else ([], False)
             return [through(t.text, inner)], False  # "the daughter of [Dwight]'s wife"
-        names = [t.text]
-        while self.w(m + 1, "and") and is_name(self.t(m + 2)) and not (
-                self.t(m + 3) is not None and (self.t(m + 3).kind is Kind.POSS or self.t(m + 3).kind is Kind.WORD
-                                               and finite_verb(self.t(m + 3).low))):
-            m += 2
-            names.append(self.toks[m].text)  # "the proud mother of [Karen] and [Darnell]"
+        names = self._name_list(m)  # "the proud mother of [Karen] and [Darnell]", "… of [A], [B] and [C]"
         return names, len(names) > 1
+
+    def _name_list(self, m: int) -> list[str]:
+        """The names coordinated from the name at ``m``: "[A] and [B]", "[A], [B](,) and [C]" (a list ends
+        with "and"); just [A] when a name of the list is a possessor or starts a clause ("… of [A] and [B]'s
+        son", "… of [A] and [B] went home")."""
+        def ends_here(k: int) -> bool:
+            nxt = self.t(k + 1)
+            return nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and finite_verb(nxt.low))
+
+        names, k, commas = [self.toks[m].text], m, False
+        while True:
+            if self.w(k + 1, "and") and is_name(self.t(k + 2)):
+                if ends_here(k + 2):
+                    return names[:1] if commas else names  # "[A] and [B] and [C]'s son": A and B
+                names.append(self.toks[k + 2].text)
+                if commas or not self.w(k + 3, "and"):
+                    return names
+                k += 2
+                continue
+            if not commas and len(names) > 1 or self.t(k + 1) is None or self.t(k + 1).text != ",":
+                return names if not commas else names[:1]
+            if self.w(k + 2, "and") and is_name(self.t(k + 3)) and len(names) >= 2:
+                return names[:1] if ends_here(k + 3) else names + [self.toks[k + 3].text]
+            if not is_name(self.t(k + 2)) or ends_here(k + 2):
+                return names[:1]
+            names.append(self.toks[k + 2].text)
+            k, commas = k + 2, True
 
     def _has_subject(self, j: int) -> tuple[list[Person], bool]:
         """The subject of "has/had (a) <word>": a name, a pronoun, "who" (the phrase before), or a group."""
