@@ -355,6 +355,15 @@ ROWS = [
     ("[Bob], [Cy] and [Di] are [Ann]'s friends.", {"Ann": F, "Bob": M, "Cy": M, "Di": F}, []),
     ("[Bob], [Cy] and [Di] are [Ann]'s children's friends.", {"Ann": F, "Bob": M, "Cy": M, "Di": F}, []),
     ("[Bob], [Cy] and [Di] are not [Ann]'s children.", {"Ann": F, "Bob": M, "Cy": M, "Di": F}, []),
+    # a birth or an adoption with the child in apposition
+    ("[Ann] gave birth to a son, [Bob].", {"Ann": F, "Bob": M}, ["child(Ann, Bob)"]),
+    ("[Ann] gave birth to a healthy baby girl, [Di], in May.", {"Ann": F, "Di": F}, ["child(Ann, Di)"]),
+    ("[Ann] adopted a boy, [Bob].", {"Ann": F, "Bob": M}, ["child(Ann, Bob)"]),
+    ("[Ann] gave birth to a girl, [Di] was the midwife.", {"Ann": F, "Di": F}, []),
+    ("[Ann] gave birth to a son, [Bob]'s cousin.", {"Ann": F, "Bob": M}, []),
+    ("[Ann] gave birth to a son, and [Bob] cried.", {"Ann": F, "Bob": M}, []),
+    ("[Ann] did not give birth to a son, [Bob].", {"Ann": F, "Bob": M}, []),
+    ("[Ann] welcomed a nice man, [Bob], into her home.", {"Ann": F, "Bob": M}, []),
 ]
 
 
