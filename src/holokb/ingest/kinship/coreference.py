@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import DETERMINERS, MODALS, SUBORDINATORS, is_name
+from .words import BE, DETERMINERS, MODALS, SUBORDINATORS, is_name
 
 
 class Coreference:
@@ -65,12 +65,37 @@ class Coreference:
             parallel = self._parallel(pos, people)
             if parallel is not None:
                 return [parallel]
+            own = self._own_clause_subject(pos, people)
+            if own is not None:
+                return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
         same = [ph.possessors[0] for ph in self.phrases if ph.possessors and 0 <= ph.start < pos
                 and self.toks[ph.start].low == self.toks[pos].low and ph.start != pos]
         order = [p for p in same if p in people] + [p for p in self.subject if p in people] + people[::-1]
         people = list(dict.fromkeys(order))
         return people
+
+    def _own_clause_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"… because [Alma] was sitting next to her twin sister [D]", "…, so [Dale] asked his sister [A]":
+        a possessive pronoun in a subordinate clause whose subject is a name of its gender refers to that
+        subject when the clause names nobody else before the pronoun (the other candidates are named
+        before the clause)."""
+        b = pos - 1
+        while b >= 0 and not (self.toks[b].kind is Kind.WORD and self.toks[b].low in SUBORDINATORS | {"so"}):
+            b -= 1
+        s = b + 1
+        subject, verb = self.t(s), self.t(s + 1)
+        if b < 0 or subject is None or subject.kind is not Kind.NAME or subject.text not in people \
+                or verb is None or verb.kind is not Kind.WORD \
+                or not (finite_verb(verb.low) or verb.low in MODALS or verb.low in BE):
+            return None
+        for k in range(s + 1, pos):
+            t = self.toks[k]
+            if t.kind is Kind.NAME or self.plain_name(k) or self.kin_at(k) is not None or t.kind is Kind.WORD and (
+                    t.low in self.lex.pronouns or t.low in self.lex.subject_pronouns
+                    or t.low in self.lex.object_pronouns or t.low in self.lex.plural_pronouns):
+                return None
+        return subject.text
 
     def _main_subject(self, pos: int) -> str | None:
         """The subject of the main clause after a fronted subordinate clause: the first name after
