@@ -373,10 +373,11 @@ def test_unseen_phrasing(story, genders, expected):
     assert sorted(describe_fact(f) for f in got.facts) == sorted(expected)
 
 
-#: A possessive pronoun in a subordinate clause ("because", "when", "so" …) whose subject is a name of its
-#: gender refers to that subject when the clause names nobody else before the pronoun; otherwise the
-#: readings stay a choice.  (story, genders, facts read, the options of the choices)
-CLAUSE_ROWS = [
+#: Possessive pronouns English settles: in a subordinate clause ("because", "when", "so" …) whose subject is
+#: a name of its gender, when the clause names nobody else before the pronoun; "her own <word>"; "his other
+#: <word>"; "<verb> him and his <word>".  Otherwise the readings stay a choice.  (story, genders, facts
+#: read, the options of the choices)
+PRONOUN_ROWS = [
     ("[Jen] looked at her mother [Alma]. She was confused because [Alma] was sitting next to her twin "
      "sister [Dora].", {"Jen": F, "Alma": F, "Dora": F}, ["parent(Jen, Alma)", "sibling(Alma, Dora)"], []),
     ("[Dale]'s son [Jim] had a recital, so [Dale] asked his sister [Amy] to come.",
@@ -393,11 +394,28 @@ CLAUSE_ROWS = [
     # not a subordinate clause: "and" may join two subjects
     ("[Ann] talked to [Bea], and [Bea] hugged her sister [Cy].", {"Ann": F, "Bea": F, "Cy": F},
      [], [["sibling(Ann, Cy)"], ["sibling(Bea, Cy)"]]),
+    # "her own <word>": the subject's; "his other <word>": the possessor of the same word before
+    ("[Tia], [Ann]'s daughter, was having trouble with her own daughter, [Rose].",
+     {"Tia": F, "Ann": F, "Rose": F}, ["child(Ann, Tia)", "child(Tia, Rose)"], []),
+    ("[Ann] met [Bea] and her own son [Cy].", {"Ann": F, "Bea": F, "Cy": M},
+     [], [["child(Ann, Cy)"], ["child(Bea, Cy)"]]),
+    ("[Xav] favored his son [Yul] over his other son [Zed].", {"Xav": M, "Yul": M, "Zed": M},
+     ["child(Xav, Yul)", "child(Xav, Zed)"], []),
+    ("[Xav] met [Yul] and his other son [Zed].", {"Xav": M, "Yul": M, "Zed": M},
+     [], [["child(Xav, Zed)"], ["child(Yul, Zed)"]]),
+    # "<verb> him and his <word>": the object's own kin, also after a subject "[J]'s grandfather [S]"
+    ("[Jem]'s grandfather [Stan] took him and his sister [Lisa] to the beach.",
+     {"Jem": M, "Stan": M, "Lisa": F}, ["grandparent(Jem, Stan)", "sibling(Jem, Lisa)"], []),
+    ("[Stan] met [Jem]. [Stan] took him and his sister [Lisa] to the beach.",
+     {"Jem": M, "Stan": M, "Lisa": F}, ["sibling(Jem, Lisa)"], []),
+    ("[Jem]'s grandfather [Stan] took [Bo] and his sister [Lisa] to the beach.",
+     {"Jem": M, "Stan": M, "Lisa": F, "Bo": M}, ["grandparent(Jem, Stan)"],
+     [["sibling(Bo, Lisa)"], ["sibling(Jem, Lisa)"], ["sibling(Stan, Lisa)"]]),
 ]
 
 
-@pytest.mark.parametrize("story,genders,facts,options", CLAUSE_ROWS, ids=[r[0][:48] for r in CLAUSE_ROWS])
-def test_pronoun_in_a_subordinate_clause(story, genders, facts, options):
+@pytest.mark.parametrize("story,genders,facts,options", PRONOUN_ROWS, ids=[r[0][:48] for r in PRONOUN_ROWS])
+def test_pronoun_by_clause_own_other_object(story, genders, facts, options):
     got = KinshipReader().read_story(story, genders)
     assert sorted(describe_fact(f) for f in got.facts) == sorted(facts)
     assert sorted(sorted(describe_fact(f) for f in o) for c in got.choices for o in c.options) == sorted(options)

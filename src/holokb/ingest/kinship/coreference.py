@@ -65,7 +65,7 @@ class Coreference:
             parallel = self._parallel(pos, people)
             if parallel is not None:
                 return [parallel]
-            own = self._own_clause_subject(pos, people)
+            own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people)
             if own is not None:
                 return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
@@ -96,6 +96,22 @@ class Coreference:
                     or t.low in self.lex.object_pronouns or t.low in self.lex.plural_pronouns):
                 return None
         return subject.text
+
+    def _own_or_other(self, pos: int, people: list[Person]) -> Person | None:
+        """"[T], [A]'s daughter, was having trouble with her own daughter": "own" is the subject's, when
+        the sentence has one subject and nothing but its apposition before the pronoun's clause;
+        "[X] favored his son [Y] over his other son [Z]": "other" is the possessor of the phrase before
+        with the same kinship word (one possessor)."""
+        if self.w(pos + 1, "own") and len(self.subject) == 1 and self.subject[0] in people:
+            if not any(self.w(k, *SUBORDINATORS, "and", "but", "so") or self.t(k).text == ";" for k in range(pos)):
+                return self.subject[0]
+        if self.w(pos + 1, "other") and self.kin_at(pos + 2) is not None:
+            word = self.toks[pos + 2].low
+            before = [ph for ph in self.phrases if ph.pos < pos and self.toks[ph.pos].low == word]
+            if len(before) == 1 and len(before[0].possessors) == 1 and not before[0].group \
+                    and before[0].possessors[0] in people:
+                return before[0].possessors[0]
+        return None
 
     def _main_subject(self, pos: int) -> str | None:
         """The subject of the main clause after a fronted subordinate clause: the first name after

@@ -62,9 +62,11 @@ class KinshipPhrases:
             obj = self.t(j - 2)
             if self.w(j - 1, "and") and obj is not None and obj.kind is Kind.WORD \
                     and self.lex.object_pronouns.get(obj.low) == self.lex.pronouns[det.low] \
-                    and self.w(j - 3, "with", "for", "at", "to", "from", "by") and self._one_clause(j - 2):
-                # "She … lunch with her and her husband": the object's own kin; the object is not the
-                # subject of its own clause (that would be "herself")
+                    and (self.w(j - 3, "with", "for", "at", "to", "from", "by") or self.t(j - 3) is not None
+                         and self.t(j - 3).kind is Kind.WORD and finite_verb(self.t(j - 3).low)) \
+                    and self._one_clause(j - 2):
+                # "She … lunch with her and her husband", "[J]'s grandfather [S] took him and his sister":
+                # the object's own kin; the object is not the subject of its own clause ("herself")
                 ph.possessors = self._antecedents(j, self.lex.pronouns[det.low], exclude=ex + tuple(self.subject))
             self.resolved[j] = list(ph.possessors)
             ph.reason = f"'{det.text}' may refer to " + " or ".join(show_person(p) for p in ph.possessors)
@@ -201,11 +203,15 @@ class KinshipPhrases:
     def _one_clause(self, k: int) -> bool:
         """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
         kinship word, no infinitive or subordinate clause ("… invited her mother to spend a day with
-        her": "her" is in the mother's clause)."""
+        her": "her" is in the mother's clause); a subject "[J]'s grandfather [S]" is one phrase."""
+        first = next((x for x, t in enumerate(self.toks[:k]) if t.kind is Kind.NAME and t.text in self.subject), 0)
+        if first and not (self.t(1) is not None and self.t(1).kind is Kind.POSS and self.kin_at(2) is not None
+                          and first == 3 and self.toks[0].kind is Kind.NAME):
+            first = 0
         return not any(t.kind is Kind.NAME and t.text not in self.subject or t.kind is Kind.PUNCT
                        or t.kind is Kind.WORD and (t.low in ("to", "who", "that", "because", "so", "and")
                                                or t.low in SUBORDINATORS or self.kin_at(x) is not None)
-                       for x, t in enumerate(self.toks[1:k], 1))
+                       for x, t in enumerate(self.toks[first + 1:k], first + 1))
 
     def _named_after(self, i: int) -> bool:
         return any(self.w(k, *NAMING) and is_name(self.t(k + 1)) for k in range(i + 1, min(i + 7, len(self.toks))))
