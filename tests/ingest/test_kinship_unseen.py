@@ -411,6 +411,17 @@ PRONOUN_ROWS = [
     ("[Jem]'s grandfather [Stan] took [Bo] and his sister [Lisa] to the beach.",
      {"Jem": M, "Stan": M, "Lisa": F, "Bo": M}, ["grandparent(Jem, Stan)"],
      [["sibling(Bo, Lisa)"], ["sibling(Jem, Lisa)"], ["sibling(Stan, Lisa)"]]),
+    # an infinitive's subject is the object of "ask / tell …"; a verb phrase after "and" shares the subject
+    ("[Al] was busy so she asked [Tea] to ask her sister [Nan] instead.", {"Al": F, "Tea": F, "Nan": F},
+     ["sibling(Tea, Nan)"], []),
+    ("[Myr] promised [Gab] to bring her daughter [Lu].", {"Myr": F, "Gab": F, "Lu": F},
+     [], [["child(Gab, Lu)"], ["child(Myr, Lu)"]]),
+    ("[Myr] visited her mother [Gab] and introduced her newborn daughter [Lu] to her.",
+     {"Myr": F, "Gab": F, "Lu": F}, ["child(Myr, Lu)", "parent(Myr, Gab)"], []),
+    ("[Myr] visited her mother [Gab] and [Gab] introduced her newborn daughter [Lu] to her.",
+     {"Myr": F, "Gab": F, "Lu": F}, ["parent(Myr, Gab)"], [["child(Gab, Lu)"], ["child(Myr, Lu)"]]),
+    ("[Jem]'s grandfather [Stan] fixed the roof and helped his mother [Rose].",
+     {"Jem": M, "Stan": M, "Rose": F}, ["grandparent(Jem, Stan)"], [["parent(Jem, Rose)"], ["parent(Stan, Rose)"]]),
 ]
 
 

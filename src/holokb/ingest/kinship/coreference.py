@@ -65,7 +65,8 @@ class Coreference:
             parallel = self._parallel(pos, people)
             if parallel is not None:
                 return [parallel]
-            own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people)
+            own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people) \
+                or self._controller(pos, people) or self._shared_subject(pos, people)
             if own is not None:
                 return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
@@ -96,6 +97,56 @@ class Coreference:
                     or t.low in self.lex.object_pronouns or t.low in self.lex.plural_pronouns):
                 return None
         return subject.text
+
+    def _clause_words(self, a: int, b: int) -> bool:
+        """Whether tokens a..b-1 name nobody: no name, kinship word or pronoun."""
+        return not any(self.toks[k].kind is Kind.NAME or self.plain_name(k) or self.kin_at(k) is not None
+                       or self.toks[k].kind is Kind.WORD and self.toks[k].low in self._pronoun_words()
+                       for k in range(a, b))
+
+    def _pronoun_words(self) -> frozenset:
+        lex = self.lex
+        return frozenset(lex.pronouns) | frozenset(lex.subject_pronouns) | frozenset(lex.object_pronouns) \
+            | lex.plural_pronouns
+
+    def _controller(self, pos: int, people: list[Person]) -> str | None:
+        """"she asked [Y] to ask her sister [Z]": a pronoun in an infinitive whose subject is the object
+        of "ask / tell / want …" (rules/kinship.toml ``[control] object``) is that object."""
+        b = pos - 1
+        while b >= 0 and self.toks[b].kind is Kind.WORD and not self.w(b, "to") and pos - b <= 5:
+            b -= 1
+        if not self.w(b, "to") or not self._clause_words(b + 1, pos):
+            return None
+        obj, verb = self.t(b - 1), self.t(b - 2)
+        if obj is None or obj.kind is not Kind.NAME or obj.text not in people or verb is None \
+                or verb.kind is not Kind.WORD or verb.low not in self.lex.control_object:
+            return None
+        return obj.text
+
+    def _shared_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[X] visited her mother [Y] and introduced her newborn daughter [Z] to her": a pronoun in a
+        verb phrase joined by "and" to the first one (no subject of its own) is their shared subject, a
+        name that starts the sentence."""
+        toks = self.toks
+        if not toks or toks[0].kind is not Kind.NAME or toks[0].text not in people or len(self.subject) != 1 \
+                or self.subject[0] != toks[0].text:
+            return None
+        first = self.t(1)
+        if first is None or first.kind is not Kind.WORD or not (finite_verb(first.low) or first.low in MODALS):
+            return None
+        b = pos - 1
+        while b > 1 and not self.w(b, "and"):
+            b -= 1
+        k = b + 1
+        if self.w(k, "then"):
+            k += 1
+        nxt = self.t(k)
+        if b <= 1 or nxt is None or nxt.kind is not Kind.WORD or not finite_verb(nxt.low) \
+                or not self._clause_words(k, pos) or any(
+                    self.toks[x].kind is Kind.PUNCT and self.toks[x].text not in (",",)
+                    or self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but") for x in range(1, b)):
+            return None
+        return toks[0].text
 
     def _own_or_other(self, pos: int, people: list[Person]) -> Person | None:
         """"[T], [A]'s daughter, was having trouble with her own daughter": "own" is the subject's, when
