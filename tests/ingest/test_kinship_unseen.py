@@ -384,6 +384,8 @@ PRONOUN_ROWS = [
      {"Dale": M, "Jim": M, "Amy": F}, ["child(Dale, Jim)", "sibling(Dale, Amy)"], []),
     ("[Ann] met [Eve] when [Bea] was visiting her son [Dan].", {"Ann": F, "Eve": F, "Bea": F, "Dan": M},
      ["child(Bea, Dan)"], []),
+    ("[Pat] was talking to his brother [Jim], when suddenly [Jim] got a call from his son [Ben].",
+     {"Pat": M, "Jim": M, "Ben": M}, ["child(Jim, Ben)", "sibling(Pat, Jim)"], []),
     # another person in the clause before the pronoun: still a choice
     ("[Ann] smiled because [Bea] told her about her son [Dan].", {"Ann": F, "Bea": F, "Dan": M},
      [], [["child(Ann, Dan)"], ["child(Bea, Dan)"]]),

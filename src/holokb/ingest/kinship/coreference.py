@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import BE, DETERMINERS, MODALS, SUBORDINATORS, is_name
+from .words import ADVERBS, BE, DETERMINERS, MODALS, SUBORDINATORS, is_name
 
 
 class Coreference:
@@ -85,6 +85,8 @@ class Coreference:
         while b >= 0 and not (self.toks[b].kind is Kind.WORD and self.toks[b].low in SUBORDINATORS | {"so"}):
             b -= 1
         s = b + 1
+        while self.t(s) is not None and self.t(s).kind is Kind.WORD and self.t(s).low in ADVERBS | {"suddenly"}:
+            s += 1  # "when suddenly [J] got a call from his son"
         subject, verb = self.t(s), self.t(s + 1)
         if b < 0 or subject is None or subject.kind is not Kind.NAME or subject.text not in people \
                 or verb is None or verb.kind is not Kind.WORD \
