@@ -422,6 +422,13 @@ PRONOUN_ROWS = [
      {"Myr": F, "Gab": F, "Lu": F}, ["child(Myr, Lu)", "parent(Myr, Gab)"], []),
     ("[Myr] visited her mother [Gab] and [Gab] introduced her newborn daughter [Lu] to her.",
      {"Myr": F, "Gab": F, "Lu": F}, ["parent(Myr, Gab)"], [["child(Gab, Lu)"], ["child(Myr, Lu)"]]),
+    # the subject of the next clause ("and his <word> [Z] <verb>") continues the first one's, over its own kin
+    ("[Nic] went to visit his brother [Way] yesterday and his daughter [Em] wanted to come along.",
+     {"Nic": M, "Way": M, "Em": F}, ["child(Nic, Em)", "sibling(Nic, Way)"], []),
+    ("[Nic] met [Way] and his daughter [Em] wanted to come.", {"Nic": M, "Way": M, "Em": F},
+     [], [["child(Nic, Em)"], ["child(Way, Em)"]]),
+    ("[Nic] said that his brother [Way] left and his daughter [Em] cried.", {"Nic": M, "Way": M, "Em": F},
+     ["sibling(Nic, Way)"], [["child(Nic, Em)"], ["child(Way, Em)"]]),
     ("[Jem]'s grandfather [Stan] fixed the roof and helped his mother [Rose].",
      {"Jem": M, "Stan": M, "Rose": F}, ["grandparent(Jem, Stan)"], [["parent(Jem, Rose)"], ["parent(Stan, Rose)"]]),
 ]

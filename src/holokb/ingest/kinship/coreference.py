@@ -66,7 +66,8 @@ class Coreference:
             if parallel is not None:
                 return [parallel]
             own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people) \
-                or self._controller(pos, people) or self._shared_subject(pos, people)
+                or self._controller(pos, people) or self._shared_subject(pos, people) \
+                or self._next_clause_subject(pos, people)
             if own is not None:
                 return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
@@ -149,6 +150,38 @@ class Coreference:
                     or self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but") for x in range(1, b)):
             return None
         return toks[0].text
+
+    def _next_clause_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[X] went to visit his brother [Y] yesterday and his daughter [Z] wanted to come along": a
+        pronoun opening the subject of the next clause ("and his <word> [Z] <verb>") continues the first
+        clause's subject, a name starting the sentence, over the people that clause introduced as the
+        subject's own kin."""
+        toks = self.toks
+        if not self.w(pos - 1, "and") or not toks or toks[0].kind is not Kind.NAME or len(self.subject) != 1 \
+                or self.subject[0] != toks[0].text or self.subject[0] not in people:
+            return None
+        k = pos + 1
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and self.kin_at(k) is None and k <= pos + 3:
+            k += 1
+        if self.kin_at(k) is None:
+            return None
+        k += 1
+        if self.t(k) is not None and self.t(k).text == ",":
+            k += 1
+        if not is_name(self.t(k)):
+            return None
+        k += 1
+        if self.t(k) is not None and self.t(k).text == ",":
+            k += 1
+        verb = self.t(k)
+        if verb is None or verb.kind is not Kind.WORD or not (finite_verb(verb.low) or verb.low in MODALS):
+            return None
+        subject = self.subject[0]
+        if any(self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for x in range(1, pos - 1)):
+            return None
+        own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
+               for h in ph.holders}
+        return subject if all(p == subject or p in own for p in people) else None
 
     def _own_or_other(self, pos: int, people: list[Person]) -> Person | None:
         """"[T], [A]'s daughter, was having trouble with her own daughter": "own" is the subject's, when
