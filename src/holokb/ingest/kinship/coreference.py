@@ -116,15 +116,30 @@ class Coreference:
         """"she asked [Y] to ask her sister [Z]": a pronoun in an infinitive whose subject is the object
         of "ask / tell / want …" (rules/kinship.toml ``[control] object``) is that object."""
         b = pos - 1
-        while b >= 0 and self.toks[b].kind is Kind.WORD and not self.w(b, "to") and pos - b <= 5:
+        while b >= 0 and self.toks[b].kind is Kind.WORD and not self.w(b, "to") and pos - b <= 5 \
+                and not (self.toks[b].low in self.lex.object_pronouns and self.w(b - 1, *self.lex.control_bare)):
             b -= 1
-        if not self.w(b, "to") or not self._clause_words(b + 1, pos):
+        bare = self.t(b) is not None and self.toks[b].low in self.lex.object_pronouns
+        if not (self.w(b, "to") or bare) or not self._clause_words(b + 1, pos):
             return None
-        obj, verb = self.t(b - 1), self.t(b - 2)
-        if obj is None or obj.kind is not Kind.NAME or obj.text not in people or verb is None \
-                or verb.kind is not Kind.WORD or verb.low not in self.lex.control_object:
+        verb_after = self.t(b + 1)
+        if verb_after is None or verb_after.kind is not Kind.WORD or verb_after.low in DETERMINERS \
+                or verb_after.low in self._pronoun_words():
+            return None  # "invited him to his son's game": "to" is a preposition
+        at = b if bare else b - 1   # "helped him pick …" / "asked [Y] to …", "asked him to …"
+        obj, verb = self.t(at), self.t(at - 1)
+        if obj is None or verb is None or verb.kind is not Kind.WORD or not (
+                bare or verb.low in self.lex.control_object):
             return None
-        return obj.text
+        if obj.kind is Kind.NAME:
+            return obj.text if obj.text in people else None
+        if obj.kind is Kind.WORD and obj.low in self.lex.object_pronouns:
+            # the object is not the subject of its own clause (that would be "himself")
+            got = self.resolved.get(at) or self._antecedents(at, self.lex.object_pronouns[obj.low],
+                                                             tuple(p for p in self.subject))
+            if len(got) == 1 and got[0] in people:
+                return got[0]
+        return None
 
     def _shared_subject(self, pos: int, people: list[Person]) -> str | None:
         """"[X] visited her mother [Y] and introduced her newborn daughter [Z] to her": a pronoun in a
