@@ -435,6 +435,15 @@ PRONOUN_ROWS = [
      [], [["child(Nic, Em)"], ["child(Way, Em)"]]),
     ("[Nic] said that his brother [Way] left and his daughter [Em] cried.", {"Nic": M, "Way": M, "Em": F},
      ["sibling(Nic, Way)"], [["child(Nic, Em)"], ["child(Way, Em)"]]),
+    # a subject named in apposition between commas, over the possessor inside it
+    ("[Erik]'s father, [Pete], always seemed to favor him over his daughter, [Mich].",
+     {"Erik": M, "Pete": M, "Mich": F}, ["child(Pete, Mich)", "parent(Erik, Pete)"], []),
+    ("[Ann]'s sister, [Bea], took her sons, [Cy] and [Dan], out for ice cream.",
+     {"Ann": F, "Bea": F, "Cy": M, "Dan": M}, ["child(Bea, Cy)", "child(Bea, Dan)", "sibling(Ann, Bea)"], []),
+    ("[Erik]'s father, [Pete], said that his daughter [Mich] left.", {"Erik": M, "Pete": M, "Mich": F},
+     ["parent(Erik, Pete)"], [["child(Erik, Mich)"], ["child(Pete, Mich)"]]),
+    ("[Erik]'s father [Pete] made a card for his brother [Sam].", {"Erik": M, "Pete": M, "Sam": M},
+     ["parent(Erik, Pete)"], [["sibling(Erik, Sam)"], ["sibling(Pete, Sam)"]]),
     ("[Jem]'s grandfather [Stan] fixed the roof and helped his mother [Rose].",
      {"Jem": M, "Stan": M, "Rose": F}, ["grandparent(Jem, Stan)"], [["parent(Jem, Rose)"], ["parent(Stan, Rose)"]]),
 ]

@@ -67,7 +67,7 @@ class Coreference:
                 return [parallel]
             own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people) \
                 or self._controller(pos, people) or self._shared_subject(pos, people) \
-                or self._next_clause_subject(pos, people)
+                or self._next_clause_subject(pos, people) or self._apposed_subject(pos, people)
             if own is not None:
                 return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
@@ -197,6 +197,20 @@ class Coreference:
         own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
                for h in ph.holders}
         return subject if all(p == subject or p in own for p in people) else None
+
+    def _apposed_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[E]'s father, [P], always seemed to favor him over his daughter, [M]": the subject named in
+        apposition between commas, over the possessor inside it, in the subject's own clause."""
+        toks = self.toks
+        if len(toks) < 7 or toks[0].kind is not Kind.NAME or self.t(1).kind is not Kind.POSS \
+                or self.kin_at(2) is None or self.t(3).text != "," or not is_name(self.t(4)) \
+                or self.t(5).text != "," or set(people) != {toks[0].text, toks[4].text}:
+            return None
+        if any(self.toks[k].kind is Kind.NAME or self.toks[k].kind is Kind.PUNCT
+               or self.w(k, *SUBORDINATORS, "that", "who", "which", "so", "but", "and")
+               for k in range(6, pos)):
+            return None
+        return toks[4].text
 
     def _own_or_other(self, pos: int, people: list[Person]) -> Person | None:
         """"[T], [A]'s daughter, was having trouble with her own daughter": "own" is the subject's, when
