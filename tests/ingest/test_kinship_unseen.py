@@ -435,6 +435,20 @@ PRONOUN_ROWS = [
      [], [["child(Nic, Em)"], ["child(Way, Em)"]]),
     ("[Nic] said that his brother [Way] left and his daughter [Em] cried.", {"Nic": M, "Way": M, "Em": F},
      ["sibling(Nic, Way)"], [["child(Nic, Em)"], ["child(Way, Em)"]]),
+    # the main clause after a fronted subordinate one; "so / and then he …" continues the first subject
+    ("When [Mary] passed, [Renee] leaned on her brother [Adan] for support.",
+     {"Mary": F, "Renee": F, "Adan": M}, ["sibling(Renee, Adan)"], []),
+    ("When [Mary] passed, [Renee] and [Bea] leaned on her brother [Adan].",
+     {"Mary": F, "Renee": F, "Adan": M, "Bea": F}, [],
+     [["sibling(Bea, Adan)"], ["sibling(Mary, Adan)"], ["sibling(Renee, Adan)"]]),
+    ("[Chad] did n't want to take a trip with his father [Mike], so instead he went on a trip with his "
+     "loving wife [Asia].", {"Chad": M, "Mike": M, "Asia": F}, ["parent(Chad, Mike)", "spouse(Chad, Asia)"], []),
+    ("[Ernest] asked his son [Fern] to go fishing and then he called his daughter [Reg] and asked her.",
+     {"Ernest": M, "Fern": M, "Reg": F}, ["child(Ernest, Fern)", "child(Ernest, Reg)"], []),
+    ("[Harold] took his son [Rob] to the zoo because he took his daughter [Tra] last week.",
+     {"Harold": M, "Rob": M, "Tra": F}, ["child(Harold, Rob)"], [["child(Harold, Tra)"], ["child(Rob, Tra)"]]),
+    ("[Chad] met [Mike], so instead he went on a trip with his loving wife [Asia].",
+     {"Chad": M, "Mike": M, "Asia": F}, [], [["spouse(Chad, Asia)"], ["spouse(Mike, Asia)"]]),
     # a subject named in apposition between commas, over the possessor inside it
     ("[Erik]'s father, [Pete], always seemed to favor him over his daughter, [Mich].",
      {"Erik": M, "Pete": M, "Mich": F}, ["child(Pete, Mich)", "parent(Erik, Pete)"], []),

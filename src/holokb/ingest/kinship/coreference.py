@@ -67,7 +67,8 @@ class Coreference:
                 return [parallel]
             own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people) \
                 or self._controller(pos, people) or self._shared_subject(pos, people) \
-                or self._next_clause_subject(pos, people) or self._apposed_subject(pos, people)
+                or self._next_clause_subject(pos, people) or self._apposed_subject(pos, people) \
+                or self._continued_subject(pos, people)
             if own is not None:
                 return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
@@ -83,8 +84,11 @@ class Coreference:
         subject when the clause names nobody else before the pronoun (the other candidates are named
         before the clause)."""
         b = pos - 1
-        while b >= 0 and not (self.toks[b].kind is Kind.WORD and self.toks[b].low in SUBORDINATORS | {"so"}):
-            b -= 1
+        fronted = next((k for k, t in enumerate(self.toks[:pos]) if t.text == ","), None) \
+            if self.toks[0].low in SUBORDINATORS else None
+        while b >= 0 and not (self.toks[b].kind is Kind.WORD and self.toks[b].low in SUBORDINATORS | {"so"}) \
+                and b != fronted:
+            b -= 1  # "When [M] passed, [R] leaned on her brother [A]": the main clause after the fronted one
         s = b + 1
         while self.t(s) is not None and self.t(s).kind is Kind.WORD and self.t(s).low in ADVERBS | {"suddenly"}:
             s += 1  # "when suddenly [J] got a call from his son"
@@ -193,6 +197,35 @@ class Coreference:
             return None
         subject = self.subject[0]
         if any(self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for x in range(1, pos - 1)):
+            return None
+        own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
+               for h in ph.holders}
+        return subject if all(p == subject or p in own for p in people) else None
+
+    def _continued_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[C] did n't want to take a trip with his father [M], so instead he went on a trip with his
+        wife [A]": "he" opening a clause joined by "so" / "and" / "but" continues the first clause's
+        subject, a name starting the sentence, over that clause's own kin of the subject."""
+        toks = self.toks
+        if not toks or toks[0].kind is not Kind.NAME or len(self.subject) != 1 or self.subject[0] != toks[0].text \
+                or self.subject[0] not in people:
+            return None
+        h = pos - 1   # "he" of the pronoun's clause (the pronoun itself or before it: "he went … his wife")
+        while h > 0 and toks[h].kind is Kind.WORD and toks[h].low not in self.lex.subject_pronouns \
+                and self._clause_words(h, h + 1) and toks[h].low not in SUBORDINATORS | {"so", "and", "but"}:
+            h -= 1
+        if toks[pos].low in self.lex.subject_pronouns:
+            h = pos
+        if not self.w(h, *self.lex.subject_pronouns) or self.lex.subject_pronouns[toks[h].low] != self.gender(
+                self.subject[0]):
+            return None
+        b = h - 1
+        while b > 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in ADVERBS | {"instead", "then"}:
+            b -= 1
+        if not self.w(b, "so", "and", "but"):
+            return None
+        subject = self.subject[0]
+        if any(self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for x in range(1, b)):
             return None
         own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
                for h in ph.holders}
