@@ -145,13 +145,28 @@ class Coreference:
                 return got[0]
         return None
 
+    def _lead_subject(self, people: list[Person]) -> str | None:
+        """The sentence's subject when it is a name starting the sentence and a candidate."""
+        toks = self.toks
+        if toks and toks[0].kind is Kind.NAME and self.subject == [toks[0].text] and toks[0].text in people:
+            return toks[0].text
+        return None
+
+    def _over_own_kin(self, subject: str, pos: int, people: list[Person], end: int) -> str | None:
+        """``subject`` when the other candidates are its own kin named in this sentence before ``pos`` and
+        no clause boundary comes before ``end``."""
+        if any(self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for x in range(1, end)):
+            return None
+        own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
+               for h in ph.holders}
+        return subject if all(p == subject or p in own for p in people) else None
+
     def _shared_subject(self, pos: int, people: list[Person]) -> str | None:
         """"[X] visited her mother [Y] and introduced her newborn daughter [Z] to her": a pronoun in a
         verb phrase joined by "and" to the first one (no subject of its own) is their shared subject, a
         name that starts the sentence."""
         toks = self.toks
-        if not toks or toks[0].kind is not Kind.NAME or toks[0].text not in people or len(self.subject) != 1 \
-                or self.subject[0] != toks[0].text:
+        if self._lead_subject(people) is None:
             return None
         first = self.t(1)
         if first is None or first.kind is not Kind.WORD or not (finite_verb(first.low) or first.low in MODALS):
@@ -175,9 +190,8 @@ class Coreference:
         pronoun opening the subject of the next clause ("and his <word> [Z] <verb>") continues the first
         clause's subject, a name starting the sentence, over the people that clause introduced as the
         subject's own kin."""
-        toks = self.toks
-        if not self.w(pos - 1, "and") or not toks or toks[0].kind is not Kind.NAME or len(self.subject) != 1 \
-                or self.subject[0] != toks[0].text or self.subject[0] not in people:
+        subject = self._lead_subject(people)
+        if not self.w(pos - 1, "and") or subject is None:
             return None
         k = pos + 1
         while self.t(k) is not None and self.t(k).kind is Kind.WORD and self.kin_at(k) is None and k <= pos + 3:
@@ -195,20 +209,15 @@ class Coreference:
         verb = self.t(k)
         if verb is None or verb.kind is not Kind.WORD or not (finite_verb(verb.low) or verb.low in MODALS):
             return None
-        subject = self.subject[0]
-        if any(self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for x in range(1, pos - 1)):
-            return None
-        own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
-               for h in ph.holders}
-        return subject if all(p == subject or p in own for p in people) else None
+        return self._over_own_kin(subject, pos, people, pos - 1)
 
     def _continued_subject(self, pos: int, people: list[Person]) -> str | None:
         """"[C] did n't want to take a trip with his father [M], so instead he went on a trip with his
         wife [A]": "he" opening a clause joined by "so" / "and" / "but" continues the first clause's
         subject, a name starting the sentence, over that clause's own kin of the subject."""
         toks = self.toks
-        if not toks or toks[0].kind is not Kind.NAME or len(self.subject) != 1 or self.subject[0] != toks[0].text \
-                or self.subject[0] not in people:
+        subject = self._lead_subject(people)
+        if subject is None:
             return None
         h = pos - 1   # "he" of the pronoun's clause (the pronoun itself or before it: "he went … his wife")
         while h > 0 and toks[h].kind is Kind.WORD and toks[h].low not in self.lex.subject_pronouns \
@@ -224,12 +233,7 @@ class Coreference:
             b -= 1
         if not self.w(b, "so", "and", "but"):
             return None
-        subject = self.subject[0]
-        if any(self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for x in range(1, b)):
-            return None
-        own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
-               for h in ph.holders}
-        return subject if all(p == subject or p in own for p in people) else None
+        return self._over_own_kin(subject, pos, people, b)
 
     def _apposed_subject(self, pos: int, people: list[Person]) -> str | None:
         """"[E]'s father, [P], always seemed to favor him over his daughter, [M]": the subject named in
@@ -250,9 +254,9 @@ class Coreference:
         the sentence has one subject and nothing but its apposition before the pronoun's clause;
         "[X] favored his son [Y] over his other son [Z]": "other" is the possessor of the phrase before
         with the same kinship word (one possessor)."""
-        if self.w(pos + 1, "own") and len(self.subject) == 1 and self.subject[0] in people:
-            if not any(self.w(k, *SUBORDINATORS, "and", "but", "so") or self.t(k).text == ";" for k in range(pos)):
-                return self.subject[0]
+        if self.w(pos + 1, "own") and len(self.subject) == 1 and self.subject[0] in people and not any(
+                self.w(k, *SUBORDINATORS, "and", "but", "so") or self.t(k).text == ";" for k in range(pos)):
+            return self.subject[0]
         if self.w(pos + 1, "other") and self.kin_at(pos + 2) is not None:
             word = self.toks[pos + 2].low
             before = [ph for ph in self.phrases if ph.pos < pos and self.toks[ph.pos].low == word]
