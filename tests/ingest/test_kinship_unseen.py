@@ -449,6 +449,14 @@ PRONOUN_ROWS = [
      {"Harold": M, "Rob": M, "Tra": F}, ["child(Harold, Rob)"], [["child(Harold, Tra)"], ["child(Rob, Tra)"]]),
     ("[Chad] met [Mike], so instead he went on a trip with his loving wife [Asia].",
      {"Chad": M, "Mike": M, "Asia": F}, [], [["spouse(Chad, Asia)"], ["spouse(Mike, Asia)"]]),
+    # the same pronoun opening the subjects of two joined clauses is the same person
+    ("[Kath] called. Her daughter, [Con], lives in California and her son, [Mike] lives in New York.",
+     {"Kath": F, "Con": F, "Mike": M}, ["child(Kath, Con)", "child(Kath, Mike)"], []),
+    ("[Tracy] was worried. Her mother [Shan] had turned up earlier that day, but her brother [Pedro] was "
+     "still missing.", {"Tracy": F, "Shan": F, "Pedro": M}, ["parent(Tracy, Shan)", "sibling(Tracy, Pedro)"], []),
+    ("[Tracy] was worried. Her mother [Shan] came with her brother [Pedro].",
+     {"Tracy": F, "Shan": F, "Pedro": M}, ["parent(Tracy, Shan)"],
+     [["sibling(Shan, Pedro)"], ["sibling(Tracy, Pedro)"]]),
     # a subject named in apposition between commas, over the possessor inside it
     ("[Erik]'s father, [Pete], always seemed to favor him over his daughter, [Mich].",
      {"Erik": M, "Pete": M, "Mich": F}, ["child(Pete, Mich)", "parent(Erik, Pete)"], []),

@@ -68,7 +68,7 @@ class Coreference:
             own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people) \
                 or self._controller(pos, people) or self._shared_subject(pos, people) \
                 or self._next_clause_subject(pos, people) or self._apposed_subject(pos, people) \
-                or self._continued_subject(pos, people)
+                or self._continued_subject(pos, people) or self._parallel_subjects(pos, people)
             if own is not None:
                 return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
@@ -191,25 +191,41 @@ class Coreference:
         clause's subject, a name starting the sentence, over the people that clause introduced as the
         subject's own kin."""
         subject = self._lead_subject(people)
-        if not self.w(pos - 1, "and") or subject is None:
+        if not self.w(pos - 1, "and") or subject is None or not self._opens_clause_subject(pos):
             return None
+        return self._over_own_kin(subject, pos, people, pos - 1)
+
+    def _opens_clause_subject(self, pos: int) -> bool:
+        """Whether the pronoun at ``pos`` opens a clause's subject: "<pronoun> (…) <word>(,) [Z](,) <verb>"."""
         k = pos + 1
         while self.t(k) is not None and self.t(k).kind is Kind.WORD and self.kin_at(k) is None and k <= pos + 3:
             k += 1
         if self.kin_at(k) is None:
-            return None
+            return False
         k += 1
         if self.t(k) is not None and self.t(k).text == ",":
             k += 1
         if not is_name(self.t(k)):
-            return None
+            return False
         k += 1
         if self.t(k) is not None and self.t(k).text == ",":
             k += 1
         verb = self.t(k)
-        if verb is None or verb.kind is not Kind.WORD or not (finite_verb(verb.low) or verb.low in MODALS):
+        return verb is not None and verb.kind is Kind.WORD and (finite_verb(verb.low) or verb.low in MODALS)
+
+    def _parallel_subjects(self, pos: int, people: list[Person]) -> Person | None:
+        """"Her mother [S] had turned up earlier that day, but her brother [P] was still missing", "Her
+        daughter, [C], lives in California and her son, [M] lives in New York": the same pronoun opening
+        the subjects of two joined clauses is the same person, not the first subject itself."""
+        toks = self.toks
+        if not self.w(pos - 1, "and", "but") or toks[0].low != toks[pos].low or not self._opens_clause_subject(0) \
+                or not self._opens_clause_subject(pos):
             return None
-        return self._over_own_kin(subject, pos, people, pos - 1)
+        first = next((ph for ph in self.phrases if ph.start == 0), None)
+        if first is None or len(first.possessors) != 1 or first.group or first.possessors[0] not in people:
+            return None
+        owner = first.possessors[0]
+        return owner if all(p == owner or p in first.holders for p in people) else None
 
     def _continued_subject(self, pos: int, people: list[Person]) -> str | None:
         """"[C] did n't want to take a trip with his father [M], so instead he went on a trip with his
