@@ -252,18 +252,24 @@ class Coreference:
         return self._over_own_kin(subject, pos, people, b)
 
     def _apposed_subject(self, pos: int, people: list[Person]) -> str | None:
-        """"[E]'s father, [P], always seemed to favor him over his daughter, [M]": the subject named in
-        apposition between commas, over the possessor inside it, in the subject's own clause."""
+        """"[E]'s father, [P], always seemed to favor him over his daughter, [M]", "[R], [S]'s
+        granddaughter, had gotten into a fight with her sister": the subject with an apposition between
+        commas, over the possessor inside the apposition, in the subject's own clause."""
         toks = self.toks
-        if len(toks) < 7 or toks[0].kind is not Kind.NAME or self.t(1).kind is not Kind.POSS \
-                or self.kin_at(2) is None or self.t(3).text != "," or not is_name(self.t(4)) \
-                or self.t(5).text != "," or set(people) != {toks[0].text, toks[4].text}:
+        if len(toks) < 7 or toks[0].kind is not Kind.NAME or self.t(5).text != ",":
             return None
-        if any(self.toks[k].kind is Kind.NAME or self.toks[k].kind is Kind.PUNCT
-               or self.w(k, *SUBORDINATORS, "that", "who", "which", "so", "but", "and")
-               for k in range(6, pos)):
+        if self.t(1).kind is Kind.POSS and self.kin_at(2) is not None and self.t(3).text == "," \
+                and is_name(self.t(4)):
+            subject, inner = toks[4].text, toks[0].text   # "[E]'s father, [P], …"
+        elif self.t(1).text == "," and is_name(self.t(2)) and self.t(3).kind is Kind.POSS and self.kin_at(4):
+            subject, inner = toks[0].text, toks[2].text   # "[R], [S]'s granddaughter, …"
+        else:
             return None
-        return toks[4].text
+        if set(people) != {subject, inner} or any(
+                self.toks[k].kind is Kind.NAME or self.toks[k].kind is Kind.PUNCT
+                or self.w(k, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for k in range(6, pos)):
+            return None
+        return subject
 
     def _own_or_other(self, pos: int, people: list[Person]) -> Person | None:
         """"[T], [A]'s daughter, was having trouble with her own daughter": "own" is the subject's, when
