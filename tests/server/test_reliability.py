@@ -71,8 +71,10 @@ def test_slow_query_is_stopped_at_the_deadline_and_the_worker_is_replaced(exampl
         assert _rss_kb(os.getpid()) - server_rss < 50_000  # KiB
 
 
-def test_closure_past_the_deadline_reports_truncation_or_is_stopped(example_db):
-    with serve(example_db, timeout_s=5.0) as c:
+def test_explain_through_a_worker_holds_whole_and_untruncated(example_db):
+    # The closure runs inside a worker under the server's deadline; the deadline's own stop is tested
+    # above.  A generous one here: at load 6 a worker's start and closure passed 5 s (a 503, not a bug).
+    with serve(example_db, timeout_s=60.0) as c:
         r = c.get("/explain", params={"fact": "ex:hasCapability(ex:AchillesIDE, ex:sandboxing)"})
         assert r.status_code == 200 and r.json()["holds"] is True and r.json()["truncated"] is False
 
