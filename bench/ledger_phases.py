@@ -50,8 +50,8 @@ def measure(records: list, workdir: str) -> dict:
     stmts: list[tuple[float, float, float, str]] = []
     forked, stage, insert = pipeline.forked_chunks, plain.stage_plain, plain._insert_rows
 
-    def timed_forked(source):
-        it = forked(source)
+    def timed_forked(source, **kw):
+        it = forked(source, **kw)
         while True:
             t = time.perf_counter()
             try:

@@ -261,10 +261,10 @@ class KnowledgeBase:
 
         from .ledger.pipeline import forked_chunks, worth_forking
 
-        # A large input is read and hashed by a forked worker while this process stages (same rows).
+        # A large input is read by a forked worker while this process stages and hashes (same rows).
         fork = worth_forking(sum(f.stat().st_size for f in files))
         try:
-            staged = stage_plain(self.ledger, forked_chunks(chunks) if fork else chunks(), at=at)
+            staged = stage_plain(self.ledger, forked_chunks(chunks, hashes=False) if fork else chunks(), at=at)
         except NotPlain:
             return None
         if staged is None:

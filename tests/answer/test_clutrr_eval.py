@@ -61,11 +61,18 @@ def test_a_story_with_no_consistent_reading_is_refused():
 
 
 def test_readings_that_disagree_are_refused():
-    # "his" is Chad's or Michael's: nothing in the story decides, so no answer
+    # "his" is Dale's or Way's: nothing in the story decides, so no answer
+    got = score(_row("[Dale] and [Way] are brothers. [Dale] invited [Way] to his son [Tony]'s football game.",
+                     ("Tony", "Way"), "uncle", {"Dale": "male", "Way": "male", "Tony": "male"}))
+    assert got.predicted is None and "disagree" in got.reason
+
+
+def test_he_after_so_continues_the_subject():
+    # "so instead he went …": Chad, the first clause's subject, over Michael, Chad's own father
     got = score(_row("[Chad] did n't want to take a trip with his father [Michael], so instead he went on a "
                      "trip with his loving wife [Asia].", ("Asia", "Michael"), "father-in-law",
                      {"Chad": "male", "Michael": "male", "Asia": "female"}))
-    assert got.predicted is None and "disagree" in got.reason
+    assert got.predicted == "father-in-law" and got.correct
 
 
 @pytest.fixture

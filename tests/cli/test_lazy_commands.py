@@ -52,3 +52,20 @@ def test_in_process_order_survives_a_lone_command_first():
     modules = p.stdout.split()
     assert modules[0] == "data" and "query" in modules
     assert modules == sorted(modules, key=MODULES.index)
+
+
+def test_the_package_app_is_the_whole_cli_after_a_lone_command(tmp_path):
+    # A lone command loads one module; ``holokb.cli.app`` (and what lists the commands, such as the
+    # README tour's "runs until interrupted" check) must still see every command afterwards.
+    code = ("import sys\nfrom holokb.cli import main, COMMAND_MODULES\n"
+            "try:\n    main(['ask', '--db', sys.argv[1], '?- ex:p(?x).'])\nexcept SystemExit:\n    pass\n"
+            "from holokb.cli import app\nfrom holokb.cli.introspect import commands\n"
+            "print(len(app.registered_commands), len(COMMAND_MODULES))\n"
+            "print(' '.join(sorted(c.name for c in commands() if 'runs until interrupted' in c.help)))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "missing.db")], capture_output=True, text=True,
+                       env=env, timeout=120)
+    counts, serving = p.stdout.splitlines()
+    registered, table = counts.split()
+    assert registered == table
+    assert serving == "serve"

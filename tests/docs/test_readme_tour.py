@@ -42,6 +42,7 @@ def run_block(lines: list[str], where: Path, corpora: str | None) -> list[tuple[
     ``(the README line, its Run)`` in order."""
     cwd = where
     forever = serving()
+    assert forever, "no command says it runs until interrupted: the tour would start a server and wait forever"
     runs: list[tuple[str, object]] = []
     for line in lines:
         if corpora is None and "$HOLOKB_CORPORA" in line:

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from holokb.core import Fact, Interval, SpanRecord
 from holokb.core.terms import IRI, Literal
+from holokb.core.time import MIN_TIME
 from holokb.ledger.plain import RecordColumns
 
 EX = "http://ex.org/"
@@ -17,7 +18,8 @@ PREDICATES = [IRI(EX + n) for n in ("p", "q")]
 OBJECTS = SUBJECTS + [Literal(EX + "a"), Literal("1", XSD + "integer"), Literal("01", XSD + "integer"),
                       Literal("1"), Literal("1", XSD + "decimal"), Literal("hi", lang="en"), Literal("hi"),
                       Literal("hi", lang="EN"), Literal("hi", lang="fr"), Literal("2.5", XSD + "double")]
-KINDS = ("plain", "plain", "plain", "plain", "valid", "negated", "span_id", "system")
+KINDS = ("plain", "plain", "plain", "plain", "valid", "negated", "span_id", "system", "fresh_always", "valid_end",
+         "system_end")
 
 
 def record(s: int, p: int, o: int, kind: str) -> SpanRecord:
@@ -28,6 +30,12 @@ def record(s: int, p: int, o: int, kind: str) -> SpanRecord:
         return SpanRecord(Fact(sub, pred, obj), valid=Interval(0, 10))
     if kind == "system":
         return SpanRecord(Fact(sub, pred, obj), system=Interval(5))
+    if kind == "fresh_always":  # plain, but not the shared Interval.always() instance
+        return SpanRecord(Fact(sub, pred, obj), valid=Interval(MIN_TIME, None), system=Interval(MIN_TIME))
+    if kind == "valid_end":  # starts where always starts, but ends
+        return SpanRecord(Fact(sub, pred, obj), valid=Interval(MIN_TIME, 10))
+    if kind == "system_end":
+        return SpanRecord(Fact(sub, pred, obj), system=Interval(MIN_TIME, 10))
     if kind == "span_id":
         return SpanRecord(Fact(sub, pred, obj), span_id="x")
     # Fresh objects each time: equal terms must share an index whatever their identity.
@@ -72,3 +80,9 @@ def test_record_columns_match_a_per_record_reading(spec, chunk, as_list):
     assert cols.complete is complete
     # Every record comes back for the record path, read or not, in order.
     assert list(cols.remaining()) == records
+
+
+def test_always_is_one_shared_interval_equal_to_a_fresh_one():
+    assert Interval.always() is Interval.always()
+    assert Interval.always() == Interval(MIN_TIME, None) and hash(Interval.always()) == hash(Interval(MIN_TIME))
+    assert SpanRecord(Fact(SUBJECTS[0], PREDICATES[0], SUBJECTS[1])).valid is Interval.always()

@@ -147,18 +147,24 @@ def test_after_derive_the_first_query_builds_from_the_stored_closure_and_never_f
 
 
 def query_last_derive(cwd: Path) -> tuple[list[str], bool, bool]:
-    """A query naming no rule files (no ./rules either): rows, rebuilt?, and whether the rules were parsed."""
+    """A query naming no rule files (no ./rules either): rows, rebuilt?, and whether the rules were parsed.
+    A query that neither parsed nor built must not have imported the Ledger class either (the last
+    derive's rule set found by its hash from the markers' read, ``ledger.marker.last_rule_set``)."""
     import subprocess
     import sys
 
     code = ("import sys\nfrom holokb.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
-            "    assert not e.code, e.code\nsys.stderr.write('@@parsed=' + str('holokb.syntax' in sys.modules))\n")
+            "    assert not e.code, e.code\nsys.stderr.write('@@ledger=' + str('holokb.ledger.store' in sys.modules))\n"
+            "sys.stderr.write('@@parsed=' + str('holokb.syntax' in sys.modules))\n")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     p = subprocess.run([sys.executable, "-c", code, "query", Q, "--db", "kb.db", "--format", "tsv"], cwd=cwd, env=env,
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "rules: closed under the rule set of the last `holokb derive` on this ledger" in p.stderr
-    return p.stdout.splitlines()[1:], "snapshot rebuilt" in p.stderr, p.stderr.endswith("@@parsed=True")
+    built, parsed = "snapshot rebuilt" in p.stderr, p.stderr.endswith("@@parsed=True")
+    if not built and not parsed:
+        assert "@@ledger=False" in p.stderr
+    return p.stdout.splitlines()[1:], built, parsed
 
 
 def test_without_rule_files_the_last_derives_rule_set_is_found_by_its_text(project):
@@ -186,17 +192,26 @@ def test_without_rule_files_the_last_derives_rule_set_is_found_by_its_text(proje
     rows, built, parsed = query_last_derive(project)
     assert built and parsed and rows == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
     assert query_last_derive(project) == (rows, False, False)
+    # the first rule set derived again (no fact written since): the newest closure decides, not a record
+    (project / "r.hkr").write_text(RULE)
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    rows, _, _ = query_last_derive(project)
+    assert rows == [f"<{EX}alice>\t<{EX}search>", f"<{EX}bob>\t<{EX}search>"]
+    assert query_last_derive(project) == (rows, False, False)
+    edit_rule(project)
+    holokb("derive", "--rules", "r.hkr", "--db", "kb.db", "--show", "0", cwd=project)
+    assert query_last_derive(project)[0] == [f"<{EX}alice>\t<{EX}editor>", f"<{EX}bob>\t<{EX}editor>"]
 
 
 def query_modules(cwd: Path) -> tuple[list[str], bool, bool, bool]:
     """`query` with r.hkr: rows, rebuilt?, whether the Ledger class and the KB's term classes
-    (holokb.core.terms) were imported."""
+    (holokb.core.terms), hashlib (OpenSSL's start-up; core.sha) or rdflib were imported."""
     import subprocess
     import sys
 
     code = ("import sys\nfrom holokb.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
             "    assert not e.code, e.code\nsys.stderr.write('@@ledger=' + str('holokb.ledger.store' in sys.modules)"
-            " + ',' + str('holokb.core.terms' in sys.modules))\n")
+            " + ',' + str(any(m in sys.modules for m in ('holokb.core.terms', 'hashlib', 'rdflib'))))\n")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     p = subprocess.run([sys.executable, "-c", code, "query", Q, "--rules", "r.hkr", "--db", "kb.db", "--format", "tsv"],
                        cwd=cwd, env=env, capture_output=True, text=True, timeout=300)

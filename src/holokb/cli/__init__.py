@@ -56,7 +56,13 @@ def _load(modules: tuple[str, ...] = MODULES) -> Any:
         order = {f"{__name__}.{m}": i for i, m in enumerate(MODULES)}
         typer_app.registered_commands.sort(key=lambda c: order.get(c.callback.__module__, len(order)))
         _all_loaded = True
-    globals()["app"], globals()["eval_app"] = typer_app, group  # the submodule import rebinds ``app``
+    if _all_loaded:
+        globals()["app"], globals()["eval_app"] = typer_app, group  # the submodule import rebinds ``app``
+    else:
+        # Part of the CLI: ``holokb.cli.app`` must not name it (nor the submodule the import bound),
+        # so the next use of the name loads every command (``__getattr__``).
+        globals().pop("app", None)
+        globals().pop("eval_app", None)
     return typer_app
 
 

@@ -109,6 +109,10 @@ def run(text: Optional[str], file: Optional[list[Path]], db: str, as_of: Optiona
                     from ..sparql.rules_index import remember_program
 
                     remember_program(db, digest, program)
+                    if last_derive:  # the last derive's stored rule set: found by its hash alone next time
+                        from ..sparql.rules_index import set_digest
+
+                        remember_program(db, set_digest(program.rule_set_hash), program)
         if snap.built:
             say("snapshot rebuilt")
     for name, q, form in checked:
@@ -191,32 +195,39 @@ def _warm_snapshot(db: str, digest: Optional[str], point: AsOf, rules: Optional[
     last ``holokb derive`` stored in the ledger (found by the digest of its text)."""
     if digest is None and not last_derive:
         return None
-    from ..sparql.rules_index import lookup, stored_digest
+    from ..sparql.rules_index import lookup, remember, set_digest, stored_digest
 
     check_ledger_path(db, create=False)
     entry = lookup(db, digest) if digest is not None else None
     if entry is None and not last_derive:
         return None
     from ..sparql.cache import DEFAULT_CACHE
+    # The disk snapshot checked against the ledger's markers alone: no Ledger class to import.
+    from ..ledger.marker import read_marker
 
-    if entry is not None:
-        # The disk snapshot checked against the ledger's markers alone: no Ledger class to import.
-        from ..ledger.marker import read_marker
-
-        marker = read_marker(db)
-        snap = DEFAULT_CACHE.get_warm(marker, point, entry.program, closure_limits) if marker is not None else None
+    marker = read_marker(db)
+    if last_derive and marker is not None and marker.last_rule_set:
+        # the last derive's rule set by its hash (recorded when a query first parsed its text)
+        entry = lookup(db, set_digest(marker.last_rule_set))
+        if entry is not None and entry.rule_set_hash != marker.last_rule_set:
+            entry = None
+    if entry is not None and marker is not None:
+        snap = DEFAULT_CACHE.get_warm(marker, point, entry.program, closure_limits)
         if snap is not None:
-            say(_closed_under(_where(rules), entry.rules, entry.rule_set_hash))
+            say(_last_derive_said(entry.rule_set_hash, entry.rules) if last_derive
+                else _closed_under(_where(rules), entry.rules, entry.rule_set_hash))
             return snap
     from ..ledger import Ledger
 
     led = Ledger.open(db)
     try:
         if last_derive:
-            text = _last_rule_set_text(led)
-            entry = lookup(db, stored_digest(text)) if text is not None else None
+            last = _last_rule_set(led)
+            entry = lookup(db, stored_digest(last[1])) if last is not None else None
             if entry is None:
                 return None
+            if last is not None and entry.rule_set_hash == last[0]:
+                remember(db, set_digest(last[0]), entry)
         snap = DEFAULT_CACHE.get_stored(led, point, entry.program, entry.rule_set_hash, closure_limits)
     finally:
         led.close()
@@ -226,11 +237,14 @@ def _warm_snapshot(db: str, digest: Optional[str], point: AsOf, rules: Optional[
     return snap
 
 
-def _last_rule_set_text(ledger) -> Optional[str]:
-    """The text of the rule set of the most recently stored closure (what ``holokb derive`` last
-    used; ``KnowledgeBase.loaded_rules`` parses the same), or None."""
+def _last_rule_set(ledger) -> Optional[tuple[str, str]]:
+    """The hash and text of the rule set of the most recently stored closure (what ``holokb derive``
+    last used; ``KnowledgeBase.loaded_rules`` parses the same), or None."""
     infos = sorted(ledger.closures(), key=lambda c: c.id)
-    return ledger.rule_set(infos[-1].rule_set_hash) if infos else None
+    if not infos:
+        return None
+    text = ledger.rule_set(infos[-1].rule_set_hash)
+    return (infos[-1].rule_set_hash, text) if text is not None else None
 
 
 def _last_derive_said(rule_set_hash: str, rules: int) -> str:
@@ -258,12 +272,12 @@ def _rule_set(kb, rules: Optional[list[Path]], no_rules: bool, digest: Optional[
         program = load_rules(rules)
         where = _where(rules)
         return program, _closed_under(where, len(program.rules), program.rule_set_hash), digest
-    text = _last_rule_set_text(kb.ledger)
-    if text is not None:
+    last = _last_rule_set(kb.ledger)
+    if last is not None:
         from ..analysis import analyze
         from ..sparql.rules_index import stored_digest
         from ..syntax import parse_rules
 
-        program = analyze(parse_rules(text, file="<stored rule set>"))  # as KnowledgeBase.loaded_rules
-        return program, _last_derive_said(program.rule_set_hash, len(program.rules)), stored_digest(text)
+        program = analyze(parse_rules(last[1], file="<stored rule set>"))  # as KnowledgeBase.loaded_rules
+        return program, _last_derive_said(program.rule_set_hash, len(program.rules)), stored_digest(last[1])
     return None, "rules: none (no --rules, no ./rules, no stored derive): asserted triples only", digest

@@ -35,7 +35,9 @@ class Interval:
 
     @staticmethod
     def always() -> "Interval":
-        return Interval(MIN_TIME, None)
+        """``[MIN_TIME, open)``: one shared instance (intervals are immutable), so a hot loop can
+        test identity before it compares fields."""
+        return _ALWAYS
 
     def contains(self, t: int) -> bool:
         return self.start <= t and (self.end is None or t < self.end)
@@ -61,6 +63,9 @@ class Interval:
         a = "-inf" if self.start == MIN_TIME else format_ms(self.start)
         b = "+inf" if self.end is None else format_ms(self.end)
         return f"[{a}, {b})"
+
+
+_ALWAYS = Interval(MIN_TIME, None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,11 +4,11 @@ CPU than the rest of such a command's own work).  ``Ledger.change_marker`` and
 ``Ledger.content_marker`` are these same reads."""
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import struct
 from pathlib import Path
 
+from ..core.sha import sha256  # not hashlib: see core.sha
 from .schema import APPLICATION_ID, CURRENT_VERSION, read_identity
 
 SPAN_MAGIC = b"HKS1"
@@ -17,7 +17,7 @@ SPAN_MAGIC = b"HKS1"
 def span_digest(fact_hash: bytes, start: int, end: int | None, system_from: int) -> bytes:
     """SHA-256 of (fact id, valid_from, valid_to, system_from): a span's immutable identity."""
     tail = b"\x00" if end is None else b"\x01" + struct.pack("<q", end)
-    return hashlib.sha256(SPAN_MAGIC + fact_hash + struct.pack("<q", start) + tail + struct.pack("<q", system_from)).digest()
+    return sha256(SPAN_MAGIC + fact_hash + struct.pack("<q", start) + tail + struct.pack("<q", system_from)).digest()
 
 
 def change_marker(db: sqlite3.Connection) -> int:
@@ -36,11 +36,19 @@ def content_marker(db: sqlite3.Connection) -> tuple:
     return (row[0], span_digest(row[1], row[2], row[3], row[4]).hex(), ev)
 
 
-class StoredMarker:
-    """A ledger file's markers as read once; quacks like the Ledger for ``sparql.snapshot.key_for``."""
+def last_rule_set(db: sqlite3.Connection) -> str | None:
+    """The rule-set hash of the most recently stored closure (what ``holokb derive`` stored last), or None."""
+    row = db.execute("SELECT rule_set_hash FROM closures ORDER BY closure_id DESC LIMIT 1").fetchone()
+    return row[0] if row else None
 
-    def __init__(self, path: str, change: int, content: tuple) -> None:
+
+class StoredMarker:
+    """A ledger file's markers as read once; quacks like the Ledger for ``sparql.snapshot.key_for``.
+    ``last_rule_set``: :func:`last_rule_set`, read in the same transaction."""
+
+    def __init__(self, path: str, change: int, content: tuple, last_rule_set: str | None = None) -> None:
         self.path, self._change, self._content = path, change, content
+        self.last_rule_set = last_rule_set
 
     def change_marker(self) -> int:
         return self._change
@@ -66,7 +74,7 @@ def read_marker(path: str | Path, *, timeout_s: float = 5.0) -> StoredMarker | N
             return None
         db.execute("BEGIN")
         try:
-            return StoredMarker(p, change_marker(db), content_marker(db))
+            return StoredMarker(p, change_marker(db), content_marker(db), last_rule_set(db))
         finally:
             db.execute("COMMIT")
     except sqlite3.Error:

@@ -265,8 +265,9 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
             for chunk in chunks:
                 new_terms, spo = chunk[0], chunk[1]
                 spo_all.extend(spo)
-                # A HashedChunk (ledger.pipeline) brings the encodings, every triple's hash and
-                # the terms packed (an IRI as its string, a Literal as (lexical, datatype, lang)).
+                # A HashedChunk (ledger.pipeline) brings the encodings, every triple's hash (or
+                # None: hashed below, kept facts only) and the terms packed (an IRI as its
+                # string, a Literal as (lexical, datatype, lang)).
                 hashed = len(chunk) > 2
                 if eager:
                     fields.extend(new_terms)
@@ -314,8 +315,8 @@ def _stage(db: sqlite3.Connection, staged: StagedPlain, chunks: Iterator[PlainCh
                 if len(kept):
                     # 1-D columns to lists (a 2-D tolist builds a list per row).
                     # facts.hkey (sql.fact_key) of every hash at once: the first 8 of each 32 bytes.
-                    if hashed:
-                        every = chunk[3]
+                    every = chunk[3] if hashed else None
+                    if every is not None:
                         hashes = [every[k:k + 32] for k in (kept * 32).tolist()]
                         hkeys = np.frombuffer(every, dtype=">i8")[::4][kept].tolist()
                     else:
@@ -408,6 +409,7 @@ class RecordColumns:
         get = index.get
         extend, add_term = spo.extend, terms.append
         it = self._it
+        always = Interval.always()
         while True:
             # A block of records at a time: the per-record loop then checks no chunk size.
             block = list(islice(it, self._chunk))
@@ -418,9 +420,10 @@ class RecordColumns:
             for rec in block:
                 f = rec.fact
                 valid, system = rec.valid, rec.system
-                if (valid.start != MIN_TIME or valid.end is not None or system.start != MIN_TIME
-                        or system.end is not None or rec.evidence or rec.span_id is not None or f.qualifiers
-                        or f.polarity != "affirm"):
+                # Records mostly hold the shared Interval.always(): identity first, fields only if not.
+                if ((valid is not always and (valid.start != MIN_TIME or valid.end is not None))
+                        or (system is not always and (system.start != MIN_TIME or system.end is not None))
+                        or rec.evidence or rec.span_id is not None or f.qualifiers or f.polarity != "affirm"):
                     return  # not plain: the caller takes the record path for everything
                 # Unrolled over (s, p, o): a loop over a tuple cost ~15% of this method.  IRIs are
                 # keyed by their string (its hash is cached; the frozen dataclass rehashes), Literals

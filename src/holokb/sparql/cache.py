@@ -47,6 +47,7 @@ class Snapshot:
     location: str | None = None  # the disk directory, when cached on disk
     system_high: int | None = None  # the ledger's latest write time it reflects, when known
     in_memory: bool = True  # False: ``store`` reads the RocksDB copy on disk
+    stats: dict | None = None  # join-order statistics (.join_stats); None: queries run as written
 
 
 def _ox() -> Any:
@@ -137,7 +138,8 @@ class SnapshotCache:
             self._lru.move_to_end(lru_key)
             if not hit.in_memory and self.promote:
                 hit = self._lru[lru_key] = _in_memory(hit)
-            return Snapshot(hit.key, hit.store, hit.quads, False, hit.truncated, hit.limit_hit, hit.location)
+            return Snapshot(hit.key, hit.store, hit.quads, False, hit.truncated, hit.limit_hit, hit.location,
+                            stats=hit.stats)
         folder = self._folder(ledger_path, key)
         snap = self._open_disk(folder, key) if folder is not None else None
         if snap is None or snap.limit_hit is LimitHit.TIMEOUT:
@@ -172,8 +174,10 @@ class SnapshotCache:
                 store = _ox().Store.read_only(str(cand / "store"))
             except OSError:
                 continue
+            stats = meta.get("stats")
             return Snapshot(key, store, int(meta.get("quads", 0)), False, bool(meta.get("truncated")),
-                            LimitHit.from_stored(meta.get("limit_hit")), str(cand), in_memory=False)
+                            LimitHit.from_stored(meta.get("limit_hit")), str(cand), in_memory=False,
+                            stats=stats if isinstance(stats, dict) else None)
         return None
 
     def _build(self, folder: Path | None, key: SnapshotKey, data: BuiltData) -> Snapshot:
@@ -190,18 +194,18 @@ class SnapshotCache:
                 _fill(store, data)
                 store.flush()
                 meta = {"fingerprint": key.fingerprint, "kind": key.kind, "quads": data.quads,
-                        "truncated": data.truncated, "limit_hit": data.limit_hit}
+                        "truncated": data.truncated, "limit_hit": data.limit_hit, "stats": data.stats}
                 tmp = target / f"meta.json.{os.getpid()}"
                 tmp.write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
                 os.replace(tmp, target / "meta.json")  # written last: the directory is complete
                 self._prune(target, folder.name.rsplit("-", 1)[0])
                 return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, str(target),
-                                in_memory=False)
+                                in_memory=False, stats=data.stats)
             except OSError:
                 pass  # another process holds it, or the disk refused: serve from memory
         store = ox.Store()
         _fill(store, data)
-        return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit)
+        return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, stats=data.stats)
 
     @staticmethod
     def _prune(keep: Path, family: str) -> None:

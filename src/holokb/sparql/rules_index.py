@@ -19,11 +19,12 @@ a cache: missing or unreadable ⇒ parse; never the only copy of anything.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Iterable, NamedTuple
+
+from ..core.sha import sha256  # not hashlib: see core.sha
 
 FORMAT = 1
 _PKG = Path(__file__).resolve().parents[1]
@@ -61,7 +62,7 @@ def rule_digest(paths: Iterable[str | Path]) -> str | None:
         return None  # the parser reports it
     if not files:
         return None
-    h = hashlib.sha256(json.dumps([FORMAT, _code_stamp()]).encode())
+    h = sha256(json.dumps([FORMAT, _code_stamp()]).encode())
     for f in files:
         try:
             data = f.read_bytes()
@@ -77,9 +78,17 @@ def rule_digest(paths: Iterable[str | Path]) -> str | None:
 def stored_digest(text: str) -> str:
     """The digest that names the program parsed from a rule set stored in the ledger (``holokb query``
     with no rule files uses the rule set of the last ``holokb derive``): its text and the code stamp."""
-    h = hashlib.sha256(json.dumps([FORMAT, _code_stamp(), "<stored rule set>"]).encode())
+    h = sha256(json.dumps([FORMAT, _code_stamp(), "<stored rule set>"]).encode())
     h.update(text.encode("utf-8"))
     return h.hexdigest()
+
+
+def set_digest(rule_set_hash: str) -> str:
+    """The digest that names the program parsed from the ledger's rule set ``rule_set_hash`` (the
+    text the ledger keeps under that hash, which :func:`stored_digest` reads): known from the
+    hash alone, so a query naming no rule files finds the last derive's program with no ledger
+    read beyond the markers (``ledger.marker.last_rule_set``)."""
+    return sha256(json.dumps([FORMAT, _code_stamp(), "<stored rule set hash>", rule_set_hash]).encode()).hexdigest()
 
 
 def _entry_path(ledger_path: str, digest: str) -> Path:

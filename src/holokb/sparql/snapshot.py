@@ -14,13 +14,13 @@ rule program, so any committed write or rule change gives a new one.
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 from itertools import chain
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterator, Literal as _Lit
 
 from ..core.limits import LimitHit, Limits
+from ..core.sha import sha256  # not hashlib: see core.sha
 from ..core.time import AsOf
 from ..core.vocab import HK
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the program is only passed through here: analysis loads wit
     from ..core.terms import Term
 
 ViewKind = _Lit["snapshot", "ledger"]
-FORMAT_VERSION = 1  # bump when the layout of a built store changes (invalidates disk caches)
+FORMAT_VERSION = 2  # bump when the layout of a built store changes (invalidates disk caches); 2: stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class SnapshotKey:
         """SHA-256 hex of the whole key (what a disk cache is checked against)."""
         blob = json.dumps([FORMAT_VERSION, self.kind, self.as_of.system, self.as_of.valid, list(self.marker),
                            self.rules, self.limits])
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        return sha256(blob.encode("utf-8")).hexdigest()
 
 
 _LAST_PROGRAM: list = [None, ""]  # (program, hash) of the last call: a server asks for the same one per query
@@ -61,7 +61,7 @@ def program_hash(program: Program | None) -> str:
         return ""
     if _LAST_PROGRAM[0] is program:  # identity, not equality: repr() of a large program costs milliseconds
         return _LAST_PROGRAM[1]
-    h = hashlib.sha256(repr(program).encode("utf-8")).hexdigest()
+    h = sha256(repr(program).encode("utf-8")).hexdigest()
     _LAST_PROGRAM[:] = [program, h]
     return h
 
@@ -87,12 +87,14 @@ def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, l
 
 @dataclass(frozen=True, slots=True)
 class BuiltData:
-    """N-Quads bytes for a store, how many lines, and whether a closure budget cut the data short."""
+    """N-Quads bytes for a store, how many lines, whether a closure budget cut the data short, and
+    the join-order statistics of its triples (:mod:`.join_stats`; None: queries run as written)."""
 
     nquads: bytes
     quads: int
     truncated: bool = False
     limit_hit: LimitHit | None = None
+    stats: dict | None = None
 
 
 def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Limits | None,
@@ -179,8 +181,11 @@ def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: L
     if stored is not None or derive is None or program is None or not program.rules:
         return _data_from_ids(ledger, key.as_of, stored)
     quads, truncated, hit = snapshot_quads(ledger, key.as_of, program, limits, derive, stored)
-    data = NQuadsWriter(deskolemise=True).encode(quads)
-    return BuiltData(data, len(quads), truncated, hit)
+    writer = NQuadsWriter(deskolemise=True)
+    data = writer.encode(quads)
+    from .join_stats import from_terms
+
+    return BuiltData(data, len(quads), truncated, hit, from_terms(((s, p, o) for s, p, o, _ in quads), writer.term))
 
 
 def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
@@ -203,7 +208,10 @@ def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
                 groups.append(derived)
         n = sum(len(g[0]) for g in groups) + len(quads)
         texts = _texts(ledger, n, groups, quads)
-        return BuiltData(encode_columns(texts, groups, quads), n)
+        from .join_stats import from_ids
+
+        stats = from_ids(groups + ([tuple(zip(*quads))[:3]] if quads else []), texts.__getitem__)
+        return BuiltData(encode_columns(texts, groups, quads), n, stats=stats)
     finally:
         if paused:
             gc.enable()

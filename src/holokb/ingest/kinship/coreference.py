@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import DETERMINERS, MODALS, SUBORDINATORS, is_name
+from .words import ADVERBS, BE, DETERMINERS, MODALS, SUBORDINATORS, is_name
 
 
 class Coreference:
@@ -65,12 +65,227 @@ class Coreference:
             parallel = self._parallel(pos, people)
             if parallel is not None:
                 return [parallel]
+            own = self._own_clause_subject(pos, people) or self._own_or_other(pos, people) \
+                or self._controller(pos, people) or self._shared_subject(pos, people) \
+                or self._next_clause_subject(pos, people) or self._apposed_subject(pos, people) \
+                or self._continued_subject(pos, people) or self._parallel_subjects(pos, people)
+            if own is not None:
+                return [own]
         # the likeliest first: the antecedent of the same pronoun before, the subject, the nearest
         same = [ph.possessors[0] for ph in self.phrases if ph.possessors and 0 <= ph.start < pos
                 and self.toks[ph.start].low == self.toks[pos].low and ph.start != pos]
         order = [p for p in same if p in people] + [p for p in self.subject if p in people] + people[::-1]
         people = list(dict.fromkeys(order))
         return people
+
+    def _own_clause_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"… because [Alma] was sitting next to her twin sister [D]", "…, so [Dale] asked his sister [A]":
+        a possessive pronoun in a subordinate clause whose subject is a name of its gender refers to that
+        subject when the clause names nobody else before the pronoun (the other candidates are named
+        before the clause)."""
+        b = pos - 1
+        fronted = next((k for k, t in enumerate(self.toks[:pos]) if t.text == ","), None) \
+            if self.toks[0].low in SUBORDINATORS else None
+        while b >= 0 and not (self.toks[b].kind is Kind.WORD and self.toks[b].low in SUBORDINATORS | {"so"}) \
+                and b != fronted:
+            b -= 1  # "When [M] passed, [R] leaned on her brother [A]": the main clause after the fronted one
+        s = b + 1
+        while self.t(s) is not None and self.t(s).kind is Kind.WORD and self.t(s).low in ADVERBS | {"suddenly"}:
+            s += 1  # "when suddenly [J] got a call from his son"
+        subject, verb = self.t(s), self.t(s + 1)
+        if b < 0 or subject is None or subject.kind is not Kind.NAME or subject.text not in people \
+                or verb is None or verb.kind is not Kind.WORD \
+                or not (finite_verb(verb.low) or verb.low in MODALS or verb.low in BE):
+            return None
+        for k in range(s + 1, pos):
+            t = self.toks[k]
+            if t.kind is Kind.NAME or self.plain_name(k) or self.kin_at(k) is not None or t.kind is Kind.WORD and (
+                    t.low in self.lex.pronouns or t.low in self.lex.subject_pronouns
+                    or t.low in self.lex.object_pronouns or t.low in self.lex.plural_pronouns):
+                return None
+        return subject.text
+
+    def _clause_words(self, a: int, b: int) -> bool:
+        """Whether tokens a..b-1 name nobody: no name, kinship word or pronoun."""
+        return not any(self.toks[k].kind is Kind.NAME or self.plain_name(k) or self.kin_at(k) is not None
+                       or self.toks[k].kind is Kind.WORD and self.toks[k].low in self._pronoun_words()
+                       for k in range(a, b))
+
+    def _pronoun_words(self) -> frozenset:
+        lex = self.lex
+        return frozenset(lex.pronouns) | frozenset(lex.subject_pronouns) | frozenset(lex.object_pronouns) \
+            | lex.plural_pronouns
+
+    def _controller(self, pos: int, people: list[Person]) -> str | None:
+        """"she asked [Y] to ask her sister [Z]": a pronoun in an infinitive whose subject is the object
+        of "ask / tell / want …" (rules/kinship.toml ``[control] object``) is that object."""
+        b = pos - 1
+        while b >= 0 and self.toks[b].kind is Kind.WORD and not self.w(b, "to") and pos - b <= 5 \
+                and not (self.toks[b].low in self.lex.object_pronouns and self.w(b - 1, *self.lex.control_bare)):
+            b -= 1
+        bare = self.t(b) is not None and self.toks[b].low in self.lex.object_pronouns
+        if not (self.w(b, "to") or bare) or not self._clause_words(b + 1, pos):
+            return None
+        verb_after = self.t(b + 1)
+        if verb_after is None or verb_after.kind is not Kind.WORD or verb_after.low in DETERMINERS \
+                or verb_after.low in self._pronoun_words():
+            return None  # "invited him to his son's game": "to" is a preposition
+        at = b if bare else b - 1   # "helped him pick …" / "asked [Y] to …", "asked him to …"
+        obj, verb = self.t(at), self.t(at - 1)
+        if obj is None or verb is None or verb.kind is not Kind.WORD or not (
+                bare or verb.low in self.lex.control_object):
+            return None
+        if obj.kind is Kind.NAME:
+            return obj.text if obj.text in people else None
+        if obj.kind is Kind.WORD and obj.low in self.lex.object_pronouns:
+            # the object is not the subject of its own clause (that would be "himself")
+            got = self.resolved.get(at) or self._antecedents(at, self.lex.object_pronouns[obj.low],
+                                                             tuple(p for p in self.subject))
+            if len(got) == 1 and got[0] in people:
+                return got[0]
+        return None
+
+    def _lead_subject(self, people: list[Person]) -> str | None:
+        """The sentence's subject when it is a name starting the sentence and a candidate."""
+        toks = self.toks
+        if toks and toks[0].kind is Kind.NAME and self.subject == [toks[0].text] and toks[0].text in people:
+            return toks[0].text
+        return None
+
+    def _over_own_kin(self, subject: str, pos: int, people: list[Person], end: int) -> str | None:
+        """``subject`` when the other candidates are its own kin named in this sentence before ``pos`` and
+        no clause boundary comes before ``end``."""
+        if any(self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for x in range(1, end)):
+            return None
+        own = {h for ph in self.phrases if ph.pos < pos and ph.possessors == [subject] and not ph.group
+               for h in ph.holders}
+        return subject if all(p == subject or p in own for p in people) else None
+
+    def _shared_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[X] visited her mother [Y] and introduced her newborn daughter [Z] to her": a pronoun in a
+        verb phrase joined by "and" to the first one (no subject of its own) is their shared subject, a
+        name that starts the sentence."""
+        toks = self.toks
+        if self._lead_subject(people) is None:
+            return None
+        first = self.t(1)
+        if first is None or first.kind is not Kind.WORD or not (finite_verb(first.low) or first.low in MODALS):
+            return None
+        b = pos - 1
+        while b > 1 and not self.w(b, "and"):
+            b -= 1
+        k = b + 1
+        if self.w(k, "then"):
+            k += 1
+        nxt = self.t(k)
+        if b <= 1 or nxt is None or nxt.kind is not Kind.WORD or not finite_verb(nxt.low) \
+                or not self._clause_words(k, pos) or any(
+                    self.toks[x].kind is Kind.PUNCT and self.toks[x].text not in (",",)
+                    or self.w(x, *SUBORDINATORS, "that", "who", "which", "so", "but") for x in range(1, b)):
+            return None
+        return toks[0].text
+
+    def _next_clause_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[X] went to visit his brother [Y] yesterday and his daughter [Z] wanted to come along": a
+        pronoun opening the subject of the next clause ("and his <word> [Z] <verb>") continues the first
+        clause's subject, a name starting the sentence, over the people that clause introduced as the
+        subject's own kin."""
+        subject = self._lead_subject(people)
+        if not self.w(pos - 1, "and") or subject is None or not self._opens_clause_subject(pos):
+            return None
+        return self._over_own_kin(subject, pos, people, pos - 1)
+
+    def _opens_clause_subject(self, pos: int) -> bool:
+        """Whether the pronoun at ``pos`` opens a clause's subject: "<pronoun> (…) <word>(,) [Z](,) <verb>"."""
+        k = pos + 1
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and self.kin_at(k) is None and k <= pos + 3:
+            k += 1
+        if self.kin_at(k) is None:
+            return False
+        k += 1
+        if self.t(k) is not None and self.t(k).text == ",":
+            k += 1
+        if not is_name(self.t(k)):
+            return False
+        k += 1
+        if self.t(k) is not None and self.t(k).text == ",":
+            k += 1
+        verb = self.t(k)
+        return verb is not None and verb.kind is Kind.WORD and (finite_verb(verb.low) or verb.low in MODALS)
+
+    def _parallel_subjects(self, pos: int, people: list[Person]) -> Person | None:
+        """"Her mother [S] had turned up earlier that day, but her brother [P] was still missing", "Her
+        daughter, [C], lives in California and her son, [M] lives in New York": the same pronoun opening
+        the subjects of two joined clauses is the same person, not the first subject itself."""
+        toks = self.toks
+        if not self.w(pos - 1, "and", "but") or toks[0].low != toks[pos].low or not self._opens_clause_subject(0) \
+                or not self._opens_clause_subject(pos):
+            return None
+        first = next((ph for ph in self.phrases if ph.start == 0), None)
+        if first is None or len(first.possessors) != 1 or first.group or first.possessors[0] not in people:
+            return None
+        owner = first.possessors[0]
+        return owner if all(p == owner or p in first.holders for p in people) else None
+
+    def _continued_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[C] did n't want to take a trip with his father [M], so instead he went on a trip with his
+        wife [A]": "he" opening a clause joined by "so" / "and" / "but" continues the first clause's
+        subject, a name starting the sentence, over that clause's own kin of the subject."""
+        toks = self.toks
+        subject = self._lead_subject(people)
+        if subject is None:
+            return None
+        h = pos - 1   # "he" of the pronoun's clause (the pronoun itself or before it: "he went … his wife")
+        while h > 0 and toks[h].kind is Kind.WORD and toks[h].low not in self.lex.subject_pronouns \
+                and self._clause_words(h, h + 1) and toks[h].low not in SUBORDINATORS | {"so", "and", "but"}:
+            h -= 1
+        if toks[pos].low in self.lex.subject_pronouns:
+            h = pos
+        if not self.w(h, *self.lex.subject_pronouns) or self.lex.subject_pronouns[toks[h].low] != self.gender(
+                self.subject[0]):
+            return None
+        b = h - 1
+        while b > 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in ADVERBS | {"instead", "then"}:
+            b -= 1
+        if not self.w(b, "so", "and", "but"):
+            return None
+        return self._over_own_kin(subject, pos, people, b)
+
+    def _apposed_subject(self, pos: int, people: list[Person]) -> str | None:
+        """"[E]'s father, [P], always seemed to favor him over his daughter, [M]", "[R], [S]'s
+        granddaughter, had gotten into a fight with her sister": the subject with an apposition between
+        commas, over the possessor inside the apposition, in the subject's own clause."""
+        toks = self.toks
+        if len(toks) < 7 or toks[0].kind is not Kind.NAME or self.t(5).text != ",":
+            return None
+        if self.t(1).kind is Kind.POSS and self.kin_at(2) is not None and self.t(3).text == "," \
+                and is_name(self.t(4)):
+            subject, inner = toks[4].text, toks[0].text   # "[E]'s father, [P], …"
+        elif self.t(1).text == "," and is_name(self.t(2)) and self.t(3).kind is Kind.POSS and self.kin_at(4):
+            subject, inner = toks[0].text, toks[2].text   # "[R], [S]'s granddaughter, …"
+        else:
+            return None
+        if set(people) != {subject, inner} or any(
+                self.toks[k].kind is Kind.NAME or self.toks[k].kind is Kind.PUNCT
+                or self.w(k, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for k in range(6, pos)):
+            return None
+        return subject
+
+    def _own_or_other(self, pos: int, people: list[Person]) -> Person | None:
+        """"[T], [A]'s daughter, was having trouble with her own daughter": "own" is the subject's, when
+        the sentence has one subject and nothing but its apposition before the pronoun's clause;
+        "[X] favored his son [Y] over his other son [Z]": "other" is the possessor of the phrase before
+        with the same kinship word (one possessor)."""
+        if self.w(pos + 1, "own") and len(self.subject) == 1 and self.subject[0] in people and not any(
+                self.w(k, *SUBORDINATORS, "and", "but", "so") or self.t(k).text == ";" for k in range(pos)):
+            return self.subject[0]
+        if self.w(pos + 1, "other") and self.kin_at(pos + 2) is not None:
+            word = self.toks[pos + 2].low
+            before = [ph for ph in self.phrases if ph.pos < pos and self.toks[ph.pos].low == word]
+            if len(before) == 1 and len(before[0].possessors) == 1 and not before[0].group \
+                    and before[0].possessors[0] in people:
+                return before[0].possessors[0]
+        return None
 
     def _main_subject(self, pos: int) -> str | None:
         """The subject of the main clause after a fronted subordinate clause: the first name after

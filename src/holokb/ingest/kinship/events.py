@@ -5,7 +5,7 @@ from __future__ import annotations
 from .lexicon import KinWord
 from .state import Phrase
 from .story import Person, Unnamed
-from .text import Kind
+from .text import Kind, finite_verb
 from .words import ADVERBS, BE, HAVE, MODALS, is_name
 
 
@@ -69,12 +69,22 @@ class Events:
                 m = k + 1
                 while m < len(toks) and m - k <= 6 and toks[m].kind is Kind.WORD:
                     m += 1
+                if self.t(m) is not None and self.t(m).text == "," and (
+                        self.kin_at(m - 1) is not None or self.toks[m - 1].low in self.lex.person_nouns) \
+                        and is_name(self.t(m + 1)) and not self._starts_clause(m + 1):
+                    m += 1  # "[A] gave birth to a son, [C]": the son in apposition
                 if is_name(self.t(m)) and (t.low != "welcomed" or "world" in lows[m:]):
                     child = self.t(m).text
                     parents = self._parents_of_birth(k)
                     for p in parents:
                         if p != child:
                             self.out.append(("ex:child", (p,), child, "", ""))
+
+    def _starts_clause(self, k: int) -> bool:
+        """Whether the name at ``k`` is a subject: a finite verb, a modal or a possessive follows it."""
+        nxt = self.t(k + 1)
+        return nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and (
+            finite_verb(nxt.low) or nxt.low in MODALS))
 
     def _passive(self, k: int) -> bool:
         """Whether the verb at ``k`` follows a form of "be" ("was adopted", "were born")."""

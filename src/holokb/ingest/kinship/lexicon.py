@@ -32,6 +32,8 @@ class KinshipLexicon:
         self.pronouns: dict[str, str] = data.get("pronouns", {})
         self.subject_pronouns: dict[str, str] = data.get("subject_pronouns", {})
         self.object_pronouns: dict[str, str] = data.get("object_pronouns", {})
+        self.control_object: frozenset[str] = frozenset(data.get("control", {}).get("object", ()))
+        self.control_bare: frozenset[str] = frozenset(data.get("control", {}).get("bare", ()))
         self.plural_pronouns: frozenset[str] = frozenset(data.get("plural", {}).get("possessive", ()))
         self.answers: dict[str, dict[str, str]] = data["answers"]
         ev = data.get("events", {})

@@ -62,9 +62,11 @@ class KinshipPhrases:
             obj = self.t(j - 2)
             if self.w(j - 1, "and") and obj is not None and obj.kind is Kind.WORD \
                     and self.lex.object_pronouns.get(obj.low) == self.lex.pronouns[det.low] \
-                    and self.w(j - 3, "with", "for", "at", "to", "from", "by") and self._one_clause(j - 2):
-                # "She … lunch with her and her husband": the object's own kin; the object is not the
-                # subject of its own clause (that would be "herself")
+                    and (self.w(j - 3, "with", "for", "at", "to", "from", "by") or self.t(j - 3) is not None
+                         and self.t(j - 3).kind is Kind.WORD and finite_verb(self.t(j - 3).low)) \
+                    and self._one_clause(j - 2):
+                # "She … lunch with her and her husband", "[J]'s grandfather [S] took him and his sister":
+                # the object's own kin; the object is not the subject of its own clause ("herself")
                 ph.possessors = self._antecedents(j, self.lex.pronouns[det.low], exclude=ex + tuple(self.subject))
             self.resolved[j] = list(ph.possessors)
             ph.reason = f"'{det.text}' may refer to " + " or ".join(show_person(p) for p in ph.possessors)
@@ -132,6 +134,9 @@ class KinshipPhrases:
             if h is not None and ph.kin.plural and len(names) >= 2 and h in names and self.w(1, "and") \
                     and is_name(self.t(0)) and is_name(self.t(2)) and self.w(3, *BE):
                 holders = names  # "[A] and [B] are the parents of [C]": each of them
+            listed = self._listed_subject() if h is not None and ph.kin.plural else []
+            if h in listed:
+                holders = listed  # "[A], [B] and [C] are [D]'s children"
         ph.holders = holders
         if not holders:
             self.ctx.pending = ph  # "… with her son. His name is [Tom]."
@@ -198,11 +203,15 @@ class KinshipPhrases:
     def _one_clause(self, k: int) -> bool:
         """Whether tokens before ``k`` are one clause with the sentence's subject: no other name, no
         kinship word, no infinitive or subordinate clause ("… invited her mother to spend a day with
-        her": "her" is in the mother's clause)."""
+        her": "her" is in the mother's clause); a subject "[J]'s grandfather [S]" is one phrase."""
+        first = next((x for x, t in enumerate(self.toks[:k]) if t.kind is Kind.NAME and t.text in self.subject), 0)
+        if first and not (self.t(1) is not None and self.t(1).kind is Kind.POSS and self.kin_at(2) is not None
+                          and first == 3 and self.toks[0].kind is Kind.NAME):
+            first = 0
         return not any(t.kind is Kind.NAME and t.text not in self.subject or t.kind is Kind.PUNCT
                        or t.kind is Kind.WORD and (t.low in ("to", "who", "that", "because", "so", "and")
                                                or t.low in SUBORDINATORS or self.kin_at(x) is not None)
-                       for x, t in enumerate(self.toks[1:k], 1))
+                       for x, t in enumerate(self.toks[first + 1:k], first + 1))
 
     def _named_after(self, i: int) -> bool:
         return any(self.w(k, *NAMING) and is_name(self.t(k + 1)) for k in range(i + 1, min(i + 7, len(self.toks))))
@@ -385,13 +394,35 @@ class KinshipPhrases:
             if held:  # "the daughter of [Lou]'s brother [Max]": Max
                 return ([held[0]], False) if len(held) == 1 else ([], False)
             return [through(t.text, inner)], False  # "the daughter of [Dwight]'s wife"
-        names = [t.text]
-        while self.w(m + 1, "and") and is_name(self.t(m + 2)) and not (
-                self.t(m + 3) is not None and (self.t(m + 3).kind is Kind.POSS or self.t(m + 3).kind is Kind.WORD
-                                               and finite_verb(self.t(m + 3).low))):
-            m += 2
-            names.append(self.toks[m].text)  # "the proud mother of [Karen] and [Darnell]"
+        names = self._name_list(m)  # "the proud mother of [Karen] and [Darnell]", "… of [A], [B] and [C]"
         return names, len(names) > 1
+
+    def _name_list(self, m: int) -> list[str]:
+        """The names coordinated from the name at ``m``: "[A] and [B]", "[A], [B](,) and [C]" (a list ends
+        with "and"); just [A] when a name of the list is a possessor or starts a clause ("… of [A] and [B]'s
+        son", "… of [A] and [B] went home")."""
+        def ends_here(k: int) -> bool:
+            nxt = self.t(k + 1)
+            return nxt is not None and (nxt.kind is Kind.POSS or nxt.kind is Kind.WORD and finite_verb(nxt.low))
+
+        names, k, commas = [self.toks[m].text], m, False
+        while True:
+            if self.w(k + 1, "and") and is_name(self.t(k + 2)):
+                if ends_here(k + 2):
+                    return names[:1] if commas else names  # "[A] and [B] and [C]'s son": A and B
+                names.append(self.toks[k + 2].text)
+                if commas or not self.w(k + 3, "and"):
+                    return names
+                k += 2
+                continue
+            if not commas and len(names) > 1 or self.t(k + 1) is None or self.t(k + 1).text != ",":
+                return names if not commas else names[:1]
+            if self.w(k + 2, "and") and is_name(self.t(k + 3)) and len(names) >= 2:
+                return names[:1] if ends_here(k + 3) else names + [self.toks[k + 3].text]
+            if not is_name(self.t(k + 2)) or ends_here(k + 2):
+                return names[:1]
+            names.append(self.toks[k + 2].text)
+            k, commas = k + 2, True
 
     def _has_subject(self, j: int) -> tuple[list[Person], bool]:
         """The subject of "has/had (a) <word>": a name, a pronoun, "who" (the phrase before), or a group."""
@@ -523,6 +554,26 @@ class KinshipPhrases:
                 out.append(list(ph.holders))
         return out
 
+    def _listed_subject(self) -> list[str]:
+        """The names of a list of three or more that starts the sentence and ends its subject: "[A], [B]
+        and [C] are siblings", "[A], [B], and [C] were all brothers" (the verb right after the last name)."""
+        names: list[str] = []
+        k, last = 0, False
+        while is_name(self.t(k)):
+            names.append(self.t(k).text)
+            if last:
+                ok = len(names) >= 3 and self.w(k + 1, *BE) and len(set(names)) == len(names)
+                return names if ok else []
+            if self.t(k + 1) is not None and self.t(k + 1).text == ",":
+                k += 2
+                if self.w(k, "and"):  # "[A], [B], and [C]"
+                    k, last = k + 1, True
+            elif self.w(k + 1, "and"):
+                k, last = k + 2, True
+            else:
+                return []
+        return []
+
     def _plural_predicate(self, ph: Phrase) -> None:
         """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …": a symmetric
         relation within the group."""
@@ -540,22 +591,24 @@ class KinshipPhrases:
             a, b = self.subject  # "[A] and [B] are brother and sister / husband and wife"
             self.out.extend([(ph.kin.relation, (a,), b, "", ""), (ph.kin.relation, (b,), a, "", "")])
             return
-        if not ph.kin.plural or len(self.subject) < 2:
+        subject = self.subject if len(self.subject) >= 2 else self._listed_subject()
+        if not ph.kin.plural or len(subject) < 2:
             return
         k = ph.pos - 1
-        while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ARTICLES | ADVERBS or
+        while k >= 0 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ARTICLES | ADVERBS | {"all"} or
                                                             self.kin_at(k) and k not in self.kin_words):
-            k -= 1
+            k -= 1  # "[A], [B] and [C] are all siblings"
         while k >= 1 and self.toks[k].kind is Kind.WORD and (self.toks[k].low in ("although", "though")
-                                                            or modifier(self.toks[k].low)) and ph.pos - k <= 4:
+                                                            or modifier(self.toks[k].low)) and ph.pos - k <= 4 \
+                and self.toks[k].low not in ("like", "as"):  # "[A] and [B] are like sisters": a comparison
             k -= 1  # "[D] and [G], although once close brothers, …"
-        apposed = k >= 1 and self.toks[k].text == "," and is_name(self.t(k - 1)) and self.t(k - 1).text in self.subject
+        apposed = k >= 1 and self.toks[k].text == "," and is_name(self.t(k - 1)) and self.t(k - 1).text in subject
         if not (k >= 0 and self.toks[k].low in BE) and not apposed:  # "[D] and [G], both brothers, …"
             return
         rel = ph.kin.relation
-        if rel not in ("ex:sibling", "ex:spouse"):
-            return
-        names = [p for p in self.subject if isinstance(p, str)]
+        if rel not in ("ex:sibling", "ex:spouse") or rel == "ex:spouse" and len(subject) != 2:
+            return  # "[A], [B] and [C] are married" pairs nobody
+        names = [p for p in subject if isinstance(p, str)]
         for a in names:
             for b in names:
                 if a != b:
