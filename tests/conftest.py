@@ -32,7 +32,9 @@ def _program_cache_in_tmp(tmp_path_factory):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests marked ``slow`` (the full-corpus runs) run first, in their collected order.  Under
-    pytest-xdist (the README's ``-n auto``) the long runs then start at once on every worker and the short
-    tests fill in beside them, instead of one long run finishing alone at the end of the suite."""
+    """The tests marked ``slow`` (the full-corpus runs) run first, in their collected order, so no long
+    run starts last.  The README's ``-n auto --dist worksteal`` gives each worker half of this order and
+    lets an idle worker take the back half of another's queue: the short tests move, the long ones stay
+    where they started.  (Plain ``--dist load`` sends each worker a consecutive eighth first: every slow
+    test landed on one worker, which ran them all in sequence while the other went idle for 2-4 min.)"""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
