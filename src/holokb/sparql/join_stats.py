@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence
 
+from ..core.arrays import distinct, distinct_counts
 from .joinorder import RDF_TYPE
 
 MAX_KEYS = 4096
@@ -28,7 +29,7 @@ def from_ids(columns: Iterable[tuple[Sequence[int], Sequence[int], Sequence[int]
         return {"n": 0, "s": 0, "o": 0, "floor": 0, "p": {}, "c": {}}
     s, p, o = (np.concatenate([np.asarray(c[k], dtype=np.int64) for c in cols]) for k in range(3))
     span = int(max(s.max(), o.max())) + 1
-    preds, counts = _unique(p, counts=True)
+    preds, counts = distinct_counts(p)
     ds = _distinct_per(p, s, span, preds)
     do = _distinct_per(p, o, span, preds)
     names = [text(int(x)) for x in preds]
@@ -36,34 +37,19 @@ def from_ids(columns: Iterable[tuple[Sequence[int], Sequence[int], Sequence[int]
                    key=lambda kv: (-kv[1][0], kv[0]))
     classes: list[tuple[str, int]] = []
     if RDF_TYPE in names:
-        kinds, kc = _unique(o[p == preds[names.index(RDF_TYPE)]], counts=True)
+        kinds, kc = distinct_counts(o[p == preds[names.index(RDF_TYPE)]])
         classes = sorted(((t, int(c)) for t, c in zip(map(text, map(int, kinds)), kc) if t and t.startswith("<")),
                          key=lambda kv: (-kv[1], kv[0]))
     floor = 0
     if len(per_p) > MAX_KEYS or len(classes) > MAX_KEYS:
         floor = min([v[0] for _, v in per_p[:MAX_KEYS]][-1:] + [c for _, c in classes[:MAX_KEYS]][-1:])
-    return {"n": n, "s": int(_unique(s).size), "o": int(_unique(o).size), "floor": floor,
+    return {"n": n, "s": int(distinct(s).size), "o": int(distinct(o).size), "floor": floor,
             "p": dict(per_p[:MAX_KEYS]), "c": dict(classes[:MAX_KEYS])}
 
 
 def _distinct_per(p: Any, x: Any, span: int, preds: Any) -> Any:
     """Per predicate in ``preds`` (sorted), how many distinct ``x`` it has."""
-    return _unique(_unique(p * span + x) // span, counts=True)[1]
-
-
-def _unique(a: Any, counts: bool = False) -> Any:
-    """``np.unique`` by sorting: numpy 2.4's own took 95 ms for 187k int64 pairs, a sort 3 ms."""
-    import numpy as np
-
-    a = np.sort(a)
-    first = np.empty(a.size, dtype=bool)
-    first[:1] = True
-    np.not_equal(a[1:], a[:-1], out=first[1:])
-    values = a[first]
-    if not counts:
-        return values
-    starts = np.flatnonzero(first)
-    return values, np.diff(np.append(starts, a.size))
+    return distinct_counts(distinct(p * span + x) // span)[1]
 
 
 def from_terms(triples: Iterable[tuple[Any, Any, Any]], text: Callable[[Any], str | None]) -> dict[str, Any]:
