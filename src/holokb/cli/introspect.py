@@ -104,12 +104,9 @@ class CommandInfo:
 
 def commands() -> list[CommandInfo]:
     """Every runnable command, in help order (groups such as ``eval`` expanded)."""
-    from . import _load
+    from . import app  # the whole CLI, every command module registered (even after a lone command)
 
-    # every command module, even when a command already ran in this process: its start-up path imports
-    # only its own module and binds ``app`` to the partly registered one (then ``from . import app``
-    # would list 14 commands, and the README tour test would start ``holokb serve`` and never end)
-    return list(_walk(_load(), ()))
+    return list(_walk(app, ()))
 
 
 def _walk(typer_app: Any, prefix: tuple[str, ...]) -> Iterator[CommandInfo]:
