@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the program is only passed through here: analysis loads wit
     from ..core.terms import Term
 
 ViewKind = _Lit["snapshot", "ledger"]
-FORMAT_VERSION = 2  # bump when the layout of a built store changes (invalidates disk caches); 2: stats
+FORMAT_VERSION = 3  # bump when the layout of a built store changes (invalidates disk caches); 2: stats; 3: ids/
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +87,22 @@ def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, l
 
 @dataclass(frozen=True, slots=True)
 class BuiltData:
-    """N-Quads bytes for a store, how many lines, whether a closure budget cut the data short, and
-    the join-order statistics of its triples (:mod:`.join_stats`; None: queries run as written)."""
+    """N-Quads bytes for a store, how many lines, whether a closure budget cut the data short, the
+    join-order statistics of its triples (:mod:`.join_stats`; None: queries run as written), and
+    the integer table of :mod:`.idtable` when the data came from the ledger's id columns (then the
+    N-Quads are written from the table, only when a pyoxigraph store is filled)."""
 
-    nquads: bytes
+    raw: bytes | None
     quads: int
     truncated: bool = False
     limit_hit: LimitHit | None = None
     stats: dict | None = None
+    table: Any = None  # idtable.IdTable
+
+    @property
+    def nquads(self) -> bytes:
+        """The N-Quads bytes (one line per quad)."""
+        return self.raw if self.raw is not None else self.table.nquads()
 
 
 def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Limits | None,
@@ -211,6 +219,11 @@ def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
         from .join_stats import from_ids
 
         stats = from_ids(groups + ([tuple(zip(*quads))[:3]] if quads else []), texts.__getitem__)
+        from .idtable import build
+
+        table = build(groups, quads, texts)
+        if table is not None:  # canonical terms, distinct triples: lines as the table writes them
+            return BuiltData(None, len(table) + len(table.quads) // 4, stats=stats, table=table)
         return BuiltData(encode_columns(texts, groups, quads), n, stats=stats)
     finally:
         if paused:
