@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
@@ -32,6 +33,7 @@ from .tsv_results import parse_term
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _BITS = 21  # ids packed three to an int64 key while there are fewer than 2**21 terms
 _COLUMNS = ("p", "s", "o", "o2", "s2", "quads", "rank")
+_PLAIN = re.compile(r'"[^"\\\n\r\t\x08\x0c]*"\Z')  # what RDFTerm.n3 writes a plain string as
 
 
 class IdTable:
@@ -98,6 +100,19 @@ class IdTable:
             return None
         return IdTable(columns, texts)
 
+    def stats(self) -> dict:
+        """The join-order statistics (:mod:`.join_stats`) of the table's triples and quads."""
+        import numpy as np
+
+        from .join_stats import from_ids
+
+        def col(a: array) -> Any:
+            return np.frombuffer(a, dtype=np.int32) if len(a) else np.zeros(0, np.int32)
+
+        q = col(self.quads)
+        groups = [(col(self.s), col(self.p), col(self.o))] + ([(q[0::4], q[1::4], q[2::4])] if len(q) else [])
+        return from_ids(groups, self.texts.__getitem__)
+
     def nquads(self) -> bytes:
         """The N-Quads of the whole snapshot (default graph and named graphs), to fill a pyoxigraph store."""
         from .nquads import encode_columns
@@ -114,32 +129,32 @@ def build(triples: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int]]],
     cannot be held one to a line, or there are too many terms for 32-bit ids."""
     import numpy as np
 
-    from ..core.arrays import distinct
-
     cols = [np.concatenate([np.asarray(g[k], dtype=np.int64) for g in triples]) if triples else np.zeros(0, np.int64)
             for k in range(3)]
     q = np.asarray(quads, dtype=np.int64).reshape(-1, 4)
-    used = distinct(np.concatenate(cols + [q.ravel()]))
-    raw = [text[int(i)] for i in used]
+    top = max([int(c.max()) for c in cols if len(c)] + [int(q.max()) if len(q) else 0, 0])
+    seen = np.zeros(top + 1, dtype=bool)  # the ids used, without a sort
+    for c in cols + [q.ravel()]:
+        seen[c] = True
+    used = np.flatnonzero(seen)
+    raw = [text[i] for i in used.tolist()]
     if len(raw) >= 2**31 - 1 or any(t is None or "\n" in t for t in raw):
         return None
-    terms = _canonical_terms(raw)
-    canon = [t.n3() for t in terms]
+    canon, keys = _canonical(raw)
     if any("\n" in t for t in canon):
         return None
-    texts = sorted(set(canon))
+    key_of = dict(zip(canon, keys))  # a canonical text's sort key (the same for each text that gives it)
+    texts = sorted(key_of)
     index = {t: i for i, t in enumerate(texts)}
-    new = np.fromiter(map(index.__getitem__, canon), dtype=np.int64, count=len(canon))
-    s, p, o = (new[np.searchsorted(used, c)].astype(np.int64) for c in cols)
+    remap = np.zeros(top + 1, dtype=np.int64)
+    remap[used] = np.fromiter(map(index.__getitem__, canon), dtype=np.int64, count=len(canon))
+    s, p, o = (remap[c] for c in cols)
     spo = _distinct_rows(p, s, o)  # columns p, s, o, sorted
-    pos = spo[np.lexsort((spo[:, 1], spo[:, 2], spo[:, 0]))]
-    qq = new[np.searchsorted(used, q)] if len(q) else q
-    first: dict[str, RDFTerm] = {}
-    for c, t in zip(canon, terms):
-        first.setdefault(c, t)
-    keys = sorted(range(len(texts)), key=lambda i: first[texts[i]].sort_key())
+    pos = _sorted_pos(spo)
+    qq = remap[q] if len(q) else q
+    order = sorted(range(len(texts)), key=lambda i: key_of[texts[i]])
     rank = np.empty(len(texts), dtype=np.int64)
-    rank[keys] = np.arange(len(texts))
+    rank[order] = np.arange(len(texts))
 
     def col(x: Any) -> array:
         a = array("i")
@@ -163,6 +178,41 @@ def _distinct_rows(a: Any, b: Any, c: Any) -> Any:
         mask = (1 << _BITS) - 1
         return np.stack([keys >> (2 * _BITS), (keys >> _BITS) & mask, keys & mask], axis=1)
     return np.unique(np.stack([a, b, c], axis=1), axis=0)
+
+
+def _sorted_pos(spo: Any) -> Any:
+    """The rows (p, s, o) of ``spo`` sorted by (p, o, s)."""
+    import numpy as np
+
+    if not len(spo):
+        return spo
+    if int(spo.max()) < 2**_BITS:
+        keys = np.sort((spo[:, 0] << (2 * _BITS)) | (spo[:, 2] << _BITS) | spo[:, 1])
+        mask = (1 << _BITS) - 1
+        return np.stack([keys >> (2 * _BITS), keys & mask, (keys >> _BITS) & mask], axis=1)
+    return spo[np.lexsort((spo[:, 1], spo[:, 2], spo[:, 0]))]
+
+
+def _canonical(raw: list[str]) -> tuple[list[str], list[tuple]]:
+    """Each N-Quads text's canonical text (:meth:`RDFTerm.n3` of the term pyoxigraph gives back for
+    it, module doc) and :meth:`RDFTerm.sort_key`.  IRIs and blank nodes are their own text; only
+    literals are read as terms."""
+    canon: list[str] = list(raw)
+    keys: list[tuple] = [()] * len(raw)
+    literals: list[int] = []
+    for k, t in enumerate(raw):
+        if t[0] == "<":
+            keys[k] = (2, t[1:-1], "", "")
+        elif t[0] == "_":
+            keys[k] = (1, t[2:], "", "")
+        elif _PLAIN.match(t):  # a plain string that needs no escape: its own text
+            keys[k] = (3, t[1:-1], _XSD_STRING, "")
+        else:
+            literals.append(k)
+    terms = _canonical_terms([raw[k] for k in literals])
+    for k, term in zip(literals, terms):
+        canon[k], keys[k] = term.n3(), term.sort_key()
+    return canon, keys
 
 
 def _canonical_terms(raw: list[str]) -> list[RDFTerm]:

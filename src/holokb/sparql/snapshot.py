@@ -218,12 +218,12 @@ def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
         texts = _texts(ledger, n, groups, quads)
         from .join_stats import from_ids
 
-        stats = from_ids(groups + ([tuple(zip(*quads))[:3]] if quads else []), texts.__getitem__)
         from .idtable import build
 
         table = build(groups, quads, texts)
         if table is not None:  # canonical terms, distinct triples: lines as the table writes them
-            return BuiltData(None, len(table) + len(table.quads) // 4, stats=stats, table=table)
+            return BuiltData(None, len(table) + len(table.quads) // 4, stats=table.stats(), table=table)
+        stats = from_ids(groups + ([tuple(zip(*quads))[:3]] if quads else []), texts.__getitem__)
         return BuiltData(encode_columns(texts, groups, quads), n, stats=stats)
     finally:
         if paused:
