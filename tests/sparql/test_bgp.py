@@ -105,7 +105,9 @@ def test_the_table_answers_exactly_as_pyoxigraph(graph, text):
     q = bgp.parse(text, None)
     if q is not None:  # both engines, directly: the same id rows
         table = fast.table.get()
-        assert bgp.solve(table, q, engine="python") == bgp.solve(table, q, engine="numpy")
+        by_python, by_numpy = bgp.solve(table, q, engine="python"), bgp.solve(table, q, engine="numpy")
+        assert by_python == [tuple(r) for r in by_numpy.tolist()]
+        assert bgp.decode(table, by_python) == bgp.decode(table, by_numpy)
 
 
 @settings(max_examples=40, deadline=None)

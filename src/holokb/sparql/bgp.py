@@ -29,7 +29,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import Mapping
+from typing import Any, Mapping
 
 from ..core.limits import Deadline, LimitHit
 from .idtable import IdTable
@@ -159,9 +159,9 @@ Relation = tuple[tuple[str, ...], list[tuple[int, ...]]]  # (variables, one id t
 
 
 def solve(table: IdTable, q: BGPQuery, deadline: Deadline | None = None,
-          engine: str | None = None) -> list[tuple[int, ...]] | None | LimitHit:
+          engine: str | None = None) -> Any:
     """The solutions' projected id rows (columns as ``q.variables``; sorted by each column's canonical
-    rank; distinct when ``q.distinct``); None when the query should go to pyoxigraph (a join past
+    rank; distinct when ``q.distinct``) — a list of id tuples, or one id array from the numpy engine; None when the query should go to pyoxigraph (a join past
     :data:`MAX_ROWS`); :attr:`LimitHit.TIMEOUT` when the deadline passed between joins.
     ``engine``: "numpy" (.bgp_numpy) or "python"; by default numpy when it is loaded already or
     the patterns' predicates hold more than :data:`NUMPY_ABOVE` triples (module doc of .bgp_numpy)."""
@@ -308,12 +308,18 @@ def _join(r: Relation, p: Relation) -> Relation | None:
     return names, [a + pext(b) for b in prows for a in get(pkey(b), ())]
 
 
-def decode(table: IdTable, rows: list[tuple[int, ...]]) -> list[tuple[RDFTerm, ...]] | None:
-    """The rows as result terms; None when one is a blank node whose label the canonical order
-    would relabel (then pyoxigraph's path decides its output)."""
+def decode(table: IdTable, rows: Any) -> list[tuple[RDFTerm, ...]] | None:
+    """The rows (id tuples, or an id array from .bgp_numpy) as result terms; None when one is a
+    blank node whose label the canonical order would relabel (then pyoxigraph's path decides)."""
+    if table.unstable_bnodes():
+        ids = set(rows.ravel().tolist()) if hasattr(rows, "ravel") else set(chain.from_iterable(rows))
+        if any(table.term(i).kind == "bnode" and not _STABLE_BNODE.match(table.term(i).value) for i in ids):
+            return None
+    if hasattr(rows, "ravel"):
+        from .bgp_numpy import decode as decode_array
+
+        return decode_array(table, rows)
     terms = {i: table.term(i) for i in set(chain.from_iterable(rows))}
-    if any(t.kind == "bnode" and not _STABLE_BNODE.match(t.value) for t in terms.values()):
-        return None
     get = terms.__getitem__
     return [tuple(map(get, r)) for r in rows]
 

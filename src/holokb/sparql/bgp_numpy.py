@@ -20,13 +20,13 @@ if TYPE_CHECKING:
 Relation = tuple[int, dict[str, Any]]  # (rows, variable -> id column)
 
 
-def solve(table: IdTable, q: BGPQuery, deadline: Deadline | None, max_rows: int) -> list[tuple[int, ...]] | None | LimitHit:
-    """As :func:`.bgp.solve`."""
+def solve(table: IdTable, q: BGPQuery, deadline: Deadline | None, max_rows: int) -> np.ndarray | None | LimitHit:
+    """As :func:`.bgp.solve`, the rows as one id array (one row per solution)."""
     scans: list[Relation] = []
     for pat in q.patterns:
         rel = _scan(table, pat)
         if rel[0] == 0:
-            return []
+            return np.zeros((0, len(q.variables)), dtype=np.int64)
         scans.append(rel)
     n, cols = 1, {}
     left = list(range(len(scans)))
@@ -39,15 +39,24 @@ def solve(table: IdTable, q: BGPQuery, deadline: Deadline | None, max_rows: int)
             return None
         n, cols = joined
         if n == 0:
-            return []
+            return np.zeros((0, len(q.variables)), dtype=np.int64)
         if deadline is not None and deadline.expired():
             return LimitHit.TIMEOUT
     rows = np.stack([cols[v] for v in q.variables], axis=1)
     if q.distinct:
         rows = np.unique(rows, axis=0)
     ranks = _column(table.rank)[rows]
-    rows = rows[np.lexsort(ranks.T[::-1])]
-    return list(map(tuple, rows.tolist()))
+    return rows[np.lexsort(ranks.T[::-1])]
+
+
+def decode(table: IdTable, rows: np.ndarray) -> list[tuple]:
+    """:func:`.bgp.decode` for an id array: each distinct id made a term once, the rows by one gather."""
+    if not rows.size:
+        return []
+    uniq, inverse = np.unique(rows, return_inverse=True)
+    objs = np.empty(len(uniq), dtype=object)
+    objs[:] = [table.term(i) for i in uniq.tolist()]
+    return list(map(tuple, objs[inverse.reshape(rows.shape)].tolist()))
 
 
 def _column(a: Any) -> np.ndarray:

@@ -39,13 +39,14 @@ _PLAIN = re.compile(r'"[^"\\\n\r\t\x08\x0c]*"\Z')  # what RDFTerm.n3 writes a pl
 class IdTable:
     """The integer-encoded default graph of one snapshot (module doc)."""
 
-    __slots__ = ("p", "s", "o", "o2", "s2", "quads", "rank", "texts", "_terms")
+    __slots__ = ("p", "s", "o", "o2", "s2", "quads", "rank", "texts", "_terms", "_unstable")
 
     def __init__(self, columns: dict[str, array], texts: list[str]):
         for name in _COLUMNS:
             setattr(self, name, columns[name])
         self.texts = texts
         self._terms: dict[int, RDFTerm] = {}
+        self._unstable: bool | None = None
 
     def __len__(self) -> int:
         return len(self.p)
@@ -58,6 +59,14 @@ class IdTable:
     def predicate_range(self, p: int) -> tuple[int, int]:
         """Rows ``[lo, hi)`` (in both orders) whose predicate is ``p``."""
         return bisect_left(self.p, p), bisect_right(self.p, p)
+
+    def unstable_bnodes(self) -> bool:
+        """Does a blank node have a label the canonical row order treats as minted (relabels)?"""
+        if self._unstable is None:
+            from .results import _STABLE_BNODE
+
+            self._unstable = any(t[0] == "_" and not _STABLE_BNODE.match(t[2:]) for t in self.texts)
+        return self._unstable
 
     def term(self, i: int) -> RDFTerm:
         """The result term of canonical id ``i`` (made once per table)."""
