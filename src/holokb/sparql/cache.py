@@ -4,8 +4,9 @@ Disk layout (only for the *latest* snapshot and the ledger view, the ones asked 
 
     kb.db.sparql/
       snapshot-<rules>-<fp>/store/      pyoxigraph (RocksDB) store; <rules> = rule-set hash[:8] or "plain",
-                                        <fp> = fingerprint[:16]; with an ids/ table, filled only when
-                                        a query first needs pyoxigraph (``store.done`` written after)
+                                        <fp> = fingerprint[:16]; with an ids/ table instead, a
+                                        store-<pid>-<n>/ filled only when a query first needs
+                                        pyoxigraph, named by ``store.done`` once complete
       snapshot-<rules>-<fp>/ids/        the integer table :mod:`.bgp` answers basic graph patterns from
       snapshot-<rules>-<fp>/meta.json   full fingerprint, quad count, truncation — written last
       snapshot-<rules>-<fp>-<pid>-<n>/  a rebuild while the plain name was taken by a stale copy
@@ -105,28 +106,41 @@ def _memory_store(data: BuiltData) -> Any:
 
 
 def _folder_store(folder: Path, data: Any) -> Any:
-    """The RocksDB store of a snapshot folder that has an ids/ table: opened when complete, else
-    filled now by the first process to claim ``store/`` (others fill one in memory meanwhile).
-    ``data``: the BuiltData, or a callable giving it (read from the table on disk)."""
+    """The RocksDB store of a snapshot folder that has an ids/ table: the one ``store.done`` names,
+    else filled now into a directory of this process's own and published by creating ``store.done``
+    (exclusively: when two processes fill one at once, the first to finish is the one later readers
+    open; a process that dies while filling blocks nobody).  ``data``: the BuiltData, or a callable
+    giving it (read from the table on disk)."""
     ox = _ox()
-    if (folder / "store.done").exists():
+    done = folder / "store.done"
+    try:
+        name = done.read_text(encoding="utf-8").strip()
+    except OSError:
+        name = ""
+    if name and "/" not in name and name.startswith("store-"):
         try:
-            return ox.Store.read_only(str(folder / "store"))
+            return ox.Store.read_only(str(folder / name))
         except OSError:
             pass
     built = data() if callable(data) else data
+    _FILLS[0] += 1
+    target = folder / f"store-{os.getpid()}-{_FILLS[0]}"
     try:
-        (folder / "store").mkdir()
-    except OSError:  # another process fills it (or did, and failed): serve from memory
-        return _memory_store(built)
-    try:
-        store = ox.Store(str(folder / "store"))
+        store = ox.Store(str(target))
         _fill(store, built)
         store.flush()
-        (folder / "store.done").write_bytes(b"")
-        return store
     except OSError:
         return _memory_store(built)
+    try:
+        fd = os.open(done, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(target.name)
+    except OSError:
+        pass  # another process published its store first (or the disk refused): this one serves this process
+    return store
+
+
+_FILLS = [0]
 
 
 def _table_data(table: Any) -> BuiltData:
