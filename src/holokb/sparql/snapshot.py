@@ -199,8 +199,10 @@ def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: L
 def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
     """The snapshot's N-Quads when everything in it is in the ledger (the visible quads, and the
     derived triples of ``stored`` when given): written from term id columns and one text per
-    distinct term, with no term object per fact.  The store is a set, so the lines come in no
-    particular order and may repeat (``Ledger.visible_id_sets``).  The same set of lines as
+    distinct term, with no term object per fact.  Kept as the integer table of :mod:`.idtable`
+    (canonical terms, each quad once; the N-Quads written from it when a store is filled), or, when
+    a text cannot be held in one, as lines in no particular order that may repeat
+    (``Ledger.visible_id_sets``).  Either fills a store with the same quads as
     :func:`snapshot_quads` + NQuadsWriter (tests/sparql/test_stored_snapshot.py)."""
     from ..core.terms import IRI
     from .nquads import encode_columns
