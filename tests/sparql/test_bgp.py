@@ -183,6 +183,20 @@ def test_a_join_past_the_row_budget_goes_to_pyoxigraph(monkeypatch):
     assert _run(fast, text).rows == _run(plain, text).rows and len(_run(plain, text).rows) == 625
 
 
+def test_a_large_plain_python_join_is_handed_to_numpy(monkeypatch):
+    import types
+
+    texts = NODES + PREDS
+    rows = [(i, len(NODES), j) for i in range(5) for j in range(5)]
+    _, fast = _pair(texts, rows)
+    table, q = fast.table.get(), bgp.parse(PRE + "SELECT * WHERE { ?a ex:p0 ?b . ?c ex:p0 ?d }", None)
+    monkeypatch.setattr(bgp, "sys", types.SimpleNamespace(modules={}))  # as in a process without numpy
+    monkeypatch.setattr(bgp, "PYTHON_ROWS", 100)
+    assert bgp.solve(table, q, engine="python") is None
+    got = bgp.solve(table, q)
+    assert len(got) == 625 and [tuple(r) for r in got.tolist()] == bgp._solve_python(table, q, None, 10**6)
+
+
 def test_the_table_reads_back_from_disk_as_written(tmp_path):
     texts = NODES + PREDS + CLASSES + LITERALS
     rows = [(i % 7, 7 + i % 4, (3 * i) % len(texts)) for i in range(60)]

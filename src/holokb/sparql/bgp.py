@@ -38,8 +38,10 @@ from .results import RDFTerm, _STABLE_BNODE
 
 #: Rows a join may produce before the query is left to pyoxigraph (which streams).
 MAX_ROWS = 20_000_000
-#: Triples under a query's predicates above which numpy is imported to join them (~0.1 s).
+#: Triples a query's scans read above which numpy is imported to join them (~0.1 s).
 NUMPY_ABOVE = 100_000
+#: Rows a plain-Python join may produce before the numpy engine takes the query over.
+PYTHON_ROWS = 1_000_000
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _SHORT_STRING = re.compile(r'"([^"\\\n\r]*)"|\'([^\'\\\n\r]*)\'')
@@ -161,16 +163,25 @@ Relation = tuple[tuple[str, ...], list[tuple[int, ...]]]  # (variables, one id t
 def solve(table: IdTable, q: BGPQuery, deadline: Deadline | None = None,
           engine: str | None = None) -> Any:
     """The solutions' projected id rows (columns as ``q.variables``; sorted by each column's canonical
-    rank; distinct when ``q.distinct``) — a list of id tuples, or one id array from the numpy engine; None when the query should go to pyoxigraph (a join past
-    :data:`MAX_ROWS`); :attr:`LimitHit.TIMEOUT` when the deadline passed between joins.
-    ``engine``: "numpy" (.bgp_numpy) or "python"; by default numpy when it is loaded already or
-    the patterns' predicates hold more than :data:`NUMPY_ABOVE` triples (module doc of .bgp_numpy)."""
-    if engine is None:
-        engine = "numpy" if "numpy" in sys.modules or _work(table, q) > NUMPY_ABOVE else "python"
-    if engine == "numpy":
-        from .bgp_numpy import solve as solve_numpy
+    rank; distinct when ``q.distinct``) — a list of id tuples, or one id array from the numpy engine;
+    None when the query should go to pyoxigraph (a join past :data:`MAX_ROWS`);
+    :attr:`LimitHit.TIMEOUT` when the deadline passed between joins.  ``engine``: "numpy"
+    (.bgp_numpy) or "python"; by default numpy when it is loaded already, when the scans read more
+    than :data:`NUMPY_ABOVE` triples, or when a plain-Python join would pass :data:`PYTHON_ROWS`."""
+    chosen = engine
+    if chosen is None:
+        chosen = "numpy" if "numpy" in sys.modules or _work(table, q) > NUMPY_ABOVE else "python"
+    if chosen == "python":
+        rows = _solve_python(table, q, deadline, min(PYTHON_ROWS, MAX_ROWS))
+        if rows is not None or engine == "python" or PYTHON_ROWS >= MAX_ROWS:
+            return rows
+    from .bgp_numpy import solve as solve_numpy
 
-        return solve_numpy(table, q, deadline, MAX_ROWS)
+    return solve_numpy(table, q, deadline, MAX_ROWS)
+
+
+def _solve_python(table: IdTable, q: BGPQuery, deadline: Deadline | None, max_rows: int) -> Any:
+    """:func:`solve` by hash joins in plain Python; None past ``max_rows`` rows in a join."""
     scans: list[Relation] = []
     for pat in q.patterns:
         rel = _scan(table, pat)
@@ -183,7 +194,7 @@ def solve(table: IdTable, q: BGPQuery, deadline: Deadline | None = None,
         linked = [k for k in left if any(v in rel[0] for v in scans[k][0])] or left
         best = min(linked, key=lambda k: (len(scans[k][1]), k))
         left.remove(best)
-        joined = _join(rel, scans[best])
+        joined = _join(rel, scans[best], max_rows)
         if joined is None:
             return None
         rel = joined
@@ -276,15 +287,15 @@ def _scan(table: IdTable, pat: tuple[Term, Term, Term]) -> Relation:
     return tuple(names), list(zip(*(cols[k] for k in first))) if first else [()] * len(cols[0])
 
 
-def _join(r: Relation, p: Relation) -> Relation | None:
+def _join(r: Relation, p: Relation, max_rows: int) -> Relation | None:
     """The natural join of two relations (a hash join, the table built on the smaller one); None
-    past :data:`MAX_ROWS`."""
+    past ``max_rows``."""
     (rv, rrows), (pv, prows) = r, p
     shared = [v for v in pv if v in rv]
     extra = [k for k, v in enumerate(pv) if v not in rv]
     names = rv + tuple(pv[k] for k in extra)
     if not shared:
-        if len(rrows) * len(prows) > MAX_ROWS:
+        if len(rrows) * len(prows) > max_rows:
             return None
         return names, [a + b for a in rrows for b in prows]
     rkey = _getter([rv.index(v) for v in shared])
@@ -295,15 +306,15 @@ def _join(r: Relation, p: Relation) -> Relation | None:
         for row in prows:
             index.setdefault(pkey(row), []).append(pext(row))
         get = index.get
-        if len(rrows) * max(map(len, index.values())) > MAX_ROWS \
-                and sum(len(get(rkey(a), ())) for a in rrows) > MAX_ROWS:
+        if len(rrows) * max(map(len, index.values())) > max_rows \
+                and sum(len(get(rkey(a), ())) for a in rrows) > max_rows:
             return None
         return names, [a + b for a in rrows for b in get(rkey(a), ())]
     for row in rrows:
         index.setdefault(rkey(row), []).append(row)
     get = index.get
-    if len(prows) * max(map(len, index.values())) > MAX_ROWS \
-            and sum(len(get(pkey(b), ())) for b in prows) > MAX_ROWS:
+    if len(prows) * max(map(len, index.values())) > max_rows \
+            and sum(len(get(pkey(b), ())) for b in prows) > max_rows:
         return None
     return names, [a + pext(b) for b in prows for a in get(pkey(b), ())]
 
