@@ -4,7 +4,10 @@ Disk layout (only for the *latest* snapshot and the ledger view, the ones asked 
 
     kb.db.sparql/
       snapshot-<rules>-<fp>/store/      pyoxigraph (RocksDB) store; <rules> = rule-set hash[:8] or "plain",
-                                        <fp> = fingerprint[:16]
+                                        <fp> = fingerprint[:16]; with an ids/ table instead, a
+                                        store-<pid>-<n>/ filled only when a query first needs
+                                        pyoxigraph, named by ``store.done`` once complete
+      snapshot-<rules>-<fp>/ids/        the integer table :mod:`.bgp` answers basic graph patterns from
       snapshot-<rules>-<fp>/meta.json   full fingerprint, quad count, truncation — written last
       snapshot-<rules>-<fp>-<pid>-<n>/  a rebuild while the plain name was taken by a stale copy
       ledger-plain-<fp>/…               the reified ledger view, the same way
@@ -48,6 +51,7 @@ class Snapshot:
     system_high: int | None = None  # the ledger's latest write time it reflects, when known
     in_memory: bool = True  # False: ``store`` reads the RocksDB copy on disk
     stats: dict | None = None  # join-order statistics (.join_stats); None: queries run as written
+    table: Any = None  # idtable.TableRef: basic graph patterns answered without the store (.bgp)
 
 
 def _ox() -> Any:
@@ -62,6 +66,88 @@ def _fill(store: Any, data: BuiltData) -> None:
     # stable ``_:b<hash>`` labels, so results name the same blank node in every run.
     quads = ox.parse(data.nquads, format=ox.RdfFormat.N_QUADS, rename_blank_nodes=False, lenient=True)
     store.bulk_extend(quads)
+
+
+class _LazyStore:
+    """A pyoxigraph store made on first use: a query :mod:`.bgp` answers needs none, and filling
+    one is most of a snapshot's build (LUBM(1,0): ~1 s of the first query's ~1.8 s)."""
+
+    __slots__ = ("_make", "_store")
+
+    def __init__(self, make: Any):
+        self._make, self._store = make, None
+
+    def get(self) -> Any:
+        """The store, made now if not yet."""
+        if self._store is None:
+            self._store, self._make = self._make(), None
+        return self._store
+
+    def query(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get().query(*args, **kwargs)
+
+    def dump(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get().dump(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # every other Store method (quads_for_pattern, …)
+        return getattr(self.get(), name)
+
+    def __iter__(self) -> Any:
+        return iter(self.get())
+
+    def __len__(self) -> int:
+        return len(self.get())
+
+
+def _memory_store(data: BuiltData) -> Any:
+    store = _ox().Store()
+    _fill(store, data)
+    return store
+
+
+def _folder_store(folder: Path, data: Any) -> Any:
+    """The RocksDB store of a snapshot folder that has an ids/ table: the one ``store.done`` names,
+    else filled now into a directory of this process's own and published by creating ``store.done``
+    (exclusively: when two processes fill one at once, the first to finish is the one later readers
+    open; a process that dies while filling blocks nobody).  ``data``: the BuiltData, or a callable
+    giving it (read from the table on disk)."""
+    ox = _ox()
+    done = folder / "store.done"
+    try:
+        name = done.read_text(encoding="utf-8").strip()
+    except OSError:
+        name = ""
+    if name and "/" not in name and name.startswith("store-"):
+        try:
+            return ox.Store.read_only(str(folder / name))
+        except OSError:
+            pass
+    built = data() if callable(data) else data
+    _FILLS[0] += 1
+    target = folder / f"store-{os.getpid()}-{_FILLS[0]}"
+    try:
+        store = ox.Store(str(target))
+        _fill(store, built)
+        store.flush()
+    except OSError:
+        return _memory_store(built)
+    try:
+        fd = os.open(done, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(target.name)
+    except OSError:
+        pass  # another process published its store first (or the disk refused): this one serves this process
+    return store
+
+
+_FILLS = [0]
+
+
+def _table_data(table: Any) -> BuiltData:
+    t = table.get()
+    if t is None:
+        raise OSError("the snapshot's ids/ table cannot be read")
+    return BuiltData(None, len(t) + len(t.quads) // 4, table=t)
 
 
 def _in_memory(snap: Snapshot) -> Snapshot:
@@ -136,10 +222,12 @@ class SnapshotCache:
             hit = None
         if hit is not None:
             self._lru.move_to_end(lru_key)
-            if not hit.in_memory and self.promote:
-                hit = self._lru[lru_key] = _in_memory(hit)
+            if not hit.in_memory and self.promote:  # copied when a query first needs the store
+                copy = ((lambda t=hit.table: _memory_store(_table_data(t))) if hit.table is not None
+                        else (lambda old=hit: _in_memory(old).store))
+                hit = self._lru[lru_key] = replace(hit, store=_LazyStore(copy), in_memory=True)
             return Snapshot(hit.key, hit.store, hit.quads, False, hit.truncated, hit.limit_hit, hit.location,
-                            stats=hit.stats)
+                            stats=hit.stats, table=hit.table)
         folder = self._folder(ledger_path, key)
         snap = self._open_disk(folder, key) if folder is not None else None
         if snap is None or snap.limit_hit is LimitHit.TIMEOUT:
@@ -170,17 +258,26 @@ class SnapshotCache:
                 continue
             if not isinstance(meta, dict) or meta.get("fingerprint") != key.fingerprint:
                 continue
-            try:
-                store = _ox().Store.read_only(str(cand / "store"))
-            except OSError:
-                continue
+            table = None
+            if meta.get("table"):
+                from .idtable import TableRef, table_folder
+
+                table = TableRef(folder=table_folder(cand))
+                store: Any = _LazyStore(lambda c=cand, t=table: _folder_store(c, lambda: _table_data(t)))
+            else:
+                try:
+                    store = _ox().Store.read_only(str(cand / "store"))
+                except OSError:
+                    continue
             stats = meta.get("stats")
             return Snapshot(key, store, int(meta.get("quads", 0)), False, bool(meta.get("truncated")),
                             LimitHit.from_stored(meta.get("limit_hit")), str(cand), in_memory=False,
-                            stats=stats if isinstance(stats, dict) else None)
+                            stats=stats if isinstance(stats, dict) else None, table=table)
         return None
 
     def _build(self, folder: Path | None, key: SnapshotKey, data: BuiltData) -> Snapshot:
+        if data.table is not None:
+            return self._build_table(folder, key, data)
         ox = _ox()
         if folder is not None:
             try:
@@ -206,6 +303,35 @@ class SnapshotCache:
         store = ox.Store()
         _fill(store, data)
         return Snapshot(key, store, data.quads, True, data.truncated, data.limit_hit, stats=data.stats)
+
+    def _build_table(self, folder: Path | None, key: SnapshotKey, data: BuiltData) -> Snapshot:
+        """A snapshot with an id table: the table written to disk now, the store filled when needed."""
+        from .idtable import TableRef, table_folder
+
+        ref = TableRef(data.table)
+        if folder is not None:
+            try:
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                target = folder
+                if target.exists():  # as in _build: never reused, never deleted under a reader
+                    self._count += 1
+                    target = folder.with_name(f"{folder.name}-{os.getpid()}-{self._count}")
+                target.mkdir()
+                table_folder(target).mkdir()
+                data.table.save(table_folder(target))
+                meta = {"fingerprint": key.fingerprint, "kind": key.kind, "quads": data.quads,
+                        "truncated": data.truncated, "limit_hit": data.limit_hit, "stats": data.stats, "table": True}
+                tmp = target / f"meta.json.{os.getpid()}"
+                tmp.write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
+                os.replace(tmp, target / "meta.json")  # written last: the directory is complete
+                self._prune(target, folder.name.rsplit("-", 1)[0])
+                return Snapshot(key, _LazyStore(lambda t=target: _folder_store(t, data)), data.quads, True,
+                                data.truncated, data.limit_hit, str(target), in_memory=False, stats=data.stats,
+                                table=ref)
+            except OSError:
+                pass  # another process holds it, or the disk refused: serve from memory
+        return Snapshot(key, _LazyStore(lambda: _memory_store(data)), data.quads, True, data.truncated,
+                        data.limit_hit, stats=data.stats, table=ref)
 
     @staticmethod
     def _prune(keep: Path, family: str) -> None:

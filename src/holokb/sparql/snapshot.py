@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the program is only passed through here: analysis loads wit
     from ..core.terms import Term
 
 ViewKind = _Lit["snapshot", "ledger"]
-FORMAT_VERSION = 2  # bump when the layout of a built store changes (invalidates disk caches); 2: stats
+FORMAT_VERSION = 3  # bump when the layout of a built store changes (invalidates disk caches); 2: stats; 3: ids/
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +87,22 @@ def key_for(ledger: Any, kind: ViewKind, as_of: AsOf, program: Program | None, l
 
 @dataclass(frozen=True, slots=True)
 class BuiltData:
-    """N-Quads bytes for a store, how many lines, whether a closure budget cut the data short, and
-    the join-order statistics of its triples (:mod:`.join_stats`; None: queries run as written)."""
+    """N-Quads bytes for a store, how many lines, whether a closure budget cut the data short, the
+    join-order statistics of its triples (:mod:`.join_stats`; None: queries run as written), and
+    the integer table of :mod:`.idtable` when the data came from the ledger's id columns (then the
+    N-Quads are written from the table, only when a pyoxigraph store is filled)."""
 
-    nquads: bytes
+    raw: bytes | None
     quads: int
     truncated: bool = False
     limit_hit: LimitHit | None = None
     stats: dict | None = None
+    table: Any = None  # idtable.IdTable
+
+    @property
+    def nquads(self) -> bytes:
+        """The N-Quads bytes (one line per quad)."""
+        return self.raw if self.raw is not None else self.table.nquads()
 
 
 def snapshot_quads(ledger: Any, as_of: AsOf, program: Program | None, limits: Limits | None,
@@ -191,8 +199,10 @@ def build_data(ledger: Any, key: SnapshotKey, program: Program | None, limits: L
 def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
     """The snapshot's N-Quads when everything in it is in the ledger (the visible quads, and the
     derived triples of ``stored`` when given): written from term id columns and one text per
-    distinct term, with no term object per fact.  The store is a set, so the lines come in no
-    particular order and may repeat (``Ledger.visible_id_sets``).  The same set of lines as
+    distinct term, with no term object per fact.  Kept as the integer table of :mod:`.idtable`
+    (canonical terms, each quad once; the N-Quads written from it when a store is filled), or, when
+    a text cannot be held in one, as lines in no particular order that may repeat
+    (``Ledger.visible_id_sets``).  Either fills a store with the same quads as
     :func:`snapshot_quads` + NQuadsWriter (tests/sparql/test_stored_snapshot.py)."""
     from ..core.terms import IRI
     from .nquads import encode_columns
@@ -210,6 +220,11 @@ def _data_from_ids(ledger: Any, as_of: AsOf, stored: Any) -> BuiltData:
         texts = _texts(ledger, n, groups, quads)
         from .join_stats import from_ids
 
+        from .idtable import build
+
+        table = build(groups, quads, texts)
+        if table is not None:  # canonical terms, distinct triples: lines as the table writes them
+            return BuiltData(None, len(table) + len(table.quads) // 4, stats=table.stats(), table=table)
         stats = from_ids(groups + ([tuple(zip(*quads))[:3]] if quads else []), texts.__getitem__)
         return BuiltData(encode_columns(texts, groups, quads), n, stats=stats)
     finally:
