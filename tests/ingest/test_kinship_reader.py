@@ -26,6 +26,16 @@ CASES = [
      ["sibling(Scott, Sheila)"]),
     ("[Gabrielle] took her grandson [Donna] to the zoo.", {"Gabrielle": "female", "Donna": "female"},
      ["grandchild(Gabrielle, Donna)"]),
+    # ... also through a subject pronoun of the sentence before, when the one possessor is the subject
+    ("[Mary] was ill. She was with her mother [Nick] all day.", {"Mary": "female", "Nick": "male"},
+     ["parent(Mary, Nick)"]),
+    ("[Mary] was ill. She went out with her son [Lori].", {"Mary": "female", "Lori": "female"},
+     ["child(Mary, Lori)"]),
+    # ... but not a possessor that is not the subject: the mismatch may mean the pronoun was misread
+    ("[Nick] bought his brother [Wayne] a present. It was to congratulate him on becoming a father to his new son, "
+     "[Lori].", {"Nick": "male", "Wayne": "male", "Lori": "female"}, ["sibling(Nick, Wayne)"]),
+    ("[Ann] left. [Bob] gave her mother [Carl] a call.", {"Ann": "female", "Bob": "male", "Carl": "male"}, []),
+    ("[Ann] left. She was with her mother.", {"Ann": "female"}, []),
     # couples: the subject's own clause before a kinship word; "the two" / "they" of two named people
     ("[David] and [Deborah] were celebrating their third wedding anniversary, so [Deborah]'s mother [Lisa] came.",
      {"Deborah": "female", "Lisa": "female"}, ["spouse(David, Deborah)", "parent(Deborah, Lisa)"]),
