@@ -472,6 +472,36 @@ PRONOUN_ROWS = [
      ["parent(Erik, Pete)"], [["sibling(Erik, Sam)"], ["sibling(Pete, Sam)"]]),
     ("[Jem]'s grandfather [Stan] fixed the roof and helped his mother [Rose].",
      {"Jem": M, "Stan": M, "Rose": F}, ["grandparent(Jem, Stan)"], [["parent(Jem, Rose)"], ["parent(Stan, Rose)"]]),
+    # a pronoun opening the next sentence: the subject "[A]'s <word>, [B]" is B, not A who only owns it
+    ("[Ivy]'s niece, [Lou], went sailing. Her little brother, [Tim], waved at her.",
+     {"Ivy": F, "Lou": F, "Tim": M}, ["nephewOrNiece(Ivy, Lou)", "sibling(Lou, Tim)"], []),
+    ("[Ivy]'s niece [Lou] went sailing. Her husband [Tim] waved.",
+     {"Ivy": F, "Lou": F, "Tim": M}, ["nephewOrNiece(Ivy, Lou)", "spouse(Lou, Tim)"], []),
+    # ... but A's phrase outside the subject, or someone else in the sentence, leaves a choice
+    ("[Lou] went sailing with [Ivy]'s niece [Kim]. Her husband [Tim] waved.",
+     {"Ivy": F, "Lou": F, "Kim": F, "Tim": M}, ["nephewOrNiece(Ivy, Kim)"],
+     [["spouse(Ivy, Tim)"], ["spouse(Kim, Tim)"], ["spouse(Lou, Tim)"]]),
+    ("[Ivy]'s niece, [Lou], went sailing with [Kim]. Her husband [Tim] waved.",
+     {"Ivy": F, "Lou": F, "Kim": F, "Tim": M}, ["nephewOrNiece(Ivy, Lou)"],
+     [["spouse(Ivy, Tim)"], ["spouse(Kim, Tim)"], ["spouse(Lou, Tim)"]]),
+    # "[A]'s <word>, [B], …": B over A also past "and <verb>" and "<verb> that <pronoun>"
+    ("[Ned]'s father, [Carl], fell ill at work and demanded that his daughter, [Nia], drive him home.",
+     {"Ned": M, "Carl": M, "Nia": F}, ["parent(Ned, Carl)", "child(Carl, Nia)"], []),
+    # ... not a new clause after "and", reported speech, nor a "that" clause with its own subject
+    ("[Ned]'s father, [Carl], fell ill at work and said that his daughter, [Nia], drove him home.",
+     {"Ned": M, "Carl": M, "Nia": F}, ["parent(Ned, Carl)"], [["child(Carl, Nia)"], ["child(Ned, Nia)"]]),
+    ("[Ned]'s father, [Carl], fell ill at work and his daughter, [Nia], drove him home.",
+     {"Ned": M, "Carl": M, "Nia": F}, ["parent(Ned, Carl)"], [["child(Carl, Nia)"], ["child(Ned, Nia)"]]),
+    ("[Ned]'s father, [Carl], said that [Bo] met his daughter, [Nia].",
+     {"Ned": M, "Carl": M, "Bo": M, "Nia": F}, ["parent(Ned, Carl)"],
+     [["child(Bo, Nia)"], ["child(Carl, Nia)"], ["child(Ned, Nia)"]]),
+    # a pronoun no one can be by gender: the one person the sentence before names (the text's gender slip)
+    ("[Eve] was sick. He stayed in bed and his aunt, [Gail], read to him.", {"Eve": F, "Gail": F},
+     ["uncleOrAunt(Eve, Gail)"], []),
+    # ... not when a pronoun of that person's own gender is there too, or the sentence before names two
+    ("[Eve] was sick. He brought her soup, and his aunt, [Gail], came too.", {"Eve": F, "Gail": F}, [], []),
+    ("[Eve] met [Ann]. He stayed in bed and his aunt, [Gail], read to him.", {"Eve": F, "Ann": F, "Gail": F},
+     [], []),
 ]
 
 
