@@ -495,6 +495,17 @@ PRONOUN_ROWS = [
     ("[Ned]'s father, [Carl], said that [Bo] met his daughter, [Nia].",
      {"Ned": M, "Carl": M, "Bo": M, "Nia": F}, ["parent(Ned, Carl)"],
      [["child(Bo, Nia)"], ["child(Carl, Nia)"], ["child(Ned, Nia)"]]),
+    # the same pronoun and word again after a phrase that named nobody: the same possessor; "his uncle's
+    # wife" is his aunt, "her aunt's husband" her uncle
+    ("[Tom] met his uncle at the station with his uncle's wife [Ada].", {"Tom": M, "Ada": F},
+     ["uncleOrAunt(Tom, Ada)"], []),
+    ("[Ann] drove her aunt's husband [Bo] home.", {"Ann": F, "Bo": M}, ["uncleOrAunt(Ann, Bo)"], []),
+    # ... a niece's husband or an uncle's son is no relation of the rules; an earlier phrase that named
+    # someone is another person ("his son [B] … his son's wife": B's or the other son's)
+    ("[Ann] drove her niece's husband [Bo] home.", {"Ann": F, "Bo": M},
+     ["nephewOrNiece(Ann, Ann_s_nephewOrNiece)", "spouse(Ann_s_nephewOrNiece, Bo)"], []),
+    ("[Tom] met his son [Bo] with his son's wife [Ada].", {"Tom": M, "Bo": M, "Ada": F}, ["child(Tom, Bo)"],
+     [["childInLaw(Tom, Ada)"], ["childInLaw(Bo, Ada)"]]),
     # a pronoun no one can be by gender: the one person the sentence before names (the text's gender slip)
     ("[Eve] was sick. He stayed in bed and his aunt, [Gail], read to him.", {"Eve": F, "Gail": F},
      ["uncleOrAunt(Eve, Gail)"], []),
