@@ -21,6 +21,10 @@ CASES = [
     ("[Michelle] went shopping with her son. His name is [Tom].", {"Michelle": "female"}, ["child(Michelle, Tom)"]),
     ("One day [Matthew] the uncle of [Donna] came.", {}, ["uncleOrAunt(Donna, Matthew)"]),
     ("[Bob] went to the park.", {}, []),
+    # two words that make one kinship word: "first born" (firstborn), "grand son"; "born first" is none
+    ("[Ann]'s first born, [Bo], left for college.", {}, ["child(Ann, Bo)"]),
+    ("[Ann] took her grand son [Bo] out.", {"Ann": "female"}, ["grandchild(Ann, Bo)"]),
+    ("[Ann] was born first, before [Bo].", {}, []),
     # the record's genders win over the text's (names swapped in the story): the relation stands
     ("[Scott] was having an argument with her sister, [Sheila].", {"Scott": "male", "Sheila": "female"},
      ["sibling(Scott, Sheila)"]),
