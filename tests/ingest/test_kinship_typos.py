@@ -32,6 +32,12 @@ ROWS = [
     ("The man she married is son [Bob].", {"Bob": M}, []),                     # nobody named for "his"
     ("[Bob] figured [Dan] did n't like being hid dad.", {"Bob": M, "Dan": M}, ["parent(Bob, Dan)"]),
     ("[Bob] saw that [Dan] hid dad's keys.", {"Bob": M, "Dan": M}, []),        # "hid" a verb: no "being"
+    # a word cut short between a possessive pronoun and a name: the one kinship word it begins
+    ("[Dan] made his moth [Eve] a card.", {"Dan": M, "Eve": F}, ["parent(Dan, Eve)"]),
+    ("[Dan] baked his broth [Bob] a cake.", {"Dan": M, "Bob": M}, ["sibling(Dan, Bob)"]),
+    ("[Dan] took his gran [Eve] out.", {"Dan": M, "Eve": F}, []),             # grandma or grandmother …
+    ("[Dan] saw a moth near [Eve].", {"Dan": M, "Eve": F}, []),               # not after a possessive
+    ("[Dan] made his soup for [Eve].", {"Dan": M, "Eve": F}, []),             # begins no kinship word
 ]
 
 
