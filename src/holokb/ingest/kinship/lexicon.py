@@ -45,8 +45,6 @@ class KinshipLexicon:
         self.person_nouns: dict[str, str] = dict(data.get("person_nouns", {}))
         self.other_kin: frozenset[str] = frozenset(data.get("other_kin", {}).get("modifiers", ()))
         self.negators: frozenset[str] = frozenset(data.get("negation", {}).get("words", ()))
-        self.by_marriage: dict[tuple[str, ...], str] = {tuple(k.split()): v
-                                                        for k, v in data.get("by_marriage", {}).items()}
 
     def iri(self, relation: str) -> str:
         return relation.replace("ex:", self.ns, 1) if relation.startswith("ex:") else relation

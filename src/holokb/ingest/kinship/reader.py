@@ -159,9 +159,6 @@ class KinshipReader:
             return ()
         path = tuple(self.lexicon.iri(r) for r in possessor.path) + (iri,)
         got = compose(path, self.rules)
-        named = self.lexicon.by_marriage.get(possessor.path + (rel,))
-        if not got and named is not None:
-            got = (self.lexicon.iri(named),)   # "his uncle's wife [A]": his aunt
         if not got and len(path) == 2:
             # the rules compose no relation through the one unnamed person ("his uncle's wife [A]"): both
             # steps are stated through that person, for the closure (and a default rule, cited) to use
