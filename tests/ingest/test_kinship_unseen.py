@@ -364,6 +364,15 @@ ROWS = [
     ("[Ann] gave birth to a son, and [Bob] cried.", {"Ann": F, "Bob": M}, []),
     ("[Ann] did not give birth to a son, [Bob].", {"Ann": F, "Bob": M}, []),
     ("[Ann] welcomed a nice man, [Bob], into her home.", {"Ann": F, "Bob": M}, []),
+    # a kinship word as a title before a name: the relation to the sentence's one named person before it
+    ("[Ann] loved visiting grandma [Eve]'s farm.", {"Ann": F, "Eve": F}, ["grandparent(Ann, Eve)"]),
+    ("Though it rained, [Ann] was glad that uncle [Bob] could come.", {"Ann": F, "Bob": M},
+     ["uncleOrAunt(Ann, Bob)"]),
+    ("[Cal] sat on Grandpa [Bob]'s lap.", {"Cal": M, "Bob": M}, ["grandparent(Cal, Bob)"]),
+    # ... not after a subject pronoun (someone else speaks), two named people, or a determiner
+    ("[Cal] said that she was at Grandma [Eve]'s house.", {"Cal": M, "Eve": F}, []),
+    ("[Cal] and [Ann] went to Grandma [Eve]'s house.", {"Cal": M, "Ann": F, "Eve": F}, []),
+    ("[Cal] went to the aunt [Eve] of the bride.", {"Cal": M, "Eve": F}, []),
 ]
 
 
