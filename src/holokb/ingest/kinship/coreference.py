@@ -322,15 +322,6 @@ class Coreference:
             if len(before) == 1 and len(before[0].possessors) == 1 and not before[0].group \
                     and before[0].possessors[0] in people:
                 return before[0].possessors[0]
-        if self.kin_at(pos + 1) is not None:
-            # "[T] picked up his uncle with his uncle's wife [A]": the same pronoun and word again, after a
-            # phrase that named nobody, is the same person, so the same possessor (not "his uncle's uncle")
-            word = self.toks[pos + 1].low
-            before = [ph for ph in self.phrases if ph.pos < pos and self.toks[ph.pos].low == word
-                      and self.toks[ph.pos - 1].low == self.toks[pos].low]
-            if len(before) == 1 and not before[0].holders and len(before[0].possessors) == 1 \
-                    and not before[0].group and before[0].possessors[0] in people:
-                return before[0].possessors[0]
         return None
 
     def _main_subject(self, pos: int) -> str | None:
