@@ -9,7 +9,8 @@ of the copula: a two-letter word one edit from "is" that cannot follow a subject
 after a name and before a kinship complement ("[A] us the daughter of [B]", "[A] id [B]'s only
 child"); and "is" where an object comes — after a verb or a preposition, before a kinship word and a
 name ("[A] took is son [B]", "went fishing with is uncle [B]"), or "is" / "hid" after "being" and
-before a kinship word ("did n't like being hid dad") — is "his".  A word between a possessive pronoun
+before a kinship word ("did n't like being hid dad") — is "his"; "he" there is "her", the one
+possessive one edit away ("[A] is taking he son [B]").  A word between a possessive pronoun
 and a name that begins exactly one kinship word, four letters or more, was cut short ("his moth [B]":
 mother).  The reader keeps a correction only when the corrected sentence states something.
 """
@@ -61,6 +62,9 @@ def correct(toks: list[Tok], lexicon: KinshipLexicon) -> list[Tok]:
         if out[k].is_word("is") and _object_slot(out[k - 1]) and out[k + 1].kind is Kind.WORD \
                 and lexicon.kin(out[k + 1].text) is not None and out[k + 2].kind is Kind.NAME:
             out[k] = Tok(Kind.WORD, "his", out[k].start, out[k].end)  # "[A] took is son [B]", "with is uncle [B]"
+        elif out[k].is_word("he") and _object_slot(out[k - 1]) and out[k + 1].kind is Kind.WORD \
+                and lexicon.kin(out[k + 1].text) is not None and out[k + 2].kind is Kind.NAME:
+            out[k] = Tok(Kind.WORD, "her", out[k].start, out[k].end)  # "[A] is taking he son [B]": one edit
         elif out[k].is_word("is", "hid") and out[k - 1].is_word("being") and out[k + 1].kind is Kind.WORD \
                 and lexicon.kin(out[k + 1].text) is not None:
             out[k] = Tok(Kind.WORD, "his", out[k].start, out[k].end)  # "did n't like being hid dad"
