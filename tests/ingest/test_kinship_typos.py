@@ -32,6 +32,17 @@ ROWS = [
     ("The man she married is son [Bob].", {"Bob": M}, []),                     # nobody named for "his"
     ("[Bob] figured [Dan] did n't like being hid dad.", {"Bob": M, "Dan": M}, ["parent(Bob, Dan)"]),
     ("[Bob] saw that [Dan] hid dad's keys.", {"Bob": M, "Dan": M}, []),        # "hid" a verb: no "being"
+    # "he" where an object comes, before "<kinship word> [B]": "her", one edit away ("his" is two)
+    ("[Ann] is taking he son [Bob] to the park.", {"Ann": F, "Bob": M}, ["child(Ann, Bob)"]),
+    ("[Ann] went shopping with he daughter [Bea].", {"Ann": F, "Bea": F}, ["child(Ann, Bea)"]),
+    ("[Ann] said he son [Bob] was late.", {"Ann": F, "Bob": M}, []),          # "said" may take a clause
+    ("[Ann] and he son [Bob] left.", {"Ann": F, "Bob": M}, []),                # no object slot after "and"
+    # a word cut short between a possessive pronoun and a name: the one kinship word it begins
+    ("[Dan] made his moth [Eve] a card.", {"Dan": M, "Eve": F}, ["parent(Dan, Eve)"]),
+    ("[Dan] baked his broth [Bob] a cake.", {"Dan": M, "Bob": M}, ["sibling(Dan, Bob)"]),
+    ("[Dan] took his gran [Eve] out.", {"Dan": M, "Eve": F}, []),             # grandma or grandmother …
+    ("[Dan] saw a moth near [Eve].", {"Dan": M, "Eve": F}, []),               # not after a possessive
+    ("[Dan] made his soup for [Eve].", {"Dan": M, "Eve": F}, []),             # begins no kinship word
 ]
 
 

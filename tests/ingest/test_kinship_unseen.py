@@ -364,6 +364,15 @@ ROWS = [
     ("[Ann] gave birth to a son, and [Bob] cried.", {"Ann": F, "Bob": M}, []),
     ("[Ann] did not give birth to a son, [Bob].", {"Ann": F, "Bob": M}, []),
     ("[Ann] welcomed a nice man, [Bob], into her home.", {"Ann": F, "Bob": M}, []),
+    # a kinship word as a title before a name: the relation to the sentence's one named person before it
+    ("[Ann] loved visiting grandma [Eve]'s farm.", {"Ann": F, "Eve": F}, ["grandparent(Ann, Eve)"]),
+    ("Though it rained, [Ann] was glad that uncle [Bob] could come.", {"Ann": F, "Bob": M},
+     ["uncleOrAunt(Ann, Bob)"]),
+    ("[Cal] sat on Grandpa [Bob]'s lap.", {"Cal": M, "Bob": M}, ["grandparent(Cal, Bob)"]),
+    # ... not after a subject pronoun (someone else speaks), two named people, or a determiner
+    ("[Cal] said that she was at Grandma [Eve]'s house.", {"Cal": M, "Eve": F}, []),
+    ("[Cal] and [Ann] went to Grandma [Eve]'s house.", {"Cal": M, "Ann": F, "Eve": F}, []),
+    ("[Cal] went to the aunt [Eve] of the bride.", {"Cal": M, "Eve": F}, []),
 ]
 
 
@@ -472,6 +481,39 @@ PRONOUN_ROWS = [
      ["parent(Erik, Pete)"], [["sibling(Erik, Sam)"], ["sibling(Pete, Sam)"]]),
     ("[Jem]'s grandfather [Stan] fixed the roof and helped his mother [Rose].",
      {"Jem": M, "Stan": M, "Rose": F}, ["grandparent(Jem, Stan)"], [["parent(Jem, Rose)"], ["parent(Stan, Rose)"]]),
+    # a pronoun opening the next sentence: the subject "[A]'s <word>, [B]" is B, not A who only owns it
+    ("[Ivy]'s niece, [Lou], went sailing. Her little brother, [Tim], waved at her.",
+     {"Ivy": F, "Lou": F, "Tim": M}, ["nephewOrNiece(Ivy, Lou)", "sibling(Lou, Tim)"], []),
+    ("[Ivy]'s niece [Lou] went sailing. Her husband [Tim] waved.",
+     {"Ivy": F, "Lou": F, "Tim": M}, ["nephewOrNiece(Ivy, Lou)", "spouse(Lou, Tim)"], []),
+    # ... but A's phrase outside the subject, or someone else in the sentence, leaves a choice
+    ("[Lou] went sailing with [Ivy]'s niece [Kim]. Her husband [Tim] waved.",
+     {"Ivy": F, "Lou": F, "Kim": F, "Tim": M}, ["nephewOrNiece(Ivy, Kim)"],
+     [["spouse(Ivy, Tim)"], ["spouse(Kim, Tim)"], ["spouse(Lou, Tim)"]]),
+    ("[Ivy]'s niece, [Lou], went sailing with [Kim]. Her husband [Tim] waved.",
+     {"Ivy": F, "Lou": F, "Kim": F, "Tim": M}, ["nephewOrNiece(Ivy, Lou)"],
+     [["spouse(Ivy, Tim)"], ["spouse(Kim, Tim)"], ["spouse(Lou, Tim)"]]),
+    # "[A]'s <word>, [B], …": B over A also past "and <verb>" and "<verb> that <pronoun>"
+    ("[Ned]'s father, [Carl], fell ill at work and demanded that his daughter, [Nia], drive him home.",
+     {"Ned": M, "Carl": M, "Nia": F}, ["parent(Ned, Carl)", "child(Carl, Nia)"], []),
+    # ... not a new clause after "and", reported speech, nor a "that" clause with its own subject
+    ("[Ned]'s father, [Carl], fell ill at work and said that his daughter, [Nia], drove him home.",
+     {"Ned": M, "Carl": M, "Nia": F}, ["parent(Ned, Carl)"], [["child(Carl, Nia)"], ["child(Ned, Nia)"]]),
+    ("[Ned]'s father, [Carl], fell ill at work and his daughter, [Nia], drove him home.",
+     {"Ned": M, "Carl": M, "Nia": F}, ["parent(Ned, Carl)"], [["child(Carl, Nia)"], ["child(Ned, Nia)"]]),
+    ("[Ned]'s father, [Carl], said that [Bo] met his daughter, [Nia].",
+     {"Ned": M, "Carl": M, "Bo": M, "Nia": F}, ["parent(Ned, Carl)"],
+     [["child(Bo, Nia)"], ["child(Carl, Nia)"], ["child(Ned, Nia)"]]),
+    # "his son [B] … his son's wife": B's or Tom's (the same pronoun before the same word is not decided)
+    ("[Tom] met his son [Bo] with his son's wife [Ada].", {"Tom": M, "Bo": M, "Ada": F}, ["child(Tom, Bo)"],
+     [["childInLaw(Tom, Ada)"], ["childInLaw(Bo, Ada)"]]),
+    # a pronoun no one can be by gender: the one person the sentence before names (the text's gender slip)
+    ("[Eve] was sick. He stayed in bed and his aunt, [Gail], read to him.", {"Eve": F, "Gail": F},
+     ["uncleOrAunt(Eve, Gail)"], []),
+    # ... not when a pronoun of that person's own gender is there too, or the sentence before names two
+    ("[Eve] was sick. He brought her soup, and his aunt, [Gail], came too.", {"Eve": F, "Gail": F}, [], []),
+    ("[Eve] met [Ann]. He stayed in bed and his aunt, [Gail], read to him.", {"Eve": F, "Ann": F, "Gail": F},
+     [], []),
 ]
 
 

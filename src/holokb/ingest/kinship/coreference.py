@@ -51,10 +51,15 @@ class Coreference:
                     return unnamed
             subj = self.ctx.subject
             if len(prev) > 1 and len(subj) == 1 and subj[0] in prev and \
-                    all(p in self.ctx.owned.get(subj[0], ()) for p in prev if p != subj[0]):
+                    all(p in self.ctx.owned.get(subj[0], ()) or p == self.ctx.subject_owner
+                        for p in prev if p != subj[0]):
                 # "[Myrna] is going to visit her mother, [Gabrielle]. Her daughter, [Anna], …": the
-                # previous subject, not someone introduced as the subject's own kin
+                # previous subject, not someone introduced as the subject's own kin; "[M]'s daughter,
+                # [C], went swimming. Her brother …": nor the one who only owns the subject
                 return [subj[0]]
+            slip = self._gender_slip(pos, here)
+            if slip is not None:
+                return [slip]
             if not prev and not here and not self.ctx.mentions and self.toks and self.toks[0].low in SUBORDINATORS:
                 main = self._main_subject(pos)
                 if main is not None and self.fits(main, gender) and main not in exclude:
@@ -77,6 +82,25 @@ class Coreference:
         order = [p for p in same if p in people] + [p for p in self.subject if p in people] + people[::-1]
         people = list(dict.fromkeys(order))
         return people
+
+    def _gender_slip(self, pos: int, here: list) -> str | None:
+        """"[A] was sick. He stayed home and his grandmother, [G], watched him." with A female in the record:
+        a pronoun no one of its gender can be is the one person the sentence before names (its subject,
+        named, and nobody else), when this sentence names nobody before the pronoun but that person
+        through pronouns; the text slipped on the gender."""
+        ctx = self.ctx
+        if len(ctx.mentions) != 1 or ctx.subject != ctx.mentions or not isinstance(ctx.mentions[0], str) \
+                or ctx.mentions[0].startswith("?") or ctx.pending is not None:
+            return None
+        only = ctx.mentions[0]
+        if any(p != only for p, _ in here) or any(t.kind is Kind.NAME for t in self.toks[:pos]):
+            return None
+        lex = self.lex
+        own = self.gender(only)
+        if not own or any(t.kind is Kind.WORD and own in (lex.pronouns.get(t.low), lex.subject_pronouns.get(t.low),
+                                                           lex.object_pronouns.get(t.low)) for t in self.toks):
+            return None  # "[A] was sick. He brought her soup": "her" is A, so "he" is someone else
+        return only
 
     def _own_clause_subject(self, pos: int, people: list[Person]) -> str | None:
         """"… because [Alma] was sitting next to her twin sister [D]", "…, so [Dale] asked his sister [A]":
@@ -267,9 +291,22 @@ class Coreference:
             return None
         if set(people) != {subject, inner} or any(
                 self.toks[k].kind is Kind.NAME or self.toks[k].kind is Kind.PUNCT
-                or self.w(k, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") for k in range(6, pos)):
+                or self.w(k, *SUBORDINATORS, "that", "who", "which", "so", "but", "and") and not self._same_subject(k, pos)
+                for k in range(6, pos)):
             return None
         return subject
+
+    def _same_subject(self, k: int, pos: int) -> bool:
+        """Whether the word at ``k`` keeps the clause's subject up to the pronoun at ``pos``: "and" before
+        a finite verb (one subject, two verb phrases: "… became ill and requested …"), or "that" right
+        before the pronoun after a verb of request (rules/kinship.toml ``[control] mandative``:
+        "requested that his daughter …", the pronoun opening the request's subject)."""
+        nxt = self.t(k + 1)
+        if self.w(k, "and"):
+            return nxt is not None and nxt.kind is Kind.WORD and finite_verb(nxt.low)
+        if self.w(k, "that"):
+            return k == pos - 1 and self.w(k - 1, *self.lex.control_mandative)
+        return False
 
     def _own_or_other(self, pos: int, people: list[Person]) -> Person | None:
         """"[T], [A]'s daughter, was having trouble with her own daughter": "own" is the subject's, when
@@ -400,6 +437,7 @@ class Coreference:
         if people or self.subject:
             ctx.mentions = list(dict.fromkeys(people))
             ctx.subject = list(self.subject) or people[:1]
+            ctx.subject_owner = self._subject_owner()
             ctx.owned = {}
             ctx.groups = self._groups(len(self.toks))
             for ph in self.phrases:
@@ -411,6 +449,20 @@ class Coreference:
             if rel in ("ex:sibling", "ex:spouse") and len(possessors) == 1 and isinstance(possessors[0], str) \
                     and isinstance(holder, str):
                 ctx.pairs.setdefault(frozenset((possessors[0], holder)), set()).add(rel)
+
+    def _subject_owner(self) -> str:
+        """The name that only owns the subject inside the subject's noun phrase: A of "[A]'s (older)
+        daughter(,) [B] <verb> …" with B the subject; "" when there is none."""
+        toks = self.toks
+        if len(self.subject) != 1 or len(toks) < 4 or toks[0].kind is not Kind.NAME or toks[1].kind is not Kind.POSS:
+            return ""
+        j = self.kin_after_owner(1)
+        if j is None:
+            return ""
+        k = j + 1 + (self.t(j + 1) is not None and self.t(j + 1).text == ",")
+        if not is_name(self.t(k)) or self.subject != [self.toks[k].text] or toks[k].text == toks[0].text:
+            return ""
+        return toks[0].text
 
     def _keeps_pending(self) -> bool:
         return not any(t.kind is Kind.NAME for t in self.toks)

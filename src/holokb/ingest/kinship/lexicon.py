@@ -34,6 +34,7 @@ class KinshipLexicon:
         self.object_pronouns: dict[str, str] = data.get("object_pronouns", {})
         self.control_object: frozenset[str] = frozenset(data.get("control", {}).get("object", ()))
         self.control_bare: frozenset[str] = frozenset(data.get("control", {}).get("bare", ()))
+        self.control_mandative: frozenset[str] = frozenset(data.get("control", {}).get("mandative", ()))
         self.plural_pronouns: frozenset[str] = frozenset(data.get("plural", {}).get("possessive", ()))
         self.answers: dict[str, dict[str, str]] = data["answers"]
         ev = data.get("events", {})

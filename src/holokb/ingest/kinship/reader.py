@@ -22,8 +22,10 @@ the statement is certain; with several it is a :class:`ReadChoice` (the sentence
 the antecedent of the same pronoun earlier in the sentence), and an answer must hold in every
 reading.  A statement whose word's gender contradicts the record's gender of its holder ("[Ann]
 took her grandson [Donna]") keeps its relation when the sentence names the possessor itself (the
-record decides the gender, as it does for the answer word); through a pronoun resolved outside the
-sentence it is skipped (``gender_mismatch``): the mismatch may mean the pronoun was misread.
+record decides the gender, as it does for the answer word), or names the holder and the one possessor
+is the sentence's subject ("[A] was ill. She was with her mother [B]."); through another pronoun
+resolved outside the sentence it is skipped (``gender_mismatch``): the mismatch may mean the pronoun
+was misread.
 
 This module assembles a story's readings (sentences → facts, choices, skips); one sentence is read by
 :class:`~.sentence.Sentence`, whose steps live in ``negation``, ``phrases`` (possessors, holders,
@@ -109,7 +111,7 @@ class KinshipReader:
                     if opt not in options:
                         options.append(opt)
                 mismatch = self._gender_mismatch(word, holder, genders)
-                if mismatch and not s.names_all(possessors):
+                if mismatch and not s.names_all(possessors) and not self._record_decides(s, possessors, holder):
                     problems.append(mismatch)
                     continue
                 if len(options) == 1:
@@ -166,6 +168,13 @@ class KinshipReader:
         if len(got) != 1:
             return ()
         return (ReadFact(Fact(self.entity(possessor.anchor), IRI(got[0]), self.entity(holder)), Interval.always(), span),)
+
+    @staticmethod
+    def _record_decides(s: Sentence, possessors, holder: str) -> bool:
+        """Whether a kinship word's gender against the record's is a slip of the word, not a misread
+        pronoun: the sentence names the holder, and the one possessor is the sentence's own subject
+        ("She was with her mother [B]." after "[A] was ill.": B is A's parent, of the record's gender)."""
+        return len(possessors) == 1 and s.names_all((holder,)) and possessors[0] in s.subject
 
     def _gender_mismatch(self, word: str, holder: str, genders: dict[str, str]) -> str | None:
         k = self.lexicon.kin(word)

@@ -10,10 +10,11 @@ from .phrases import KinshipPhrases
 from .state import Context, Phrase
 from .story import Person, Unnamed
 from .text import Kind, Tok, finite_verb
+from .titles import Titles
 from .words import CLOSED, NAMING, SUBORDINATORS, is_name, is_unknown, known_word, merge_compounds
 
 
-class Sentence(Negation, KinshipPhrases, Coreference, Events):
+class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles):
     """One sentence: its tokens, the people mentioned so far, and the kinship phrases found."""
 
     def __init__(self, lexicon: KinshipLexicon, toks: list[Tok], genders: dict[str, str], ctx: Context):
@@ -124,6 +125,7 @@ class Sentence(Negation, KinshipPhrases, Coreference, Events):
         self.subject = self._subject()
         for i in self.kin_words:
             self._phrase(i)
+        self._titles()
         self._events()
         self._naming_later()
         self._leave_context()

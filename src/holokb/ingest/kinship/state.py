@@ -40,6 +40,7 @@ class Context:
     pending: Phrase | None = None
     couple: list[str] = field(default_factory=list)
     owned: dict = field(default_factory=dict)   # person → holders of the phrases they certainly own
+    subject_owner: str = ""                     # "[A]'s daughter, [B], …": A, who only owns the subject
     groups: list = field(default_factory=list)  # the groups of people the sentence named ("their")
     pairs: dict = field(default_factory=dict)   # {a, b} → the symmetric relations stated between two names
 

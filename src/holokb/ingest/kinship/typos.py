@@ -9,8 +9,10 @@ of the copula: a two-letter word one edit from "is" that cannot follow a subject
 after a name and before a kinship complement ("[A] us the daughter of [B]", "[A] id [B]'s only
 child"); and "is" where an object comes — after a verb or a preposition, before a kinship word and a
 name ("[A] took is son [B]", "went fishing with is uncle [B]"), or "is" / "hid" after "being" and
-before a kinship word ("did n't like being hid dad") — is "his".  The reader keeps a
-correction only when the corrected sentence states something.
+before a kinship word ("did n't like being hid dad") — is "his"; "he" there is "her", the one
+possessive one edit away ("[A] is taking he son [B]").  A word between a possessive pronoun
+and a name that begins exactly one kinship word, four letters or more, was cut short ("his moth [B]":
+mother).  The reader keeps a correction only when the corrected sentence states something.
 """
 from __future__ import annotations
 
@@ -60,10 +62,29 @@ def correct(toks: list[Tok], lexicon: KinshipLexicon) -> list[Tok]:
         if out[k].is_word("is") and _object_slot(out[k - 1]) and out[k + 1].kind is Kind.WORD \
                 and lexicon.kin(out[k + 1].text) is not None and out[k + 2].kind is Kind.NAME:
             out[k] = Tok(Kind.WORD, "his", out[k].start, out[k].end)  # "[A] took is son [B]", "with is uncle [B]"
+        elif out[k].is_word("he") and _object_slot(out[k - 1]) and out[k + 1].kind is Kind.WORD \
+                and lexicon.kin(out[k + 1].text) is not None and out[k + 2].kind is Kind.NAME:
+            out[k] = Tok(Kind.WORD, "her", out[k].start, out[k].end)  # "[A] is taking he son [B]": one edit
         elif out[k].is_word("is", "hid") and out[k - 1].is_word("being") and out[k + 1].kind is Kind.WORD \
                 and lexicon.kin(out[k + 1].text) is not None:
             out[k] = Tok(Kind.WORD, "his", out[k].start, out[k].end)  # "did n't like being hid dad"
+    for k in range(1, len(out) - 1):
+        t = out[k]
+        if t.kind is Kind.WORD and out[k - 1].kind is Kind.WORD and out[k - 1].low in lexicon.pronouns \
+                and out[k + 1].kind is Kind.NAME and lexicon.kin(t.text) is None:
+            whole = _cut_short(t.low, lexicon)
+            if whole is not None:
+                out[k] = Tok(Kind.WORD, whole, t.start, t.end)  # "[A] made his moth [B] a gift"
     return out
+
+
+def _cut_short(low: str, lexicon: KinshipLexicon) -> str | None:
+    """The one kinship word ``low`` (four letters or more) begins, for a word cut short between a
+    possessive pronoun and a name, the place of a person ("his moth [B]": mother); else None."""
+    if len(low) < 4:
+        return None
+    hits = [w for w in lexicon.words if w.startswith(low) and w != low and "-" not in w]
+    return hits[0] if len(hits) == 1 else None
 
 
 #: Prepositions after which a noun phrase, never a copula, comes ("went fishing with is uncle [B]").

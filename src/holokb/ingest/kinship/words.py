@@ -76,15 +76,16 @@ def adjective(low: str) -> bool:
 
 
 def merge_compounds(toks: list[Tok], lex: KinshipLexicon) -> list[Tok]:
-    """"grand parent" → grandparent, "father in law" → father-in-law (one kinship word)."""
+    """"grand parent" → grandparent, "first born" → firstborn, "father in law" → father-in-law (one
+    kinship word): two words whose concatenation is a kinship word."""
     out: list[Tok] = []
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.is_word("grand", "great") and i + 1 < len(toks) and toks[i + 1].kind is Kind.WORD \
-                and lex.kin("grand" + toks[i + 1].low) and t.low == "grand":
+        if t.kind is Kind.WORD and i + 1 < len(toks) and toks[i + 1].kind is Kind.WORD \
+                and not lex.kin(t.low) and lex.kin(t.low + toks[i + 1].low):
             n = toks[i + 1]
-            out.append(Tok(Kind.WORD, "grand" + n.low, t.start, n.end))
+            out.append(Tok(Kind.WORD, t.low + n.low, t.start, n.end))
             i += 2
             continue
         nxt = toks[i + 1] if i + 1 < len(toks) else None
