@@ -35,6 +35,7 @@ class KinshipLexicon:
         self.control_object: frozenset[str] = frozenset(data.get("control", {}).get("object", ()))
         self.control_bare: frozenset[str] = frozenset(data.get("control", {}).get("bare", ()))
         self.control_mandative: frozenset[str] = frozenset(data.get("control", {}).get("mandative", ()))
+        self.title_before: frozenset[str] = frozenset(data.get("titles", {}).get("before", ()))
         self.plural_pronouns: frozenset[str] = frozenset(data.get("plural", {}).get("possessive", ()))
         self.answers: dict[str, dict[str, str]] = data["answers"]
         ev = data.get("events", {})

@@ -2,16 +2,12 @@
 [B] could come": a kinship word right before a name, with no determiner, possessive or adjective of its
 own, names the holder by the relation it has to the one person the sentence speaks from, its only
 named person before the title (a subject pronoun in between, "[J] said that she was at Grandma [S]'s",
-leaves it unread)."""
+leaves it unread).  The words a title may follow are data: rules/kinship.toml ``[titles] before``."""
 from __future__ import annotations
 
 from lemminflect import getAllLemmas
 
 from .text import Kind
-
-#: Words after which a title may come: prepositions and the complementiser "that".
-_BEFORE_TITLE = frozenset({"to", "at", "on", "with", "from", "for", "by", "that", "visiting", "visit", "visited",
-                           "visits", "see", "saw", "seeing", "call", "called", "calling", "hug", "hugged"})
 
 
 class Titles:
@@ -24,7 +20,7 @@ class Titles:
             i = ph.pos
             name, prev = self.t(i + 1), self.t(i - 1)
             if name is None or name.kind is not Kind.NAME or prev is None or prev.kind is not Kind.WORD \
-                    or prev.low not in _BEFORE_TITLE or "ADJ" in getAllLemmas(prev.low):
+                    or prev.low not in self.lex.title_before or "ADJ" in getAllLemmas(prev.low):
                 continue
             before = [t for t in self.toks[:i] if t.kind is Kind.NAME]
             if len({t.text for t in before}) != 1 or before[0].text == name.text or any(
