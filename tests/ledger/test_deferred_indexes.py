@@ -6,8 +6,15 @@ lock answers the same without them; every write builds them; a v8 file migrates 
 """
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
@@ -212,3 +219,49 @@ def test_a_v9_file_is_refused_by_a_v8_holokb(loaded, tmp_path, monkeypatch):
             schema.check_identity(db)
     finally:
         db.close()
+
+
+_CHILD = textwrap.dedent("""
+    import sys
+    from holokb.core import AsOf, IRI, Fact, Literal, SpanRecord
+    from holokb.ledger import Ledger
+    path, n = sys.argv[1], int(sys.argv[2])
+    EX = "http://example.org/"
+    recs = [SpanRecord(Fact(IRI(EX + "s" + str(i % 4999)), IRI(EX + "p" + str(i % 7)), Literal.of(i))) for i in range(n)]
+    with Ledger.open(path) as led:
+        print("started", flush=True)
+        led.bulk_assert(recs, at=1000)       # columnar into an empty file: the lookup indexes deferred
+        print("loaded", flush=True)
+        led.facts(AsOf.latest(), about=IRI(EX + "s1"))  # builds them
+    print("done", flush=True)
+""")
+
+
+def test_kill_9_during_the_load_or_the_index_build_leaves_all_or_nothing(tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(_CHILD)
+    n = 150_000
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    seen = set()
+    for round_, (wait_for, delay) in enumerate((("started", 0.3), ("loaded", 0.0), ("loaded", 0.05), ("loaded", 0.15))):
+        path = tmp_path / f"crash{round_}.db"
+        proc = subprocess.Popen([sys.executable, str(script), str(path), str(n)], stdout=subprocess.PIPE, env=env, text=True)
+        line = proc.stdout.readline().strip()
+        while line != wait_for and line:
+            line = proc.stdout.readline().strip()
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        db = sqlite3.connect(path)
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        facts = db.execute("SELECT count(*) FROM facts").fetchone()[0] if db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'facts'").fetchone() else 0
+        built = set(DEFERRED_INDEXES) & {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        db.close()
+        assert facts in (0, n), f"round {round_}: partial load of {facts} facts"
+        assert built in (set(), set(DEFERRED_INDEXES)) or facts == 0, f"round {round_}: some indexes only: {built}"
+        seen.add((facts, len(built)))
+        with Ledger.open(path) as led:  # whatever the kill left reads right (and builds what is missing)
+            got = led.facts(AsOf.latest(), about=IRI("http://example.org/s1"), limits=Limits.unbounded())
+            assert sorted(v.fact.object.value for v in got) == (list(range(1, n, 4999)) if facts else [])
+    assert any(f == n for f, _ in seen)  # the later kills found the load committed
