@@ -265,3 +265,14 @@ def test_kill_9_during_the_load_or_the_index_build_leaves_all_or_nothing(tmp_pat
             got = led.facts(AsOf.latest(), about=IRI("http://example.org/s1"), limits=Limits.unbounded())
             assert sorted(v.fact.object.value for v in got) == (list(range(1, n, 4999)) if facts else [])
     assert any(f == n for f, _ in seen)  # the later kills found the load committed
+
+
+def test_an_in_memory_ledger_defers_and_builds_them_too():
+    with Ledger.open(":memory:") as led:
+        led.bulk_assert([SpanRecord(Fact(*t)) for t in _triples()], at=AT)
+        have = lambda: {r[0] for r in led._db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert not set(DEFERRED_INDEXES) & have()
+        with led.batch(at=AT + 1) as b:
+            b.assert_fact(fact("s4", "knows", "s99"))
+        assert set(DEFERRED_INDEXES) <= have()
+        assert [v.fact.object.value for v in led.facts(NOW, about=iri("s4"), predicate=iri("age"))] == [24]
