@@ -240,7 +240,7 @@ _CHILD = textwrap.dedent("""
 def test_kill_9_during_the_load_or_the_index_build_leaves_all_or_nothing(tmp_path):
     script = tmp_path / "child.py"
     script.write_text(_CHILD)
-    n = 150_000
+    n = 40_000
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     seen = set()
     for round_, (wait_for, delay) in enumerate((("started", 0.3), ("loaded", 0.0), ("loaded", 0.05), ("loaded", 0.15))):
