@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from holokb.analysis import analyze, render
 from holokb.core import IRI, AsOf, Limits, parse_instant
 from holokb.kb import KnowledgeBase, derived_records
+from holokb.ledger import CURRENT_VERSION
 from holokb.ledger.derived_blocks import read_blocks
 from holokb.syntax import parse_rules
 
@@ -162,7 +163,7 @@ def test_v7_file_migrates_and_reads_alike(tmp_path):
     assert m.v7_version == 7
     assert m.v7_sql == m.v8_listed
     assert m.after == m.before
-    assert m.state == (8, 0, "ok")
+    assert m.state == (CURRENT_VERSION, 0, "ok")
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -183,7 +184,7 @@ def test_random_closures_read_alike_from_v7_and_v8(text, rows):
     assert m.v7_version == 7
     assert m.v7_sql == m.v8_listed
     assert m.after == m.before
-    assert m.state == (8, 0, "ok")
+    assert m.state == (CURRENT_VERSION, 0, "ok")
 
 
 def test_blocks_are_little_endian_arrays(tmp_path):

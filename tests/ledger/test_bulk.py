@@ -88,7 +88,20 @@ def test_bulk_rejects_bad_span_ids_and_changes_nothing(ledger, db_path):
     assert len(ledger.facts(AsOf.latest(), limits=Limits.unbounded())) == 100
 
 
-def test_bulk_into_an_empty_file_keeps_indexes(ledger):
+def _indexes(ledger) -> set[str]:
+    return {r[0] for r in ledger._db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+
+
+def test_bulk_into_an_empty_file_defers_the_lookup_indexes_to_their_first_reader(ledger):
     ledger.bulk_assert([SpanRecord(fact("a", "p", i)) for i in range(50)], at=1)
-    names = {r[0] for r in ledger._db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"terms_canon", "facts_hkey", "facts_sp", "facts_o", "spans_key", "evidence_sid"} <= names
+    lookups = {"terms_canon", "facts_hkey", "facts_sp", "facts_o"}
+    assert {"spans_key", "evidence_sid"} <= _indexes(ledger) and not lookups & _indexes(ledger)
+    assert len(ledger.facts(AsOf.latest(), about=iri("a"), limits=Limits.unbounded())) == 50
+    assert lookups | {"spans_key", "evidence_sid"} <= _indexes(ledger)
+
+
+def test_bulk_of_records_that_are_not_plain_keeps_every_index(ledger):
+    recs = [SpanRecord(fact("a", "p", i)) for i in range(50)]
+    recs.append(SpanRecord(fact("a", "p", 99), Interval(5, None)))  # not plain: the record path
+    ledger.bulk_assert(recs, at=1)
+    assert {"terms_canon", "facts_hkey", "facts_sp", "facts_o", "spans_key", "evidence_sid"} <= _indexes(ledger)

@@ -16,10 +16,10 @@ from ledger_support import fact, iri
 
 def test_new_file_has_identity_and_current_version(db_path):
     with Ledger.open(db_path) as led:
-        assert led.schema_version == CURRENT_VERSION == 8
+        assert led.schema_version == CURRENT_VERSION == 9
     db = sqlite3.connect(db_path)
     assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 8
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 9
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -152,7 +152,7 @@ def test_migration_v6_to_v7_keys_facts_by_hash_prefix(db_path):
     db.commit()
     db.close()
     with Ledger.open(db_path) as led:
-        assert led.schema_version == CURRENT_VERSION == 8
+        assert led.schema_version == CURRENT_VERSION == 9
         assert _facts_and_spans(led) == before
         assert [(v.system.start, v.system.end) for v in led.history(fact("alice", "age", 41))] == [(100, 200)]
         assert led.confidences([fact("alice", "knows", "bob").id, fact("bob", "knows", "carol").id]).tolist() == [0.25, 1.0]

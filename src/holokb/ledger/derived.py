@@ -177,6 +177,7 @@ class LedgerDerived:
     _transaction: Callable[[], AbstractContextManager[sqlite3.Connection]]
     change_marker: Callable[[], int]
     _term_filters: Callable[..., bool]
+    _ensure_indexes: Callable[[], None]
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -410,6 +411,7 @@ class LedgerDerived:
         if not len(fact_ids) or self._db.execute("SELECT 1 FROM evidence LIMIT 1").fetchone() is None:
             return out  # no evidence at all (a plain RDF load): skip hashing and probing every id
         rows = [(i, h, fact_key(h)) for i, h in enumerate(map(_fact_hash, fact_ids))]
+        self._ensure_indexes()  # facts_hkey: each id is probed
         db = self._db
         # A savepoint works both inside a batch and outside any transaction; only temp is written,
         # and rolling back to it empties the temp table whatever happened.  CROSS JOIN pins the

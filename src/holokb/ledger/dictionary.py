@@ -8,7 +8,7 @@ a transaction live in :class:`TxnTerms` until it commits.
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..core.errors import LedgerError
 from .canon import canon_of
@@ -25,12 +25,15 @@ _RANGE_MIN = 2_000
 class TermCache:
     """Committed term ids and canonical encodings, shared by reads and writes of one Ledger."""
 
-    __slots__ = ("ids", "terms", "enc")
+    __slots__ = ("ids", "terms", "enc", "before_lookup")
 
     def __init__(self) -> None:
         self.ids: dict[Term, int] = {}
         self.terms: dict[int, Term] = {}
         self.enc: dict[Term, bytes] = {}
+        #: Called before a term is looked up by its encoding in the file (the Ledger builds
+        #: its deferred indexes there: ``schema.DEFERRED_INDEXES``).
+        self.before_lookup: Callable[[], None] | None = None
 
     def clear(self) -> None:
         self.ids.clear()
@@ -49,6 +52,8 @@ class TermCache:
         """The id of ``t`` in the file, or None when it was never stored."""
         tid = self.ids.get(t)
         if tid is None:
+            if self.before_lookup is not None:
+                self.before_lookup()
             row = db.execute("SELECT term_id FROM terms WHERE canon = ?", (self.encoding(t),)).fetchone()
             if row is None:
                 return None

@@ -6,7 +6,8 @@ term and fact rows into connection-private staging tables (an attached in-memory
 two cores) and keeps the triples for the shapes gate; no other writer waits meanwhile.
 :meth:`StagedPlain.write` then runs inside a batch: it checks that nothing was committed since
 staging, copies the staged rows into the ledger with one ``INSERT … SELECT`` per table, and
-builds the indexes once.  The rows are exactly those ``Batch.bulk`` writes for the same triples
+builds the indexes its rows need once (the lookup indexes wait for their first use:
+``schema.DEFERRED_INDEXES``).  The rows are exactly those ``Batch.bulk`` writes for the same triples
 as SpanRecords with the default intervals: term ids by first occurrence of a canonical
 encoding in (s, p, o) order, fact ids = span ids by first occurrence of a fact, one open span
 ``[at, open)`` valid always per distinct fact.
@@ -30,7 +31,7 @@ from ..core.time import MIN_TIME, Interval
 from .canon import canon_of
 from ..core.arrays import distinct
 from .pipeline import fact_hashes, unpack_term, unpack_terms
-from .schema import BULK_INDEXES, build_indexes
+from .schema import BULK_INDEXES, DEFERRED_INDEXES, build_indexes
 from .views import term_row
 
 if TYPE_CHECKING:
@@ -119,7 +120,10 @@ class StagedPlain:
                        "SELECT fact_id, fact_id, ?, NULL, ?, NULL FROM holokb_stage.plain_facts", (MIN_TIME, self.at))
         except sqlite3.IntegrityError as e:
             raise LedgerError(f"bulk load rejected: {e}") from None
-        build_indexes(db)
+        # The lookup indexes are left to the first write or keyed read (schema.DEFERRED_INDEXES):
+        # the load's rows need none of them, and a scan-only reader never does.
+        build_indexes(db, tuple(x for x in BULK_INDEXES if x[0] not in DEFERRED_INDEXES))
+        b._ledger._indexes_ready = False
         # The staging is released after COMMIT (Ledger.write_staged): emptying it here held the
         # lock ~0.15 s longer at 1M facts, and DETACH outside the transaction is ~10x cheaper.
         # The batch's term -> id cache is left out: hashing every new term object cost more

@@ -8,7 +8,7 @@ content-derived and unique, so every order is total.
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable, Iterator, Literal as _Lit, Sequence
+from typing import Callable, Iterable, Iterator, Literal as _Lit, Sequence
 
 from ..core.fact import Evidence, Fact, SpanRecord
 from ..core.limits import LimitHit, Limits, Page
@@ -47,6 +47,7 @@ class LedgerReads:
 
     _db: sqlite3.Connection
     _cache: TermCache
+    _ensure_indexes: Callable[[], None]  # builds the deferred lookup indexes (Ledger)
 
     # -- terms -----------------------------------------------------------------------------------
 
@@ -144,6 +145,7 @@ class LedgerReads:
         """
         x = fact_or_subject_predicate
         if isinstance(x, Fact):
+            self._ensure_indexes()
             fhash = bytes.fromhex(x.id)
             where, args = "f.hkey = ? AND f.hash = ?", [fact_key(fhash), fhash]
         else:

@@ -211,6 +211,24 @@ BULK_INDEXES = (
     ("facts_hkey", "CREATE INDEX IF NOT EXISTS facts_hkey ON facts(hkey)"),
 ) + SECONDARY_INDEXES
 
+#: Indexes a columnar bulk load into an empty file leaves unbuilt (v9): the lookups by a term's
+#: encoding, by a fact's hash key and by subject or object.  None is needed to read or write
+#: correctly (every query finds the same rows without them, by a scan), only to be fast: every
+#: write transaction and every read that looks a term or a fact up builds the missing ones first,
+#: under the write lock (``Ledger._ensure_indexes``).  A load then pays only for the rows, and a
+#: scan-only reader (the derive input, the SPARQL snapshot's facts) never waits for them.
+#: terms_canon is unique: every writer checks an encoding before inserting it, so the index never
+#: finds a duplicate when it is built.
+DEFERRED_INDEXES = ("terms_canon", "facts_hkey", "facts_sp", "facts_o")
+
+
+def missing_deferred(db: sqlite3.Connection) -> tuple[tuple[str, str], ...]:
+    """The :data:`DEFERRED_INDEXES` (name, DDL) the file lacks, in build order."""
+    have = {r[0] for r in db.execute("SELECT name FROM main.sqlite_master WHERE type = 'index' AND name IN "
+                                     f"({','.join('?' * len(DEFERRED_INDEXES))})", DEFERRED_INDEXES)}
+    return tuple((n, sql) for n, sql in BULK_INDEXES if n in DEFERRED_INDEXES and n not in have)
+
+
 #: Sorter memory while the bulk indexes are built (KiB, as ``PRAGMA cache_size = -N``).  SQLite sorts
 #: a CREATE INDEX in runs of at most the main cache size (250 pages at least) and, with ``PRAGMA
 #: threads``, sorts the runs and merges them on helper threads; a run the size of the whole index is
@@ -291,10 +309,17 @@ def _step_v7_to_v8(db: sqlite3.Connection) -> None:
     step_v7_to_v8(db)
 
 
+def _step_v8_to_v9(db: sqlite3.Connection) -> None:
+    """v9: a bulk load into an empty file may leave the :data:`DEFERRED_INDEXES` unbuilt; the
+    first write or keyed read builds them (:func:`missing_deferred`).  A v8 file has them all, so
+    nothing changes in it.  The version exists so that an older holokb, which would write terms
+    without ``terms_canon``'s uniqueness, refuses a v9 file instead."""
+
+
 #: MIGRATIONS[i] upgrades a file from version i to version i + 1.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _step_v0_to_v1, _step_v1_to_v2, _step_v2_to_v3, _step_v3_to_v4, _step_v4_to_v5, _step_v5_to_v6,
-    _step_v6_to_v7, _step_v7_to_v8)
+    _step_v6_to_v7, _step_v7_to_v8, _step_v8_to_v9)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

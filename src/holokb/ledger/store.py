@@ -65,6 +65,12 @@ class Ledger(LedgerDerived, LedgerReads):
         self._cache = TermCache()
         self._in_batch = False
         self._last_counts = WriteCounts()
+        #: Whether the deferred lookup indexes (schema.DEFERRED_INDEXES) are known to exist: None
+        #: unknown, False missing (a columnar load left them).  A reader that looks a term or a fact
+        #: up builds them first (:meth:`_ensure_indexes`); every write transaction does.
+        self._indexes_ready: bool | None = None
+        self._index_failed_at: int | None = None  # change marker when a build could not take the lock
+        self._cache.before_lookup = self._ensure_indexes
 
     @staticmethod
     def open(path: str | Path, *, timeout_s: float = 5.0) -> "Ledger":
@@ -195,6 +201,12 @@ class Ledger(LedgerDerived, LedgerReads):
             raise
         self._in_batch = True
         try:
+            # A write looks terms and facts up and inserts terms (terms_canon's uniqueness): the
+            # deferred indexes first, in this transaction (checked each time in a file: another
+            # process may have loaded it columnar since; an in-memory ledger has this connection
+            # alone, and the check was a third of an empty batch's ~30 us).
+            if not (self._indexes_ready and self._path == ":memory:"):
+                self._build_missing()
             yield self._db
             self._db.execute("COMMIT")
         except BaseException:
@@ -296,6 +308,44 @@ class Ledger(LedgerDerived, LedgerReads):
             spo.extend(part)
         return self.bulk_assert(plain_records(terms, spo), at=at)
 
+    def _ensure_indexes(self) -> None:
+        """Build the deferred lookup indexes (schema.DEFERRED_INDEXES) a columnar load left, before a
+        read that looks a term or a fact up: under the write lock, in a transaction of their own
+        (waiting up to the open's timeout for another writer), or inside the caller's read
+        transaction.  When the lock cannot be had (a read-only file, a busy writer, a read
+        transaction that another writer has since overtaken) the read goes on without them: every
+        query finds the same rows by a scan, only slower; the next read after a commit tries again.
+        Inside a batch it does nothing: the batch built them at its start, or is the load that
+        defers them."""
+        if self._indexes_ready or self._in_batch or self._db is None:
+            return
+        db = self._db
+        if self._index_failed_at is not None and self._index_failed_at == change_marker(db):
+            return
+        try:
+            if db.in_transaction:  # a read transaction: building makes it a write (see above)
+                self._build_missing()
+                return
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._build_missing()
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                self._indexes_ready = None
+                raise
+        except sqlite3.OperationalError:
+            self._index_failed_at = change_marker(db)
+
+    def _build_missing(self) -> None:
+        from .schema import build_indexes, missing_deferred
+
+        missing = missing_deferred(self._db)
+        if missing:
+            build_indexes(self._db, missing)
+        self._indexes_ready = True
+        self._index_failed_at = None
+
     def _check_usable(self) -> None:
         if self._db is None:
             raise LedgerError("the ledger is closed")
@@ -307,8 +357,9 @@ class Ledger(LedgerDerived, LedgerReads):
             self._db.execute("ROLLBACK")
         except sqlite3.Error:
             pass
-        # Ids read inside the failed transaction may not exist any more.
+        # Ids read inside the failed transaction may not exist any more; nor indexes built in it.
         self._cache.clear()
+        self._indexes_ready = None
 
 
 __all__ = ["Ledger", "CURRENT_VERSION"]
