@@ -243,15 +243,9 @@ def _getter(positions: list[int]):
 
 def _scan(table: IdTable, pat: tuple[Term, Term, Term]) -> Relation:
     """The triples of ``table`` matching one triple pattern, as rows of its variables' values."""
-    ids: list[int] = []
-    for v, name in pat:
-        if v:
-            ids.append(-1)
-            continue
-        i = table.lookup(name)
-        if i is None:
-            return (), []
-        ids.append(i)
+    ids = table.pattern_ids(pat)
+    if ids is None:
+        return (), []
     (sv, _), (pv, _), (ov, _) = pat
     s, p, o = ids
     if not pv:

@@ -65,15 +65,9 @@ def _column(a: Any) -> np.ndarray:
 
 def _scan(table: IdTable, pat: tuple[Term, Term, Term]) -> Relation:
     """The triples matching one triple pattern, as variable columns."""
-    ids: list[int] = []
-    for v, name in pat:
-        if v:
-            ids.append(-1)
-            continue
-        i = table.lookup(name)
-        if i is None:
-            return 0, {}
-        ids.append(i)
+    ids = table.pattern_ids(pat)
+    if ids is None:
+        return 0, {}
     (sv, _), (pv, _), (ov, _) = pat
     s, p, o = ids
     if not pv:

@@ -56,6 +56,17 @@ class IdTable:
         i = bisect_left(self.texts, text)
         return i if i < len(self.texts) and self.texts[i] == text else None
 
+    def pattern_ids(self, pattern: Sequence[tuple[bool, str]]) -> list[int] | None:
+        """The canonical ids of a triple pattern's terms ((is a variable, name or N-Triples text) each),
+        -1 for a variable; None when a constant is not in the table (the pattern matches nothing)."""
+        ids: list[int] = []
+        for var, text in pattern:
+            i = -1 if var else self.lookup(text)
+            if i is None:
+                return None
+            ids.append(i)
+        return ids
+
     def predicate_range(self, p: int) -> tuple[int, int]:
         """Rows ``[lo, hi)`` (in both orders) whose predicate is ``p``."""
         return bisect_left(self.p, p), bisect_right(self.p, p)
