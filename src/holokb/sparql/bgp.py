@@ -1,4 +1,4 @@
-"""SELECT queries over one basic graph pattern, answered from a snapshot's :class:`~.idtable.IdTable`.
+"""SELECT and ASK queries over one basic graph pattern, answered from a snapshot's :class:`~.idtable.IdTable`.
 
 Why: pyoxigraph answers these from its own store, which costs the first query of a process the store's
 fill (LUBM(1,0): ~1 s of RocksDB writes) and every query Python objects per result term.  The id
@@ -7,13 +7,13 @@ table is read from the ledger's id columns; the joins here are hash joins over c
 
 Only queries this module fully understands are answered here; :func:`parse` returns None for every
 other text and the query goes to pyoxigraph unchanged.  Understood: ``PREFIX`` declarations, then
-``SELECT [DISTINCT] ?v … | *``, an optional ``WHERE``, and one group of ``s p o`` triple patterns
+``SELECT [DISTINCT] ?v … | *`` or ``ASK``, an optional ``WHERE``, and one group of ``s p o`` triple patterns
 separated by ``.``, whose terms are variables, absolute IRIs, prefixed names without escapes, ``a``,
 blank-node labels (variables that are not projected), and literals that are plain, ``@lang``-tagged or
 ``^^xsd:string`` strings without escapes.  Anything else — FILTER, OPTIONAL, UNION, GRAPH, paths,
 ``;`` and ``,`` lists, ``[]``, numbers and other typed literals (pyoxigraph normalises their values),
 BASE and relative IRIs, LIMIT/OFFSET/ORDER BY/GROUP BY, VALUES, FROM, a projected variable that the
-pattern does not bind, ASK/CONSTRUCT/DESCRIBE — is left to pyoxigraph.
+pattern does not bind, CONSTRUCT/DESCRIBE — is left to pyoxigraph.
 
 Answers are SPARQL's multiset of solutions (duplicates kept unless DISTINCT), in the canonical row
 order of :func:`.results.canonical_rows`, so the result is the one the pyoxigraph path gives
@@ -51,11 +51,13 @@ Term = tuple[bool, str]  # (is a variable, variable name or the constant's N-Tri
 
 @dataclass(frozen=True, slots=True)
 class BGPQuery:
-    """A SELECT over one basic graph pattern: projected variables (in output order), DISTINCT, patterns."""
+    """A SELECT over one basic graph pattern: projected variables (in output order), DISTINCT, patterns;
+    or, with ``ask``, an ASK (``variables``: every variable of the pattern, blank nodes included)."""
 
     variables: tuple[str, ...]
     distinct: bool
     patterns: tuple[tuple[Term, Term, Term], ...]
+    ask: bool = False
 
 
 def parse(text: str, prefixes: Mapping[str, str] | None = None) -> BGPQuery | None:
@@ -71,16 +73,17 @@ def parse(text: str, prefixes: Mapping[str, str] | None = None) -> BGPQuery | No
         declared[toks[i + 1][1][:-1]] = toks[i + 2][1][1:-1]
         i += 3
     names.update(declared)
-    if not (i < n and toks[i][0] == "word" and toks[i][1].upper() == "SELECT"):
+    if not (i < n and toks[i][0] == "word" and toks[i][1].upper() in ("SELECT", "ASK")):
         return None
+    ask = toks[i][1].upper() == "ASK"
     i += 1
-    distinct = i < n and toks[i][0] == "word" and toks[i][1].upper() == "DISTINCT"
+    distinct = not ask and i < n and toks[i][0] == "word" and toks[i][1].upper() == "DISTINCT"
     i += distinct
     projected: list[str] = []
-    star = i < n and toks[i] == ("other", "*")
+    star = not ask and i < n and toks[i] == ("other", "*")
     if star:
         i += 1
-    else:
+    elif not ask:
         while i < n and toks[i][0] == "var":
             projected.append(toks[i][1][1:])
             i += 1
@@ -107,6 +110,8 @@ def parse(text: str, prefixes: Mapping[str, str] | None = None) -> BGPQuery | No
     if i + 1 != n or not patterns:  # nothing may follow the group (no LIMIT, ORDER BY, VALUES, …)
         return None
     bound = [name for pat in patterns for v, name in pat if v]
+    if ask:
+        return BGPQuery(tuple(dict.fromkeys(bound)), False, tuple(patterns), ask=True)
     if star:
         projected = list(dict.fromkeys(v for v in bound if not v.startswith("_:")))
         if not projected:
@@ -333,7 +338,7 @@ def answer(table: IdTable, text: str, prefixes: Mapping[str, str] | None, cap: i
            deadline: Deadline | None) -> tuple[tuple[str, ...], list, LimitHit | None] | None:
     """(variables, rows, limit hit) for ``text`` on ``table``, or None when pyoxigraph should answer it."""
     q = parse(text, prefixes)
-    if q is None:
+    if q is None or q.ask:
         return None
     rows = solve(table, q, deadline)
     if rows is None:
@@ -348,4 +353,19 @@ def answer(table: IdTable, text: str, prefixes: Mapping[str, str] | None, cap: i
     return q.variables, terms, None
 
 
-__all__ = ["BGPQuery", "MAX_ROWS", "answer", "decode", "parse", "solve"]
+def holds(table: IdTable, text: str, prefixes: Mapping[str, str] | None, deadline: Deadline | None) -> bool | None:
+    """The answer to the ASK ``text`` on ``table`` — does the pattern have a solution? — or None when
+    pyoxigraph should answer it (not an ASK this module reads, a join past :data:`MAX_ROWS`, or the
+    deadline passed: an unfinished search is never reported as "no")."""
+    q = parse(text, prefixes)
+    if q is None or not q.ask:
+        return None
+    # A pattern of constants only has no variable columns for the numpy engine to stack: plain
+    # Python (each such pattern is one bisected lookup).
+    rows = solve(table, q, deadline, engine=None if q.variables else "python")
+    if rows is None or isinstance(rows, LimitHit):
+        return None
+    return len(rows) > 0
+
+
+__all__ = ["BGPQuery", "MAX_ROWS", "answer", "decode", "holds", "parse", "solve"]

@@ -220,8 +220,8 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
     instead (the reference read the tests hold it equal to; also used for zero-variable SELECTs)."""
     deadline = limits.deadline()
     cap = limits.max_results
-    if form == "SELECT" and snapshot.table is not None and default_graph is None and named_graphs is None:
-        fast = _from_table(snapshot, text, as_of, view, prefixes, cap, deadline)
+    if form in ("SELECT", "ASK") and snapshot.table is not None and default_graph is None and named_graphs is None:
+        fast = _from_table(snapshot, text, form, as_of, view, prefixes, cap, deadline)
         if fast is not None:
             return fast
     run = text
@@ -283,13 +283,21 @@ def execute(snapshot: Snapshot, text: str, *, form: str, as_of: AsOf, view: str,
                        **base)
 
 
-def _from_table(snapshot: Snapshot, text: str, as_of: AsOf, view: str, prefixes: Mapping[str, str] | None,
+def _from_table(snapshot: Snapshot, text: str, form: str, as_of: AsOf, view: str, prefixes: Mapping[str, str] | None,
                 cap: int | None, deadline: Any) -> QueryResult | None:
-    """The result of a SELECT over one basic graph pattern from the snapshot's id table (.bgp), or
+    """The result of a SELECT or ASK over one basic graph pattern from the snapshot's id table (.bgp), or
     None when the table is missing or the query is not one .bgp answers (pyoxigraph answers it)."""
     table = snapshot.table.get()
     if table is None:
         return None
+    if form == "ASK":
+        from .bgp import holds
+
+        found = holds(table, text, prefixes, deadline)
+        if found is None:
+            return None
+        return QueryResult("ASK", boolean=found, truncated=snapshot.truncated, limit_hit=snapshot.limit_hit,
+                           as_of=as_of, view=view, snapshot_built=snapshot.built)
     from .bgp import answer
 
     got = answer(table, text, prefixes, cap, deadline)
