@@ -7,6 +7,7 @@ predicates), with both join engines; and anything the module does not fully unde
 pyoxigraph unchanged."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -153,6 +154,18 @@ def test_what_the_module_does_not_fully_understand_is_left_to_pyoxigraph(text):
     assert bgp.parse(PRE + text, None) is None
 
 
+@contextmanager
+def _disk_snapshot(tmp_path: Path, triples: str):
+    """A ledger on disk holding ``triples`` (Turtle, the ex: prefix declared), and its latest snapshot."""
+    from holokb.kb import KnowledgeBase
+
+    data = tmp_path / "d.ttl"
+    data.write_text(f"@prefix ex: <{EX}> .\n" + triples)
+    with KnowledgeBase.open(tmp_path / "kb.db") as kb:
+        kb.load([data], at=1_700_000_000_000)
+        yield kb, SnapshotCache(2).get(kb.ledger, "snapshot", AsOf.latest())
+
+
 def _as_ask(text: str) -> str:
     """A generated SELECT (:func:`queries`) as the ASK of the same pattern."""
     head, _, rest = text.partition("{")
@@ -176,13 +189,7 @@ def test_an_ask_over_the_table_answers_exactly_as_pyoxigraph(graph, select):
 
 
 def test_an_ask_of_constants_and_of_variables_is_answered_from_the_table_without_a_store(tmp_path):
-    from holokb.kb import KnowledgeBase
-
-    data = tmp_path / "d.ttl"
-    data.write_text(f"@prefix ex: <{EX}> .\nex:n0 ex:p0 ex:n1 .\nex:n1 ex:p0 ex:n2 .\n")
-    with KnowledgeBase.open(tmp_path / "kb.db") as kb:
-        kb.load([data], at=1_700_000_000_000)
-        snap = SnapshotCache(2).get(kb.ledger, "snapshot", AsOf.latest())
+    with _disk_snapshot(tmp_path, "ex:n0 ex:p0 ex:n1 .\nex:n1 ex:p0 ex:n2 .\n") as (kb, snap):
         run = dict(form="ASK", as_of=AsOf.latest(), view="snapshot", limits=Limits(max_results=None))
         asks = {"ASK { ex:n0 ex:p0 ex:n1 }": True, "ASK { ex:n1 ex:p0 ex:n0 }": False,
                 "ASK WHERE { ?a ex:p0 ?b . ?b ex:p0 ?c }": True, "ASK { ?a ex:p0 ?b . ?b ex:p0 ?a }": False,
@@ -251,13 +258,7 @@ def test_the_table_reads_back_from_disk_as_written(tmp_path):
 
 
 def test_a_disk_snapshot_fills_its_store_only_when_a_query_needs_it(tmp_path):
-    from holokb.kb import KnowledgeBase
-
-    data = tmp_path / "d.ttl"
-    data.write_text(f"@prefix ex: <{EX}> .\n" + "".join(f"ex:n{i} ex:p0 ex:n{(i + 1) % 4} .\n" for i in range(4)))
-    with KnowledgeBase.open(tmp_path / "kb.db") as kb:
-        kb.load([data], at=1_700_000_000_000)
-        snap = SnapshotCache(2).get(kb.ledger, "snapshot", AsOf.latest())
+    with _disk_snapshot(tmp_path, "".join(f"ex:n{i} ex:p0 ex:n{(i + 1) % 4} .\n" for i in range(4))) as (kb, snap):
         folder = Path(snap.location)
         assert snap.table is not None and (folder / "ids" / "table.json").exists()
         assert not list(folder.glob("store*"))
@@ -276,13 +277,7 @@ def test_a_disk_snapshot_fills_its_store_only_when_a_query_needs_it(tmp_path):
 
 
 def test_a_store_fill_that_never_finished_blocks_nobody(tmp_path):
-    from holokb.kb import KnowledgeBase
-
-    data = tmp_path / "d.ttl"
-    data.write_text(f"@prefix ex: <{EX}> .\nex:n0 ex:p0 ex:n1 .\n")
-    with KnowledgeBase.open(tmp_path / "kb.db") as kb:
-        kb.load([data], at=1_700_000_000_000)
-        snap = SnapshotCache(2).get(kb.ledger, "snapshot", AsOf.latest())
+    with _disk_snapshot(tmp_path, "ex:n0 ex:p0 ex:n1 .\n") as (kb, snap):
         folder = Path(snap.location)
         (folder / "store-1-1").mkdir()  # a process that died while filling: no store.done
         ask = PRE + "ASK { ex:n0 ex:p0 ex:n1 FILTER(true) }"  # a FILTER: pyoxigraph fills a store
