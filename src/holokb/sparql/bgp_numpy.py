@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.limits import Deadline, LimitHit
+from .idtable import as_numpy
 
 if TYPE_CHECKING:
     from .bgp import BGPQuery, Term
@@ -45,7 +46,7 @@ def solve(table: IdTable, q: BGPQuery, deadline: Deadline | None, max_rows: int)
     rows = np.stack([cols[v] for v in q.variables], axis=1)
     if q.distinct:
         rows = np.unique(rows, axis=0)
-    ranks = _column(table.rank)[rows]
+    ranks = as_numpy(table.rank)[rows]
     return rows[np.lexsort(ranks.T[::-1])]
 
 
@@ -59,10 +60,6 @@ def decode(table: IdTable, rows: np.ndarray) -> list[tuple]:
     return list(map(tuple, objs[inverse.reshape(rows.shape)].tolist()))
 
 
-def _column(a: Any) -> np.ndarray:
-    return np.frombuffer(a, dtype=np.int32) if len(a) else np.zeros(0, np.int32)
-
-
 def _scan(table: IdTable, pat: tuple[Term, Term, Term]) -> Relation:
     """The triples matching one triple pattern, as variable columns."""
     ids = table.pattern_ids(pat)
@@ -73,11 +70,11 @@ def _scan(table: IdTable, pat: tuple[Term, Term, Term]) -> Relation:
     if not pv:
         lo, hi = table.predicate_range(p)
         if not ov and sv:  # (p, o) bound: a range of the (p, o, s) order
-            o2 = _column(table.o2)[lo:hi]
+            o2 = as_numpy(table.o2)[lo:hi]
             a, b = int(np.searchsorted(o2, o, "left")), int(np.searchsorted(o2, o, "right"))
-            cols = [_column(table.s2)[lo + a:lo + b], None, None]
+            cols = [as_numpy(table.s2)[lo + a:lo + b], None, None]
         else:
-            subjects, objects = _column(table.s)[lo:hi], _column(table.o)[lo:hi]
+            subjects, objects = as_numpy(table.s)[lo:hi], as_numpy(table.o)[lo:hi]
             if not sv:  # (p, s) bound: a range of the (p, s, o) order
                 a, b = int(np.searchsorted(subjects, s, "left")), int(np.searchsorted(subjects, s, "right"))
                 subjects, objects = subjects[a:b], objects[a:b]
@@ -90,7 +87,7 @@ def _scan(table: IdTable, pat: tuple[Term, Term, Term]) -> Relation:
         if cols[2] is None:
             cols[2] = np.full(size, o, dtype=np.int32)
     else:
-        cols = [_column(table.s), _column(table.p), _column(table.o)]
+        cols = [as_numpy(table.s), as_numpy(table.p), as_numpy(table.o)]
         for k in (0, 2):
             if ids[k] >= 0:
                 keep = cols[k] == ids[k]

@@ -36,6 +36,13 @@ _COLUMNS = ("p", "s", "o", "o2", "s2", "quads", "rank")
 _PLAIN = re.compile(r'"[^"\\\n\r\t\x08\x0c]*"\Z')  # what RDFTerm.n3 writes a plain string as
 
 
+def as_numpy(a: array) -> Any:
+    """An ``array('i')`` column as a numpy int32 array over the same memory (no copy)."""
+    import numpy as np
+
+    return np.frombuffer(a, dtype=np.int32) if len(a) else np.zeros(0, np.int32)
+
+
 class IdTable:
     """The integer-encoded default graph of one snapshot (module doc)."""
 
@@ -122,13 +129,9 @@ class IdTable:
 
     def stats(self) -> dict:
         """The join-order statistics (:mod:`.join_stats`) of the table's triples and quads."""
-        import numpy as np
-
         from .join_stats import from_ids
 
-        def col(a: array) -> Any:
-            return np.frombuffer(a, dtype=np.int32) if len(a) else np.zeros(0, np.int32)
-
+        col = as_numpy
         q = col(self.quads)
         groups = [(col(self.s), col(self.p), col(self.o))] + ([(q[0::4], q[1::4], q[2::4])] if len(q) else [])
         return from_ids(groups, self.texts.__getitem__)
