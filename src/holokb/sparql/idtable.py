@@ -174,7 +174,7 @@ def build(triples: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int]]],
     s, p, o = (remap[c] for c in cols)
     spo = _distinct_rows(p, s, o)  # columns p, s, o, sorted
     pos = _sorted_pos(spo)
-    qq = remap[q] if len(q) else q
+    qq = np.unique(remap[q], axis=0) if len(q) else q  # each quad once (two ids may name one canonical term)
     order = sorted(range(len(texts)), key=lambda i: key_of[texts[i]])
     rank = np.empty(len(texts), dtype=np.int64)
     rank[order] = np.arange(len(texts))
