@@ -167,6 +167,31 @@ def test_a_write_after_the_load_builds_them_and_finds_what_the_load_wrote(loaded
             "SELECT count(DISTINCT canon) FROM terms").fetchone()[0]
 
 
+def test_a_stored_closure_builds_only_the_term_index_and_the_next_read_the_rest(loaded, tmp_path):
+    """A closure interns terms (terms_canon's uniqueness) but looks no fact up: storing one (what
+    ``holokb derive`` does after a load) builds terms_canon alone; a reader builds the rest."""
+    from holokb.ledger import DerivedRecord
+
+    d, want = loaded
+    path = tmp_path / "kb.db"
+    shutil.copy(d / "deferred.db", path)
+    with Ledger.open(path) as led:
+        led.store_rule_set("h", "rule text")
+        assert not set(DEFERRED_INDEXES) & _indexes(path)
+        new_term = Literal.of("minted by the closure")
+        info = led.store_closure(rule_set_hash="h", as_of=NOW, computed_at=AT, derived=[
+            DerivedRecord(iri("q"), (iri("s3"), Literal.of(21))), DerivedRecord(iri("q"), (iri("s4"), new_term))])
+        assert set(DEFERRED_INDEXES) & _indexes(path) == {"terms_canon"}
+        assert info.derived == 2
+        db = led._db
+        # Known terms kept their ids; the new one got one of its own (unique encodings).
+        assert db.execute("SELECT count(*) FROM terms").fetchone()[0] == db.execute(
+            "SELECT count(DISTINCT canon) FROM terms").fetchone()[0]
+        assert led.term_ids([iri("s9"), Literal.of(21), iri("nobody")]) == want["term_ids"]
+        assert set(DEFERRED_INDEXES) <= _indexes(path)
+        assert _views(led.facts(NOW, about=iri("s3"), limits=Limits.unbounded())) == want["facts about"]
+
+
 def test_a_rolled_back_batch_leaves_them_deferred_and_the_next_read_builds_them(loaded, tmp_path):
     d, want = loaded
     path = tmp_path / "kb.db"

@@ -174,7 +174,7 @@ class LedgerDerived:
 
     _db: sqlite3.Connection
     _cache: TermCache
-    _transaction: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _transaction: Callable[..., AbstractContextManager[sqlite3.Connection]]
     change_marker: Callable[[], int]
     _term_filters: Callable[..., bool]
     _ensure_indexes: Callable[[], None]
@@ -199,7 +199,7 @@ class LedgerDerived:
         if not isinstance(computed_at, int) or isinstance(computed_at, bool):
             raise InvalidValueError(f"computed_at must be an integer (unix ms), got {computed_at!r}")
         self.__dict__.pop("_derived_table", None)  # a replaced closure's kept read goes (see _table)
-        with self._transaction() as db:
+        with self._transaction(needs=("terms_canon",)) as db:
             current = self.change_marker()
             marker = current if change_marker is None else change_marker
             if not isinstance(marker, int) or not 0 <= marker <= current:
@@ -214,7 +214,7 @@ class LedgerDerived:
     def delete_closure(self, closure: ClosureInfo) -> bool:
         """Delete a stored closure and its derived facts; False when it was already gone."""
         self.__dict__.pop("_derived_table", None)  # the kept closure read (see _table) may be this one
-        with self._transaction() as db:
+        with self._transaction(needs=()) as db:
             return db.execute("DELETE FROM closures WHERE closure_id = ?", (closure.id,)).rowcount > 0
 
     # -- reading ---------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ class LedgerDerived:
     def store_rule_set(self, rule_set_hash: str, text: str) -> None:
         """Keep the canonical text of a rule set under its hash (idempotent; a different text under
         the same hash is refused)."""
-        with self._transaction():
+        with self._transaction(needs=()):
             row = self._db.execute("SELECT text FROM rule_sets WHERE rule_set_hash = ?", (rule_set_hash,)).fetchone()
             if row is None:
                 self._db.execute("INSERT INTO rule_sets(rule_set_hash, text) VALUES (?, ?)", (rule_set_hash, text))
