@@ -456,14 +456,13 @@ class KnowledgeBase:
 
     def loaded_rules(self) -> Program | None:
         """The rule set of the most recently stored closure (what ``holokb derive`` last used), or None."""
-        from .analysis import analyze
-        from .syntax import parse_rules
+        from .program_cache import stored_program
 
         infos = sorted(self.ledger.closures(), key=lambda c: c.id)
         if not infos:
             return None
         text = self.ledger.rule_set(infos[-1].rule_set_hash)
-        return None if text is None else analyze(parse_rules(text, file="<stored rule set>"))
+        return None if text is None else stored_program(text)
 
     def query(self, text: str, *, as_of: AsOf, rules: Program | None = None, ledger_view: bool = False,
               limits: Limits | None = None, name: str = "<query>",

@@ -147,3 +147,29 @@ def test_every_shipped_rule_file_reads_back_equal(name, cache_home):
     parsed = pc.cached_program(rules, load_program)
     key = pc.program_key(rules)
     assert pc.lookup(cache_home, key) == parsed == load_program(rules)
+
+
+def test_a_stored_rule_set_text_is_cached_by_its_bytes_and_the_parser_code(cache_home, monkeypatch):
+    """``holokb query`` with no rule files parses the rule set the last derive stored: the text's
+    program comes back from the cache, equal to parsing it; another text or other parser code misses."""
+    from holokb.analysis import analyze
+    from holokb.syntax import parse_rules
+
+    calls = []
+
+    def parse(text, file):
+        calls.append(text)
+        return analyze(parse_rules(text, file=file))
+
+    owl = (REPO / "rules" / "owl2rl.hkr").read_text()
+    first = pc.cached_text_program(owl, pc.STORED_RULE_SET, parse)
+    again = pc.cached_text_program(owl, pc.STORED_RULE_SET, parse)
+    assert len(calls) == 1 and again == first == analyze(parse_rules(owl, file=pc.STORED_RULE_SET))
+    assert again is not first
+    pc.cached_text_program(RULES, pc.STORED_RULE_SET, parse)  # another text: parsed
+    pc.cached_text_program(owl, "<elsewhere>", parse)  # another file name (its origins name it): parsed
+    assert len(calls) == 3
+    key = pc.text_key(owl, pc.STORED_RULE_SET)
+    monkeypatch.setattr(pc, "_code_digest", b"other code")
+    assert pc.text_key(owl, pc.STORED_RULE_SET) != key
+    assert pc.stored_program(owl) == first  # the public entry point parses the same program

@@ -58,7 +58,8 @@ def _views(page) -> list:
 
 
 NOW = AsOf.latest()
-#: (name, reader, whether it looks a term or a fact up: then it builds the deferred indexes)
+#: (name, reader, whether it looks a fact up (True: then it builds the deferred indexes) or only a
+#: term ("terms": then terms_canon alone))
 READERS = [
     ("facts about", lambda led: _views(led.facts(NOW, about=iri("s3"), limits=Limits.unbounded())), True),
     ("facts predicate", lambda led: _views(led.facts(NOW, predicate=iri("age"), limits=Limits.unbounded())), True),
@@ -72,9 +73,9 @@ READERS = [
      True),
     ("types_of", lambda led: led.types_of([iri("s1"), iri("s2"), iri("nobody")], NOW), True),
     ("open_values", lambda led: led.open_values(iri("s6"), LABEL, NOW), True),
-    ("predicate", lambda led: led.predicate(iri("knows")), True),
+    ("predicate", lambda led: led.predicate(iri("knows")), "terms"),
     ("relations", lambda led: led.relations(), True),
-    ("term_ids", lambda led: led.term_ids([iri("s9"), Literal.of(21), iri("nobody")]), True),
+    ("term_ids", lambda led: led.term_ids([iri("s9"), Literal.of(21), iri("nobody")]), "terms"),
     ("confidences", lambda led: led.confidences([fact("s4", "knows", "s28").id]).tolist(), False),  # no evidence
     ("facts unfiltered", lambda led: _views(led.facts(NOW, limits=Limits.unbounded())), False),
     ("visible", lambda led: sorted(map(str, led.visible(NOW))), False),
@@ -111,7 +112,7 @@ def test_each_reader_answers_as_with_the_indexes_and_builds_them_when_it_looks_u
         assert read(led) == want[name]
         assert read(led) == want[name]  # and again, from whatever it built or cached
     built = set(DEFERRED_INDEXES) & _indexes(path)
-    assert built == (set(DEFERRED_INDEXES) if builds else set())
+    assert built == ({"terms_canon"} if builds == "terms" else set(DEFERRED_INDEXES) if builds else set())
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     db.close()
@@ -168,28 +169,38 @@ def test_a_write_after_the_load_builds_them_and_finds_what_the_load_wrote(loaded
 
 
 def test_a_stored_closure_builds_only_the_term_index_and_the_next_read_the_rest(loaded, tmp_path):
-    """A closure interns terms (terms_canon's uniqueness) but looks no fact up: storing one (what
-    ``holokb derive`` does after a load) builds terms_canon alone; a reader builds the rest."""
-    from holokb.ledger import DerivedRecord
+    """A closure stored as id columns (what ``holokb derive`` stores) interns terms (terms_canon's
+    uniqueness) but looks no fact up: it builds terms_canon alone, and a reader of facts the rest.
+    Stored as records, it finds asserted premises by hash: every deferred index first."""
+    from holokb.analysis import analyze
+    from holokb.kb import KnowledgeBase, derived_records
+    from holokb.syntax import parse_rules
 
     d, want = loaded
+    prog = analyze(parse_rules(
+        "@prefix ex: <http://example.org/> .\n"
+        "rule r: ex:q(?x, ?n) :- ex:age(?x, ?a), ?n = ?a + 100.\n"))
     path = tmp_path / "kb.db"
     shutil.copy(d / "deferred.db", path)
-    with Ledger.open(path) as led:
-        led.store_rule_set("h", "rule text")
+    with KnowledgeBase.open(path) as kb:
+        kb.ledger.store_rule_set("h", "rule text")
         assert not set(DEFERRED_INDEXES) & _indexes(path)
-        new_term = Literal.of("minted by the closure")
-        info = led.store_closure(rule_set_hash="h", as_of=NOW, computed_at=AT, derived=[
-            DerivedRecord(iri("q"), (iri("s3"), Literal.of(21))), DerivedRecord(iri("q"), (iri("s4"), new_term))])
+        _, info = kb.derive_and_store(prog, as_of=NOW, computed_at=AT + 1)
+        assert info.derived == 40  # ?a + 100 mints five new integer terms
         assert set(DEFERRED_INDEXES) & _indexes(path) == {"terms_canon"}
-        assert info.derived == 2
+        led = kb.ledger
         db = led._db
-        # Known terms kept their ids; the new one got one of its own (unique encodings).
         assert db.execute("SELECT count(*) FROM terms").fetchone()[0] == db.execute(
             "SELECT count(DISTINCT canon) FROM terms").fetchone()[0]
         assert led.term_ids([iri("s9"), Literal.of(21), iri("nobody")]) == want["term_ids"]
-        assert set(DEFERRED_INDEXES) <= _indexes(path)
+        assert set(DEFERRED_INDEXES) & _indexes(path) == {"terms_canon"}
         assert _views(led.facts(NOW, about=iri("s3"), limits=Limits.unbounded())) == want["facts about"]
+        assert set(DEFERRED_INDEXES) <= _indexes(path)
+    shutil.copy(d / "deferred.db", path)
+    with KnowledgeBase.open(path) as kb:
+        model = kb.derive(prog, as_of=NOW, record_proofs=True)
+        kb.ledger.store_closure(rule_set_hash="h", as_of=NOW, computed_at=AT + 1, derived=derived_records(model))
+        assert set(DEFERRED_INDEXES) <= _indexes(path)
 
 
 def test_a_rolled_back_batch_leaves_them_deferred_and_the_next_read_builds_them(loaded, tmp_path):
@@ -203,6 +214,9 @@ def test_a_rolled_back_batch_leaves_them_deferred_and_the_next_read_builds_them(
                 raise RuntimeError("abandon")
         assert not set(DEFERRED_INDEXES) & _indexes(path)
         assert led.term_ids([iri("s9"), Literal.of(21), iri("nobody")]) == want["term_ids"]
+        assert set(DEFERRED_INDEXES) & _indexes(path) == {"terms_canon"}
+        assert [(v.fact.id, v.system) for v in led.history((iri("s4"), iri("age")))] == \
+            want["history of subject and predicate"]
         assert set(DEFERRED_INDEXES) <= _indexes(path)
 
 

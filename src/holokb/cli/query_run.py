@@ -274,10 +274,9 @@ def _rule_set(kb, rules: Optional[list[Path]], no_rules: bool, digest: Optional[
         return program, _closed_under(where, len(program.rules), program.rule_set_hash), digest
     last = _last_rule_set(kb.ledger)
     if last is not None:
-        from ..analysis import analyze
+        from ..program_cache import stored_program
         from ..sparql.rules_index import stored_digest
-        from ..syntax import parse_rules
 
-        program = analyze(parse_rules(last[1], file="<stored rule set>"))  # as KnowledgeBase.loaded_rules
+        program = stored_program(last[1])  # as KnowledgeBase.loaded_rules
         return program, _last_derive_said(program.rule_set_hash, len(program.rules)), stored_digest(last[1])
     return None, "rules: none (no --rules, no ./rules, no stored derive): asserted triples only", digest

@@ -199,7 +199,10 @@ class LedgerDerived:
         if not isinstance(computed_at, int) or isinstance(computed_at, bool):
             raise InvalidValueError(f"computed_at must be an integer (unix ms), got {computed_at!r}")
         self.__dict__.pop("_derived_table", None)  # a replaced closure's kept read goes (see _table)
-        with self._transaction(needs=("terms_canon",)) as db:
+        # Id columns name asserted premises by row id and intern terms (terms_canon's uniqueness);
+        # records name them by hash, found through facts_hkey: every deferred index then.
+        needs = ("terms_canon",) if isinstance(derived, DerivedColumns) else None
+        with self._transaction(needs=needs) as db:
             current = self.change_marker()
             marker = current if change_marker is None else change_marker
             if not isinstance(marker, int) or not 0 <= marker <= current:

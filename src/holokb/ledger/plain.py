@@ -124,6 +124,7 @@ class StagedPlain:
         # the load's rows need none of them, and a scan-only reader never does.
         build_indexes(db, tuple(x for x in BULK_INDEXES if x[0] not in DEFERRED_INDEXES))
         b._ledger._indexes_ready = False
+        b._ledger._have_deferred = frozenset()
         # The staging is released after COMMIT (Ledger.write_staged): emptying it here held the
         # lock ~0.15 s longer at 1M facts, and DETACH outside the transaction is ~10x cheaper.
         # The batch's term -> id cache is left out: hashing every new term object cost more

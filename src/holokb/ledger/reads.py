@@ -47,7 +47,7 @@ class LedgerReads:
 
     _db: sqlite3.Connection
     _cache: TermCache
-    _ensure_indexes: Callable[[], None]  # builds the deferred lookup indexes (Ledger)
+    _ensure_indexes: Callable[..., None]  # builds the deferred lookup indexes (Ledger)
 
     # -- terms -----------------------------------------------------------------------------------
 
@@ -92,6 +92,8 @@ class LedgerReads:
         valid_from descending, fact id, span id.
         """
         where, args = [_VISIBLE], list(_vis(as_of))
+        if about is not None or predicate is not None or obj is not None:
+            self._ensure_indexes()  # facts_sp / facts_o
         if not self._term_filters((("f.s", about), ("f.p", predicate), ("f.o", obj)), where, args):
             return Page.of(())
         if polarity is not None:
@@ -112,6 +114,7 @@ class LedgerReads:
         """
         if direction not in ("out", "in", "both"):
             raise ValueError(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        self._ensure_indexes()  # facts_sp / facts_o
         eid = self._cache.lookup(self._db, entity)
         if eid is None:
             return Page.of(())
@@ -144,8 +147,8 @@ class LedgerReads:
         Sort key: system_from, valid_from, fact id, span id.
         """
         x = fact_or_subject_predicate
+        self._ensure_indexes()  # facts_hkey / facts_sp
         if isinstance(x, Fact):
-            self._ensure_indexes()
             fhash = bytes.fromhex(x.id)
             where, args = "f.hkey = ? AND f.hash = ?", [fact_key(fhash), fhash]
         else:
@@ -327,6 +330,7 @@ class LedgerReads:
     def types_of(self, iris: Iterable[IRI], as_of: AsOf) -> dict[IRI, frozenset[IRI]]:
         """The rdf:type objects (IRIs) of each given IRI visible at ``as_of`` (affirmed facts)."""
         out: dict[IRI, frozenset[IRI]] = {}
+        self._ensure_indexes()  # facts_sp
         type_id = self._cache.lookup(self._db, IRI(RDF_TYPE))
         for iri in iris:
             sid = self._cache.lookup(self._db, iri) if type_id is not None else None
@@ -344,6 +348,7 @@ class LedgerReads:
 
         Order: object key (kind, datatype, lexical, canonical bytes).
         """
+        self._ensure_indexes()  # facts_sp
         sid, pid = self._cache.lookup(self._db, subject), self._cache.lookup(self._db, predicate)
         if sid is None or pid is None:
             return []
@@ -377,6 +382,7 @@ class LedgerReads:
     def relations(self) -> tuple[frozenset[str], frozenset[str]]:
         """(predicate IRIs, rdf:type class IRIs) of every affirmed fact ever recorded, at any time:
         what rules could read from this ledger (analysis.lint warns about the rest)."""
+        self._ensure_indexes()  # facts_sp serves the distinct predicates
         rows = self._db.execute(
             "SELECT t.lexical FROM (SELECT DISTINCT p FROM facts WHERE polarity = 1) f "
             "JOIN terms t ON t.term_id = f.p WHERE t.kind = 0").fetchall()

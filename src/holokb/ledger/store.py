@@ -66,11 +66,14 @@ class Ledger(LedgerDerived, LedgerReads):
         self._in_batch = False
         self._last_counts = WriteCounts()
         #: Whether the deferred lookup indexes (schema.DEFERRED_INDEXES) are known to exist: None
-        #: unknown, False missing (a columnar load left them).  A reader that looks a term or a fact
-        #: up builds them first (:meth:`_ensure_indexes`); every write transaction does.
+        #: unknown, False missing (a columnar load left them).  A reader that looks a fact up builds
+        #: them first (:meth:`_ensure_indexes`), one that only looks a term up builds terms_canon;
+        #: a write transaction builds those it names (all, for a batch).
         self._indexes_ready: bool | None = None
+        #: The deferred indexes known to exist while not all do (emptied whenever the flag above is).
+        self._have_deferred: frozenset[str] = frozenset()
         self._index_failed_at: int | None = None  # change marker when a build could not take the lock
-        self._cache.before_lookup = self._ensure_indexes
+        self._cache.before_lookup = self._ensure_term_index
 
     @staticmethod
     def open(path: str | Path, *, timeout_s: float = 5.0) -> "Ledger":
@@ -314,9 +317,14 @@ class Ledger(LedgerDerived, LedgerReads):
             spo.extend(part)
         return self.bulk_assert(plain_records(terms, spo), at=at)
 
-    def _ensure_indexes(self) -> None:
+    def _ensure_term_index(self) -> None:
+        """Before a term is looked up by its encoding: ``terms_canon`` (the fact indexes wait for a
+        read of facts by key; a SPARQL snapshot's build looks terms up and scans facts)."""
+        self._ensure_indexes(("terms_canon",))
+
+    def _ensure_indexes(self, needs: tuple[str, ...] | None = None) -> None:
         """Build the deferred lookup indexes (schema.DEFERRED_INDEXES) a columnar load left, before a
-        read that looks a term or a fact up: under the write lock, in a transaction of their own
+        read that looks a fact up (``needs``: fewer, for a read that uses fewer; None: all): under the write lock, in a transaction of their own
         (waiting up to the open's timeout for another writer), or inside the caller's read
         transaction.  When the lock cannot be had (a read-only file, a busy writer, a read
         transaction that another writer has since overtaken) the read goes on without them: every
@@ -325,32 +333,37 @@ class Ledger(LedgerDerived, LedgerReads):
         defers them."""
         if self._indexes_ready or self._in_batch or self._db is None:
             return
+        if needs is not None and self._have_deferred.issuperset(needs):
+            return
         db = self._db
         if self._index_failed_at is not None and self._index_failed_at == change_marker(db):
             return
         try:
             if db.in_transaction:  # a read transaction: building makes it a write (see above)
-                self._build_missing()
+                self._build_missing(needs)
                 return
             db.execute("BEGIN IMMEDIATE")
             try:
-                self._build_missing()
+                self._build_missing(needs)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 self._indexes_ready = None
+                self._have_deferred = frozenset()
                 raise
         except sqlite3.OperationalError:
             self._index_failed_at = change_marker(db)
 
     def _build_missing(self, needs: tuple[str, ...] | None = None) -> None:
-        from .schema import build_indexes, missing_deferred
+        from .schema import DEFERRED_INDEXES, build_indexes, missing_deferred
 
         missing = missing_deferred(self._db)
         build = missing if needs is None else tuple(x for x in missing if x[0] in needs)
         if build:
             build_indexes(self._db, build)
-        if len(build) == len(missing):
+        left = {name for name, _ in missing} - {name for name, _ in build}
+        self._have_deferred = frozenset(DEFERRED_INDEXES) - left
+        if not left:
             self._indexes_ready = True
             self._index_failed_at = None
 
@@ -368,6 +381,7 @@ class Ledger(LedgerDerived, LedgerReads):
         # Ids read inside the failed transaction may not exist any more; nor indexes built in it.
         self._cache.clear()
         self._indexes_ready = None
+        self._have_deferred = frozenset()
 
 
 __all__ = ["Ledger", "CURRENT_VERSION"]
