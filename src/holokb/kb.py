@@ -196,17 +196,17 @@ class KnowledgeBase:
         named in ``documents`` whatever their extension, become documents with paragraph chunks,
         stored first so evidence spans can be checked against them.
         """
-        from .ingest import chunk_paragraphs
-        from .rdf.load import apply_changes, read_changes
-        from .rdf.mapping import Changes
-        from .rdf.parse import detect_format
-
         files = expand_paths(paths)
         as_text = {Path(d) for d in documents}
         if files and not as_text and all(_is_rdf(f) for f in files):
             done = self._load_plain(files, at)
             if done is not None:
                 return done
+        from .ingest import chunk_paragraphs
+        from .rdf.load import apply_changes, read_changes
+        from .rdf.mapping import Changes
+        from .rdf.parse import detect_format
+
         changes = Changes([], [], [])
         records = changes.records
         texts: list[tuple[str, str]] = []

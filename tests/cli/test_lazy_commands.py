@@ -69,3 +69,20 @@ def test_the_package_app_is_the_whole_cli_after_a_lone_command(tmp_path):
     registered, table = counts.split()
     assert registered == table
     assert serving == "serve"
+
+
+def test_loading_plain_rdf_imports_neither_the_exporter_nor_the_extractors(tmp_path):
+    """``holokb load`` of plain triples parses and stages them: the TriG exporter, the RDF mapping of
+    annotated graphs and the ingestion extractors (with the rule language's analysis) stay unloaded."""
+    nt = tmp_path / "a.nt"
+    nt.write_text("<http://ex.org/a> <http://ex.org/p> <http://ex.org/b> .\n")
+    code = ("import sys, json\nfrom holokb.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('\\n' + json.dumps(sorted(m for m in sys.modules if m.startswith('holokb.'))))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    p = subprocess.run([sys.executable, "-c", code, "load", str(nt), "--db", str(tmp_path / "kb.db")],
+                       capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    loaded = set(json.loads(p.stderr.strip().splitlines()[-1]))
+    assert "loaded 1 file(s)" in p.stdout
+    assert "holokb.ledger.plain" in loaded
+    assert not loaded & {"holokb.rdf.export", "holokb.rdf.mapping", "holokb.ingest.extract", "holokb.analysis"}
