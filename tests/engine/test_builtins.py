@@ -90,3 +90,73 @@ def test_unknown_functions_and_wrong_arities_are_coded_diagnostics(text, code, h
         rules(text)
     d = e.value.diagnostics[0]
     assert d.code == code and d.location is not None and (hint is None or hint in (d.hint or ""))
+
+
+_ints = st.integers(-10**6, 10**6)
+
+
+@given(_ints, st.integers(0, 40))
+def test_pow_of_integers_is_exact_and_a_negative_power_a_double(x, n):
+    got = apply_call("pow", (Literal.of(x), Literal.of(n)))
+    assert got.value == x ** n and type(got.value) is int
+    if x != 0:
+        neg = apply_call("pow", (Literal.of(x), Literal.of(-n - 1))).value
+        assert isinstance(neg, float) and math.isclose(neg, float(x) ** (-n - 1), rel_tol=1e-12)
+
+
+@given(st.decimals(min_value=-1000, max_value=1000, places=3, allow_nan=False, allow_infinity=False),
+       st.integers(0, 12))
+def test_pow_of_a_decimal_is_exact_not_rounded_to_a_context(x, n):
+    from fractions import Fraction
+
+    got = apply_call("pow", (Literal.of(x), Literal.of(n))).value
+    assert Fraction(got) == Fraction(x) ** n
+
+
+def test_pow_past_the_size_limit_is_undefined_at_once():
+    import time
+
+    from holokb.core.functions import MAX_INT_BITS
+
+    t0 = time.process_time()
+    assert apply_call("pow", (Literal.of(10), Literal.of(10**7))) is None
+    assert apply_call("pow", (Literal.of(1e300), Literal.of(10))) is None  # past a double
+    assert apply_call("pow", (Literal.of(-8), Literal.of(0.5))) is None  # no real root
+    assert apply_call("bshl", (Literal.of(1), Literal.of(MAX_INT_BITS + 1))) is None
+    assert apply_call("pow", (Literal.of(1), Literal.of(10**9))).value == 1  # small bases have no size
+    assert time.process_time() - t0 < 1.0
+
+
+@given(_ints, _ints, st.integers(0, 64))
+def test_bitwise_and_logical_operations_are_pythons_on_integers(x, y, n):
+    call = lambda f, *a: apply_call(f, tuple(Literal.of(v) for v in a)).value  # noqa: E731
+    assert (call("band", x, y), call("bor", x, y), call("bxor", x, y), call("bnot", x)) == (x & y, x | y, x ^ y, ~x)
+    assert (call("bshl", x, n), call("bshr", x, n)) == (x << n, x >> n)
+    assert (call("land", x, y), call("lor", x, y), call("lxor", x, y), call("lnot", x)) == (
+        int(bool(x) and bool(y)), int(bool(x) or bool(y)), int(bool(x) != bool(y)), int(not x))
+
+
+def test_number_conversions_and_what_they_refuse():
+    from decimal import Decimal
+
+    conv = lambda f, v: apply_call(f, (Literal.of(v),))  # noqa: E731
+    assert conv("to_float", 7).value == 7.0 and type(conv("to_float", 7).value) is float
+    assert conv("to_float", Decimal("2.5")).value == 2.5
+    assert [conv("to_integer", v).value for v in (-2.7, 2.7, Decimal("-7.9"), 12)] == [-2, 2, -7, 12]
+    for f in ("to_float", "to_integer", "bnot", "lnot"):
+        assert conv(f, "12") is None and conv(f, True) is None  # strings and booleans are not numbers
+    assert apply_call("band", (Literal.of(1.0), Literal.of(1))) is None  # bitwise: integers only
+    assert apply_call("bshr", (Literal.of(8), Literal.of(-1))) is None
+
+
+def test_the_new_functions_in_rules_close_as_python_computes_them():
+    m = closure(rules("""
+        rule p: ex:p(?x, ?sq, ?cube, ?half) :- ex:n(?x), ?sq = pow(?x, 2), ?cube = pow(?x, 3) - 1,
+            ?half = to_integer(to_float(?x) / 2).
+        rule b: ex:b(?x, ?y, ?a, ?o, ?s, ?l) :- ex:n(?x), ex:n(?y), ?x < ?y, ?a = band(?x, ?y), ?o = bor(?x, ?y),
+            ?s = bshl(?x, ?y), ?l = lor(land(?x, ?y), lnot(?x)).
+    """), facts("ex:n(-3). ex:n(0). ex:n(5)."))
+    assert names(m.relation(EX + "p")) == {(-3, 9, -28, -1), (0, 0, -1, 0), (5, 25, 124, 2)}
+    want = {(x, y, x & y, x | y, x << y, int((bool(x) and bool(y)) or not x))
+            for x in (-3, 0, 5) for y in (-3, 0, 5) if x < y and y >= 0}
+    assert names(m.relation(EX + "b")) == want  # bshl by a negative count is undefined: no row

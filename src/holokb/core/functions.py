@@ -16,7 +16,7 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import datetime, timedelta, timezone
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Underflow
 
 from .terms import XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, XSD_STRING, DateTimeValue, DateValue, Literal, Term
 from .time import Duration, format_ms
@@ -39,6 +39,26 @@ def _apply(op: str, x, y) -> Literal | None:
         return None
 
 
+#: Decimal ``+ - *`` (and sums) are exact up to this many significant digits; a result that needs
+#: more is undefined (Decimal's default context rounds to 28 digits, silently).  ``/`` rounds to 28
+#: digits where the quotient does not terminate (1/3).
+DECIMAL_DIGITS = 1000
+_EXACT = Context(prec=DECIMAL_DIGITS, traps=[Inexact, Overflow, Underflow, InvalidOperation, DivisionByZero])
+
+
+def exact_sum(values) -> int | float | Decimal:
+    """The sum of numbers: ints exactly, with a float a double, else decimals exactly (ArithmeticError
+    past :data:`DECIMAL_DIGITS`)."""
+    if any(isinstance(v, float) for v in values):
+        return float(sum(float(v) for v in values))
+    if all(isinstance(v, int) for v in values):
+        return sum(values)
+    total = Decimal(0)
+    for v in values:
+        total = _EXACT.add(total, Decimal(v))
+    return total
+
+
 def _is_num(v) -> bool:
     return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
 
@@ -57,7 +77,10 @@ def _apply_values(op: str, vx, vy) -> Literal | None:
             if isinstance(vx, int) and isinstance(vy, int):
                 return Literal.of(Decimal(vx) / Decimal(vy)) if vx % vy else Literal.of(vx // vy)
             return Literal.of(vx / vy)
-        r = vx + vy if op == "+" else vx - vy if op == "-" else vx * vy
+        if isinstance(vx, Decimal):
+            r = _EXACT.add(vx, vy) if op == "+" else _EXACT.subtract(vx, vy) if op == "-" else _EXACT.multiply(vx, vy)
+        else:
+            r = vx + vy if op == "+" else vx - vy if op == "-" else vx * vy
         return Literal.of(r)
     if isinstance(vx, (DateTimeValue, DateValue)) and isinstance(vy, Duration) and op in "+-":
         sign = 1 if op == "+" else -1
@@ -203,6 +226,66 @@ def _abs(t: Term) -> Literal | None:
     return None
 
 
+#: The largest result pow and bshl compute, in bits: a rule row past it is undefined (not derived),
+#: so that ``pow(10, 10000000)`` cannot hold a closure for minutes (nothing hangs).
+MAX_INT_BITS = 1 << 16
+
+
+def _pow(x: Term, n: Term) -> Literal | None:
+    if not (isinstance(x, Literal) and isinstance(n, Literal)):
+        return None
+    vx, vn = x.value, n.value
+    if not (_is_num(vx) and _is_num(vn)):
+        return None
+    if isinstance(vn, int) and vn >= 0 and isinstance(vx, int):
+        if abs(vx) > 1 and vn * abs(vx).bit_length() > MAX_INT_BITS:
+            return None
+        return Literal.of(vx ** vn)
+    if isinstance(vn, int) and vn >= 0 and isinstance(vx, Decimal):
+        # Exact: the mantissa's power at the scaled exponent (Decimal's ** rounds to its context).
+        sign, digits, exp = vx.as_tuple()
+        m = int("".join(map(str, digits)) or "0")
+        if m > 1 and vn * m.bit_length() > MAX_INT_BITS:
+            return None
+        return Literal.of(Decimal((sign * (vn % 2), tuple(map(int, str(m ** vn))), exp * vn)))
+    r = float(vx) ** float(vn)  # OverflowError (undefined) past a double; a complex root is undefined too
+    return Literal.of(r) if isinstance(r, float) else None
+
+
+def _to_float(x: Term) -> Literal | None:
+    if isinstance(x, Literal) and _is_num(x.value):
+        return Literal.of(float(x.value))
+    return None
+
+
+def _to_integer(x: Term) -> Literal | None:
+    if isinstance(x, Literal) and _is_num(x.value):
+        return Literal.of(int(x.value))  # int() truncates toward zero (floats here are finite)
+    return None
+
+
+def _ints(args: tuple[Term, ...]) -> list[int] | None:
+    vals = [_int(a) for a in args]
+    return None if any(v is None for v in vals) else vals  # type: ignore[return-value]
+
+
+def _bits(f):
+    """A bitwise or logical operation on integers (booleans are not integers here)."""
+    def apply(args: tuple[Term, ...]) -> Literal | None:
+        vals = _ints(args)
+        if vals is None:
+            return None
+        r = f(*vals)
+        return None if r is None else Literal.of(r)
+    return apply
+
+
+def _shl(x: int, n: int) -> int | None:
+    if n < 0 or n > MAX_INT_BITS or x.bit_length() + n > MAX_INT_BITS:
+        return None
+    return x << n
+
+
 _CALLS = {
     "div": lambda a: _int_pair(_int_value(a[0]), _int_value(a[1]), _trunc_div),
     "mod": lambda a: apply_op("%", a[0], a[1]),
@@ -217,6 +300,19 @@ _CALLS = {
     "min": lambda a: _extreme(a, min),
     "max": lambda a: _extreme(a, max),
     "abs": lambda a: _abs(a[0]),
+    "pow": lambda a: _pow(a[0], a[1]),
+    "to_float": lambda a: _to_float(a[0]),
+    "to_integer": lambda a: _to_integer(a[0]),
+    "band": _bits(lambda x, y: x & y),
+    "bor": _bits(lambda x, y: x | y),
+    "bxor": _bits(lambda x, y: x ^ y),
+    "bnot": _bits(lambda x: ~x),
+    "bshl": _bits(_shl),
+    "bshr": _bits(lambda x, n: None if n < 0 else x >> n),
+    "land": _bits(lambda x, y: int(x != 0 and y != 0)),
+    "lor": _bits(lambda x, y: int(x != 0 or y != 0)),
+    "lxor": _bits(lambda x, y: int((x != 0) != (y != 0))),
+    "lnot": _bits(lambda x: int(x == 0)),
 }
 
 
@@ -235,4 +331,4 @@ def apply_call(func: str, args: tuple[Term, ...]) -> Literal | None:
         return None
 
 
-__all__ = ["apply_call", "apply_op"]
+__all__ = ["DECIMAL_DIGITS", "MAX_INT_BITS", "apply_call", "apply_op", "exact_sum"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from typing import Union
 
 from .errors import InvalidValueError
@@ -146,7 +146,9 @@ def literal_value(lexical: str, datatype: str, lang: str | None = None) -> Value
             d = Decimal(lexical.strip())
             if not d.is_finite():
                 raise InvalidValueError(f"decimals must be finite, got {lexical!r}")
-            return d.normalize() if d != 0 else Decimal(0)
+            # Trailing zeros go, no digit does: normalize() alone rounds to its context's 28 digits, which
+            # made 1.0000000000000000000000000000001 and …2 one value (one term, one fact).
+            return d.normalize(Context(prec=max(28, len(d.as_tuple().digits)))) if d != 0 else Decimal(0)
         if datatype == XSD_BOOLEAN:
             s = lexical.strip()
             if s in ("true", "1"):

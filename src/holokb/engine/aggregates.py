@@ -16,6 +16,7 @@ from decimal import Decimal
 import numpy as np
 
 from ..analysis.program import Aggregate, Atom, Var
+from ..core.functions import exact_sum
 from ..core.terms import Literal
 from ..core.time import Duration
 from .joins import eval_expr
@@ -113,10 +114,10 @@ def _reduce(func: str, ids, n: int, terms) -> Literal | None:
     if func == "sum":
         nums = [v for v in vals if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)]
         if len(nums) == len(vals) and nums:
-            if any(isinstance(v, float) for v in nums):
-                return Literal.of(float(sum(float(v) for v in nums)))
-            total = sum(nums)
-            return Literal.of(total)
+            try:
+                return Literal.of(exact_sum(nums))
+            except ArithmeticError:  # decimals past DECIMAL_DIGITS: no exact sum
+                return None
         durs = [v for v in vals if isinstance(v, Duration) and v.months == 0]
         if len(durs) == len(vals) and durs:
             return Literal.of(Duration(0, sum(d.ms for d in durs)))

@@ -8,6 +8,8 @@ place, division by zero) yields no value: the row is dropped, nothing raises.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..core.functions import apply_call, apply_op
@@ -37,8 +39,7 @@ def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.
     fb = np.where(is_num, num[b], 0.0)
     if op in ("=", "!="):
         eq = np.where(same, (va == vb) & (fa == fb), a == b)
-        return eq if op == "=" else ~eq
-    if op == "<":
+    elif op == "<":
         r = (fa < fb) | ((fa == fb) & (va < vb))
     elif op == "<=":
         r = (fa < fb) | ((fa == fb) & (va <= vb))
@@ -48,7 +49,28 @@ def compare(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.
         r = (fa > fb) | ((fa == fb) & (va >= vb))
     else:
         raise ValueError(f"unknown comparison {op!r}")
+    # Doubles round: two numbers that differ (decimals past 17 digits, integers past 2**53 beside a
+    # decimal or past 2**62) can have one double.  Rounding keeps order, so a strict double order is
+    # the values' order; equal doubles of two terms are decided on the exact values.
+    tie = is_num & (fa == fb) & (a != b)
+    if tie.any():
+        exact = _exact(op, a[tie], b[tie], terms)
+        if op in ("=", "!="):
+            eq[tie] = exact  # equality ("!=" compares with operator.eq): negated below
+        else:
+            r[tie] = exact
+    if op in ("=", "!="):
+        return eq if op == "=" else ~eq
     return same & r
+
+
+def _exact(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.ndarray:
+    """``a op b`` on the numbers' exact values (Python compares int, Decimal and float exactly),
+    once per distinct pair."""
+    cmp = _PY_CMP[op]
+    uniq, inverse = np.unique(np.stack([a, b], axis=1), axis=0, return_inverse=True)
+    got = np.fromiter((cmp(terms.term(x).value, terms.term(y).value) for x, y in uniq.tolist()), bool, len(uniq))
+    return got[inverse.reshape(-1)]
 
 
 def identity_equal(ids: np.ndarray, terms: TermDictionary) -> np.ndarray:
@@ -63,6 +85,8 @@ def identity_equal(ids: np.ndarray, terms: TermDictionary) -> np.ndarray:
 
 #: Compare all-integer operands as int64 directly (the general path gives the same answer).
 INT_COMPARE = True
+_PY_CMP = {"=": operator.eq, "!=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+           ">=": operator.ge}  # "!=": equality, negated by the caller
 _INT_CMP = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
             ">=": np.greater_equal}
 

@@ -449,6 +449,8 @@ class RowIteration:
         is_num = same and ka == KIND_NUMBER and not (isint[a] and isint[b])
         va, vb = (0, 0) if is_num else (int(ms[a]), int(ms[b]))
         fa, fb = (float(num[a]), float(num[b])) if is_num else (0.0, 0.0)
+        if is_num and fa == fb and a != b:  # one double for two numbers: the exact values decide
+            return _cmp(op, self.terms.term(a).value, self.terms.term(b).value)
         if op in ("=", "!="):
             eq = (va == vb and fa == fb) if same else a == b
             return eq if op == "=" else not eq

@@ -77,6 +77,20 @@ FUNCTIONS: dict[str, tuple[int, int | None, str]] = {
     "min": (2, None, "the least of its arguments (numbers, times, durations or strings, of one kind)"),
     "max": (2, None, "the greatest of its arguments"),
     "abs": (1, 1, "the absolute value of a number"),
+    "pow": (2, 2, "pow(?x, ?n): ?x to the power ?n; exact for an integer power of an integer or decimal "
+                  "(?n >= 0), a double otherwise (Soufflé's ^)"),
+    "to_float": (1, 1, "a number as a double: to_float(7) = 7.0"),
+    "to_integer": (1, 1, "a number truncated toward zero to an integer: to_integer(-2.7) = -2"),
+    "band": (2, 2, "bitwise and of two integers (two's complement, as Soufflé's band)"),
+    "bor": (2, 2, "bitwise or of two integers"),
+    "bxor": (2, 2, "bitwise exclusive or of two integers"),
+    "bnot": (1, 1, "bitwise complement of an integer: bnot(5) = -6"),
+    "bshl": (2, 2, "bshl(?x, ?n): ?x shifted left by ?n bits (0 <= ?n <= 4096)"),
+    "bshr": (2, 2, "bshr(?x, ?n): ?x shifted right by ?n bits, keeping its sign (?n >= 0)"),
+    "land": (2, 2, "logical and of two integers (non-zero is true): 1 or 0, as Soufflé's land"),
+    "lor": (2, 2, "logical or of two integers: 1 or 0"),
+    "lxor": (2, 2, "logical exclusive or of two integers: 1 or 0"),
+    "lnot": (1, 1, "logical not of an integer: 1 for 0, else 0"),
 }
 
 
