@@ -4,11 +4,13 @@ Supported: the C preprocessor (``#define``, ``#if``…, via pcpp), ``.type`` ali
 of primitive types, ``.decl`` (``eqrel`` becomes its four closure rules), ``.input``/``.output``
 with ``filename``/``delimiter``, facts, rules with several heads, ``;`` disjunction, ``!`` negation,
 comparisons, ``+ - * / %`` (``/`` on numbers is holokb's truncating ``div``, on floats exact
-division), the intrinsic functors ``cat strlen substr contains match to_number to_string min max``
-(``contains``/``match`` also as body literals), and ``count/sum/min/max`` aggregates with
-witnesses.  Everything else raises :class:`Unsupported` with the feature's name: records/ADTs,
-user-defined functors, other functors (``ord``, ``to_float``, …), components, subsumption,
-choice, ``$`` counters, ``mean``, ``^`` and bitwise operators, ordering on symbols.
+division), ``^`` (holokb's ``pow``), the bitwise and logical operators ``band bor bxor bshl bshr bnot
+land lor lxor lnot`` at Soufflé's precedences, the intrinsic functors ``cat strlen substr contains
+match to_number to_string to_float itof ftoi min max`` (``contains``/``match`` also as body
+literals), and ``count/sum/min/max`` aggregates with witnesses.  Everything else raises
+:class:`Unsupported` with the feature's name: records/ADTs, user-defined functors, other functors
+(``ord``, ``range``, unsigned conversions, …), ``bshru``, components, subsumption, choice, ``$``
+counters, ``mean``, ordering on symbols.
 """
 from __future__ import annotations
 
@@ -33,9 +35,14 @@ _FUNCTORS = {"cat", "strlen", "substr", "ord", "to_number", "to_string", "to_flo
              "autoinc", "min", "max"}
 #: Soufflé's intrinsic functors that holokb has as built-in functions (Soufflé name → holokb name).
 _BUILTINS = {"cat": "concat", "strlen": "strlen", "substr": "substr", "contains": "contains", "match": "match",
-             "to_number": "to_number", "to_string": "to_string", "min": "min", "max": "max"}
+             "to_number": "to_number", "to_string": "to_string", "min": "min", "max": "max",
+             "to_float": "to_float", "itof": "to_float", "ftoi": "to_integer"}
 _TESTS = {"contains", "match"}  # boolean functors that may stand alone as a body literal
 _WORD_OPS = {"band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor"}
+#: Soufflé's binary word operators by precedence, loosest first (its parser.yy ``%left`` lines); all
+#: bind looser than ``+ -``.  Each is holokb's function of the same name (``bshru`` has none).
+_WORD_LEVELS = (("lor",), ("lxor",), ("land",), ("bor",), ("bxor",), ("band",), ("bshl", "bshr", "bshru"))
+_INT_FUNCS = {"band", "bor", "bxor", "bnot", "bshl", "bshr", "land", "lor", "lxor", "lnot"}
 _QUALIFIERS = {"output", "input", "printsize", "brie", "btree", "btree_delete", "inline", "no_inline", "magic",
                "no_magic", "overridable", "eqrel"}
 
@@ -378,14 +385,23 @@ class _Parser:
         self.next()
         return tuple(args)
 
-    # -- expressions --
-    def expr(self):
+    # -- expressions (Soufflé's precedences: word operators < + - < * / % < unary - bnot lnot < ^) --
+    def expr(self, level: int = 0):
+        if level == len(_WORD_LEVELS):
+            return self.sum()
+        e = self.expr(level + 1)
+        while self.tok.kind == "id" and self.tok.text in _WORD_LEVELS[level]:
+            op = self.next().text
+            if op == "bshru":
+                raise Unsupported("operator bshru (unsigned shift: the width of Soufflé's numbers)")
+            e = DCall(op, (e, self.expr(level + 1)))
+        return e
+
+    def sum(self):
         e = self.term()
         while self.at("+") or self.at("-"):
             op = self.next().text
             e = DBin(op, e, self.term())
-        if self.tok.kind == "id" and self.tok.text in _WORD_OPS:
-            raise Unsupported("bitwise/logical operators")
         return e
 
     def term(self):
@@ -393,8 +409,6 @@ class _Parser:
         while self.at("*") or self.at("/") or self.at("%"):
             op = self.next().text
             e = DBin(op, e, self.unary())  # "/" becomes div() or stays "/" once types are known
-        if self.at("^"):
-            raise Unsupported("operator ^")
         return e
 
     def unary(self):
@@ -404,7 +418,16 @@ class _Parser:
             if isinstance(inner, DConst) and inner.kind != "sym":
                 return DConst(inner.kind, -inner.value)
             return DBin("-", DConst("int", 0), inner)
-        return self.primary()
+        if self.tok.kind == "id" and self.tok.text in ("bnot", "lnot"):
+            return DCall(self.next().text, (self.unary(),))
+        return self.power()
+
+    def power(self):
+        base = self.primary()
+        if self.at("^"):  # right-associative, and tighter than unary minus: -2^2 = -(2^2)
+            self.next()
+            return DCall("pow", (base, self.unary()))
+        return base
 
     def primary(self):
         t = self.tok
@@ -437,8 +460,8 @@ class _Parser:
                 return self.functor()
             if self.peek().text == "(":
                 raise Unsupported(f"functor {t.text}")
-            if t.text in _WORD_OPS or t.text in ("lnot", "bnot"):
-                raise Unsupported("bitwise/logical operators")
+            if t.text in _WORD_OPS:
+                raise Unsupported(f"syntax not understood near {t.text!r}")
             self.next()
             return DVar(t.text)
         raise Unsupported(f"syntax not understood near {t.text!r}")
@@ -611,10 +634,23 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
     body = tuple(item(i) for i in r.body)
     head = atom(r.head)
 
+    inferring: set[str] = set()
+
     def kind(e) -> str | None:
         if isinstance(e, DConst):
             return e.kind
         if isinstance(e, DVar):
+            if e.name not in var_kind and e.name not in inferring:  # bound by ``x = expr``: expr's kind
+                inferring.add(e.name)
+                for it in body:
+                    if isinstance(it, DCmp) and it.op == "=":
+                        for v, other in ((it.left, it.right), (it.right, it.left)):
+                            if isinstance(v, DVar) and v.name == e.name and kind(other) is not None:
+                                var_kind[e.name] = kind(other)
+                                break
+                    if e.name in var_kind:
+                        break
+                inferring.discard(e.name)
             return var_kind.get(e.name)
         if isinstance(e, DBin):
             ks = {kind(e.left), kind(e.right)}
@@ -622,8 +658,11 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
         if isinstance(e, DAgg):
             return "int" if e.func == "count" else kind(e.term)
         if isinstance(e, DCall):
+            if e.func == "pow":
+                return "float" if "float" in (kind(e.args[0]), kind(e.args[1])) else kind(e.args[0])
             return {"concat": "sym", "substr": "sym", "to_string": "sym", "strlen": "int", "to_number": "int",
-                    "div": "int", "contains": "bool", "match": "bool"}.get(e.func) or kind(e.args[0])
+                    "div": "int", "contains": "bool", "match": "bool", "to_float": "float",
+                    "to_integer": "int"}.get(e.func) or ("int" if e.func in _INT_FUNCS else kind(e.args[0]))
         return None
 
     def check(it):
@@ -641,6 +680,9 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
     # Division: Soufflé's "/" truncates on integers (holokb's div) and is exact on floats.
     body = tuple(_divisions(i, kind) for i in body)
     head = _divisions(head, kind)
+    # to_number of a number (Soufflé overloads it: a float truncates toward zero) is holokb's to_integer.
+    body = tuple(_numeric_to_number(i, kind) for i in body)
+    head = _numeric_to_number(head, kind)
     for it in body:
         check(it)
     return DRule(head, body)
@@ -669,6 +711,12 @@ def _divisions(x, kind):
     if isinstance(x, DBin) and x.op == "/" and "float" not in (kind(x.left), kind(x.right)):
         return DCall("div", (_divisions(x.left, kind), _divisions(x.right, kind)))
     return map_children(x, lambda c: _divisions(c, kind))
+
+
+def _numeric_to_number(x, kind):
+    if isinstance(x, DCall) and x.func == "to_number" and len(x.args) == 1 and kind(x.args[0]) in ("float", "int"):
+        return DCall("to_integer", (_numeric_to_number(x.args[0], kind),))
+    return map_children(x, lambda c: _numeric_to_number(c, kind))
 
 
 def _number(text: str) -> DConst:

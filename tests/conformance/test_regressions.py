@@ -20,3 +20,23 @@ def test_souffle_numeric_binary_constraint_op_compares_doubles():
     db.add("http://t/x", (IRI("http://t/a"),))
     model = closure(analyze(parse_rules(text), rdf_types=False), db)
     assert model.relation("http://t/lt") == ((Literal("yes"),),)
+
+
+def test_souffle_operators_translate_at_souffles_precedences():
+    """``^`` binds tighter than unary minus and associates to the right; the word operators bind
+    looser than ``+ -`` in Soufflé's order (lor < lxor < land < bor < bxor < band < shifts); ``bnot``
+    and ``lnot`` are prefix; ``to_number`` of a float truncates (Soufflé's overload)."""
+    from datalog_ir import run
+    from souffle_translate import parse_souffle
+
+    cases = {
+        "-2^2": -(2 ** 2), "2^3^2": 2 ** (3 ** 2), "2*3^2": 2 * 3 ** 2,
+        "1 bor 2 band 3": 1 | (2 & 3), "6 bxor 3 bor 8": (6 ^ 3) | 8, "1 + 2 bshl 3": (1 + 2) << 3,
+        "bnot 5 + 1": ~5 + 1, "12 bshr 1 + 1": 12 >> 2, "lnot 0 land 3": int(bool(1) and bool(3)),
+        "0 lor 2 land 0": int(bool(0) or (bool(2) and bool(0))), "5 lxor 0": 1,
+        "to_number(-2.7 * 2.0)": -5, "ftoi(7.9) + to_number(itof(3))": 10,
+    }
+    text = "".join(f".decl r{k}(x: number)\nr{k}(x) :- x = {e}.\n.output r{k}\n" for k, e in enumerate(cases))
+    res = run(parse_souffle(text).program)
+    for k, (e, want) in enumerate(cases.items()):
+        assert dict(res.relations[f"r{k}"]) == {(str(want),): 1}, e  # rows as cell text, with counts
