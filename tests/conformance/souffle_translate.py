@@ -299,9 +299,11 @@ class _Parser:
                     self.out.program.text_facts.append(h)  # holokb's analysis checks arity and groundness
                 elif all(isinstance(a, DConst) for a in h.args):
                     self.out.program.facts.setdefault(h.pred, []).append(h.args)
+                elif not any(_walk_vars(a) for a in h.args):
+                    # Soufflé folds constant arithmetic in facts (``a(1 + 2).``): a rule with an empty body
+                    self.out.program.rules.append(DRule(h, ()))
                 else:
-                    # Soufflé folds constant arithmetic in facts; anything else is an error there
-                    raise Unsupported("non-constant argument in a fact")
+                    raise Unsupported("non-constant argument in a fact")  # an error in Soufflé too
             return
         self.expect(":-")
         body = self.disjunction()
@@ -680,6 +682,9 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
     # Division: Soufflé's "/" truncates on integers (holokb's div) and is exact on floats.
     body = tuple(_divisions(i, kind) for i in body)
     head = _divisions(head, kind)
+    # + on symbols is concatenation in Soufflé; "arithmetic on symbols" below checks comparisons only.
+    body = tuple(_symbol_plus(_float_to_string(i, kind), kind) for i in body)
+    head = _symbol_plus(_float_to_string(head, kind), kind)
     # to_number of a number (Soufflé overloads it: a float truncates toward zero) is holokb's to_integer.
     body = tuple(_numeric_to_number(i, kind) for i in body)
     head = _numeric_to_number(head, kind)
@@ -711,6 +716,18 @@ def _divisions(x, kind):
     if isinstance(x, DBin) and x.op == "/" and "float" not in (kind(x.left), kind(x.right)):
         return DCall("div", (_divisions(x.left, kind), _divisions(x.right, kind)))
     return map_children(x, lambda c: _divisions(c, kind))
+
+
+def _float_to_string(x, kind):
+    if isinstance(x, DCall) and x.func == "to_string" and x.args and kind(x.args[0]) == "float":
+        raise Unsupported("to_string of a float (Soufflé prints C's %f: 3.140000)")
+    return map_children(x, lambda c: _float_to_string(c, kind))
+
+
+def _symbol_plus(x, kind):
+    if isinstance(x, DBin) and x.op == "+" and "sym" in (kind(x.left), kind(x.right)):
+        return DCall("concat", (_symbol_plus(x.left, kind), _symbol_plus(x.right, kind)))
+    return map_children(x, lambda c: _symbol_plus(c, kind))
 
 
 def _numeric_to_number(x, kind):
