@@ -7,10 +7,10 @@ comparisons, ``+ - * / %`` (``/`` on numbers is holokb's truncating ``div``, on 
 division), ``^`` (holokb's ``pow``), the bitwise and logical operators ``band bor bxor bshl bshr bnot
 land lor lxor lnot`` at Soufflé's precedences, the intrinsic functors ``cat strlen substr contains
 match to_number to_string to_float itof ftoi min max`` (``contains``/``match`` also as body
-literals), and ``count/sum/min/max`` aggregates with witnesses.  Everything else raises
+literals), and ``count/sum/mean/min/max`` aggregates with witnesses.  Everything else raises
 :class:`Unsupported` with the feature's name: records/ADTs, user-defined functors, other functors
 (``ord``, ``range``, unsigned conversions, …), ``bshru``, components, subsumption, choice, ``$``
-counters, ``mean``, ordering on symbols.
+counters, ordering on symbols.
 """
 from __future__ import annotations
 
@@ -299,7 +299,7 @@ class _Parser:
                     self.out.program.text_facts.append(h)  # holokb's analysis checks arity and groundness
                 elif all(isinstance(a, DConst) for a in h.args):
                     self.out.program.facts.setdefault(h.pred, []).append(h.args)
-                elif not any(_walk_vars(a) for a in h.args):
+                elif not any(_walk_vars(a) or _has_aggregate(a) for a in h.args):
                     # Soufflé folds constant arithmetic in facts (``a(1 + 2).``): a rule with an empty body
                     self.out.program.rules.append(DRule(h, ()))
                 else:
@@ -507,8 +507,6 @@ class _Parser:
 
     def aggregate(self) -> DAgg:
         func = self.next().text
-        if func == "mean":
-            raise Unsupported("mean aggregate")
         term = None
         if func != "count":
             term = self.expr()
@@ -658,7 +656,7 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
             ks = {kind(e.left), kind(e.right)}
             return "float" if "float" in ks else ("sym" if "sym" in ks else "int")
         if isinstance(e, DAgg):
-            return "int" if e.func == "count" else kind(e.term)
+            return "int" if e.func == "count" else "float" if e.func == "mean" else kind(e.term)
         if isinstance(e, DCall):
             if e.func == "pow":
                 return "float" if "float" in (kind(e.args[0]), kind(e.args[1])) else kind(e.args[0])
@@ -695,6 +693,16 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
 
 def _expr_vars_of(a: DAtom) -> list[str]:
     return [v for t in a.args for v in _walk_vars(t)]
+
+
+def _has_aggregate(e) -> bool:
+    if isinstance(e, DAgg):
+        return True
+    if isinstance(e, DBin):
+        return _has_aggregate(e.left) or _has_aggregate(e.right)
+    if isinstance(e, DCall):
+        return any(_has_aggregate(a) for a in e.args)
+    return False
 
 
 def _walk_vars(e) -> list[str]:

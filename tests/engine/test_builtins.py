@@ -1,6 +1,7 @@
 """Built-in functions in rule bodies: truncating integer division and remainder beside exact `/`,
 string functions, min/max of values, boolean tests, and aggregate witnesses (Soufflé's semantics)."""
 import math
+from decimal import Decimal
 
 import pytest
 from hypothesis import given, strategies as st
@@ -160,3 +161,13 @@ def test_the_new_functions_in_rules_close_as_python_computes_them():
     want = {(x, y, x & y, x | y, x << y, int((bool(x) and bool(y)) or not x))
             for x in (-3, 0, 5) for y in (-3, 0, 5) if x < y and y >= 0}
     assert names(m.relation(EX + "b")) == want  # bshl by a negative count is undefined: no row
+
+
+def test_mean_divides_the_sum_by_the_count_as_slash_does():
+    m = closure(rules("rule m: ex:m(?g, ?a) :- ex:G(?g), ?a = mean(?v : ex:v(?g, ?k, ?v))."),
+                facts("ex:G(1). ex:G(2). ex:G(3). ex:G(4). ex:v(1, 1, 1). ex:v(1, 2, 2). ex:v(2, 1, 1). ex:v(2, 2, 1). "
+                      'ex:v(2, 3, 2). ex:v(3, 1, 1.5e0). ex:v(3, 2, 2). ex:v(4, 1, "x").'))
+    got = {g: a for g, a in names(m.relation(EX + "m"))}
+    # distinct solutions (k tells the two 1s of group 2 apart); a double makes a double; a string no mean
+    assert got == {1: Decimal("1.5"), 2: Decimal(4) / Decimal(3), 3: 1.75}
+    assert type(got[3]) is float

@@ -1,9 +1,10 @@
-"""Aggregates (count, sum, min, max) in stratified positions.
+"""Aggregates (count, sum, mean, min, max) in stratified positions.
 
 Semantics: the aggregate body is solved over the (complete, lower-stratum) relations; its
 solutions are the distinct bindings of all its named variables; they are grouped by
 ``group_by``.  ``count`` counts solutions; ``sum`` adds the term's value over solutions (numbers,
-or day-time durations); ``min``/``max`` take the least/greatest value among comparable values
+or day-time durations); ``mean`` is the sum of numbers over their count (exact as ``/``: a decimal, or
+a double when a value is one); ``min``/``max`` take the least/greatest value among comparable values
 (numbers, dateTimes, durations of one kind).  A group exists only where it has a solution.  Over
 valid time the value is computed pointwise: it holds where the set of solutions valid at each
 instant gives the same value (see :func:`aggregate_relation`).  The result is as deep as its
@@ -16,7 +17,7 @@ from decimal import Decimal
 import numpy as np
 
 from ..analysis.program import Aggregate, Atom, Var
-from ..core.functions import exact_sum
+from ..core.functions import apply_op, exact_sum
 from ..core.terms import Literal
 from ..core.time import Duration
 from .joins import eval_expr
@@ -122,6 +123,15 @@ def _reduce(func: str, ids, n: int, terms) -> Literal | None:
         if len(durs) == len(vals) and durs:
             return Literal.of(Duration(0, sum(d.ms for d in durs)))
         return None
+    if func == "mean":
+        nums = [v for v in vals if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)]
+        if len(nums) != len(vals) or not nums:
+            return None
+        try:
+            total = exact_sum(nums)
+        except ArithmeticError:
+            return None
+        return apply_op("/", Literal.of(total), Literal.of(len(nums)))
     comparable = _comparable(lits)
     if not comparable:
         return None

@@ -21,7 +21,7 @@ from ..core.terms import Term
 
 CompareOp = _Lit["=", "!=", "<", "<=", ">", ">="]
 ArithOp = _Lit["+", "-", "*", "/", "%"]
-AggFunc = _Lit["count", "sum", "min", "max"]
+AggFunc = _Lit["count", "sum", "mean", "min", "max"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,7 @@ TOKEN_WORDS: dict[str, str] = {
     "_PREFIX": "'@prefix'", "_INCLUDE": "'@include'", "_VOCABULARY": "'vocabulary'", "_RULE": "'rule'",
     "_CONSTRAINT": "'constraint'", "_NOT": "'not'", "FUNCTIONAL": "'functional'",
     "TYPE_WORD": "a type (iri, literal, any or xsd:...)", "BOOLEAN": "true or false",
-    "AGG_FUNC": "an aggregate (count, sum, min, max)", "PNAME_NS": "a prefix name such as ex:",
+    "AGG_FUNC": "an aggregate (count, sum, mean, min, max)", "PNAME_NS": "a prefix name such as ex:",
     "PNAME": "a prefixed name such as ex:name", "IRIREF": "an IRI such as <http://example.org/x>",
     "VAR": "a variable such as ?x", "NAME": "a name", "STRING": 'a string "..."',
     "LANGTAG": "a language tag such as @en", "DURATION": "a duration such as 15 min",
