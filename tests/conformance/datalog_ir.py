@@ -219,7 +219,22 @@ class _Emitter:
                 aggs.append((rest[0], rest[1]))
         return out
 
+    def _reaches(self, pred: str) -> set[str]:
+        """Every relation ``pred``'s rules read, directly or not (itself included)."""
+        if not hasattr(self, "_deps"):
+            self._deps: dict[str, set[str]] = {}
+            for r in self.prog.rules:
+                self._deps.setdefault(r.head.pred, set()).update(_body_preds(r.body))
+        seen, todo = {pred}, [pred]
+        while todo:
+            for q in self._deps.get(todo.pop(), ()):
+                if q not in seen:
+                    seen.add(q)
+                    todo.append(q)
+        return seen
+
     def rule(self, r: DRule) -> None:
+        self._head = r.head.pred
         pending: list = []
         head_args = self.atom_args(r.head, pending, False)
         texts, aggs = self.body(r.body, False)
@@ -227,9 +242,11 @@ class _Emitter:
         # Outer variables are those a positive atom outside the aggregate grounds (Soufflé's scoping:
         # ``Y = min Z+Y : {..}`` uses a local Y); atom texts are the ones that start with an IRI.
         outer_vars = _vars_of_text(t for t in texts if t.startswith("<"))
+        outer_atoms = [t for t in texts if t.startswith("<")]
+        self._correlated = 0
         agg_texts = []
         for target, agg in aggs:
-            agg_texts.append(self.aggregate(target, agg, outer_vars | {self.var(t) for t, _ in aggs}))
+            agg_texts.append(self.aggregate(target, agg, outer_vars | {self.var(t) for t, _ in aggs}, outer_atoms))
         variants = [[]]
         for (target, agg), (text, zero) in zip(aggs, agg_texts):
             nxt = []
@@ -242,8 +259,13 @@ class _Emitter:
         for v in variants:
             self.emit(head, texts + v)
 
-    def aggregate(self, target: DVar, agg: DAgg, outer: set[str]) -> tuple[str, list[str] | None]:
-        """The aggregate item over an auxiliary relation, and (Soufflé) the items of its empty case."""
+    def aggregate(self, target: DVar, agg: DAgg, outer: set[str],
+                  outer_atoms: list[str] = ()) -> tuple[str, list[str] | None]:
+        """The aggregate item over an auxiliary relation, and (Soufflé) the items of its empty case.
+
+        A body that compares with an outer variable its own atoms do not bind (``count : { a(x),
+        x < y }``, ``y`` bound outside) is decorrelated: the outer atoms that bind ``y`` join the
+        auxiliary rule, ``y`` becomes one of its arguments, and the aggregate groups by it."""
         k = next(self.aux)
         # Variables used only inside the aggregate are local to it (Soufflé and Nemo scope them so):
         # rename them apart, so two aggregates of one rule never share (and group by) them.
@@ -262,24 +284,39 @@ class _Emitter:
             if {v for it in named[conj] for v in _atom_vars(it)} != set(order):
                 raise Unsupported("aggregate body disjuncts bind different variables")
         aux = f"_agg{k}"
+        bodies = []
         for conj in agg.body:
             texts, inner_aggs = self.body(named[conj], False)
             if inner_aggs:
                 raise Unsupported("aggregate nested inside an aggregate body")
-            mentioned = _vars_of_text(texts)
-            if not mentioned <= {self.var(DVar(v)) for v in order}:
-                raise Unsupported("aggregate body uses an outer variable outside its atoms")
-            args = ", ".join(self.var(DVar(v)) for v in order) or self.const(_DUMMY)
-            self.aux_arity[aux] = max(len(order), 1)
-            self.emit(f"{self.pred(aux)}({args})", texts)
-        args = ", ".join(self.var(DVar(v)) for v in order) or self.const(_DUMMY)
+            bodies.append(texts)
+        own = {self.var(DVar(v)) for v in order}
+        correlated = sorted(set().union(*(_vars_of_text(t) for t in bodies)) - own)
+        binders = [t for t in outer_atoms if _vars_of_text([t]) & set(correlated)]
+        if correlated and not (set(correlated) <= outer and set(correlated) <= _vars_of_text(binders)):
+            raise Unsupported("aggregate body uses an outer variable outside its atoms")
+        if correlated:
+            # Decorrelating puts the binders in the auxiliary rule: a binder that depends on the rule's
+            # own head would make the rule recursive through its aggregate, and several correlated
+            # aggregates in one rule are what Soufflé refuses as "mutually dependent": not translated.
+            self._correlated += 1
+            if self._correlated > 1:
+                raise Unsupported("several aggregates of one rule use outer variables")
+            if any(self._head in self._reaches(_pred_of_text(t)) for t in binders):
+                raise Unsupported("aggregate body uses an outer variable bound in a recursive rule")
+        arg_texts = [self.var(DVar(v)) for v in order] + correlated
+        args = ", ".join(arg_texts) or self.const(_DUMMY)
+        self.aux_arity[aux] = max(len(arg_texts), 1)
+        for texts in bodies:
+            extra = [t for t in binders if _vars_of_text([t]) & (set(correlated) & _vars_of_text(texts))]
+            self.emit(f"{self.pred(aux)}({args})", extra + texts if correlated else texts)
         term = "" if term is None else self.expr(term)
         text = f"{self.var(target)} = {agg.func}({term} : {self.pred(aux)}({args}))"
         zero = None
         if self.prog.empty_aggregate_zero and agg.func in ("count", "sum"):
-            group = [v for v in order if self.var(DVar(v)) in outer]
+            group = [self.var(DVar(v)) for v in order if self.var(DVar(v)) in outer] + correlated
             gaux = f"_agg{k}g"
-            gargs = ", ".join(self.var(DVar(v)) for v in group) or self.const(_DUMMY)
+            gargs = ", ".join(group) or self.const(_DUMMY)
             self.aux_arity[gaux] = max(len(group), 1)
             self.emit(f"{self.pred(gaux)}({gargs})", [f"{self.pred(aux)}({args})"])
             zero = [f"not {self.pred(gaux)}({gargs})", f"{self.var(target)} = 0"]
@@ -386,6 +423,41 @@ def _expr_vars(e) -> list[str]:
 
 
 _VAR_RE = re.compile(r"\?[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _body_preds(items) -> set[str]:
+    out: set[str] = set()
+    for it in items:
+        if isinstance(it, DAtom):
+            out.add(it.pred)
+        elif isinstance(it, DNeg):
+            out.add(it.atom.pred)
+        for sub in _aggregates_in(it):
+            for conj in sub.body:
+                out |= _body_preds(conj)
+    return out
+
+
+def _aggregates_in(x) -> list:
+    if isinstance(x, DAgg):
+        return [x]
+    if isinstance(x, DCmp):
+        return _aggregates_in(x.left) + _aggregates_in(x.right)
+    if isinstance(x, DBin):
+        return _aggregates_in(x.left) + _aggregates_in(x.right)
+    if isinstance(x, DCall):
+        return [a for e in x.args for a in _aggregates_in(e)]
+    if isinstance(x, DAtom):
+        return [a for e in x.args for a in _aggregates_in(e)]
+    return []
+
+
+_PRED_TEXT = re.compile(r"^<" + re.escape(BASE) + r"(.*?)>\(")
+
+
+def _pred_of_text(text: str) -> str:
+    m = _PRED_TEXT.match(text)
+    return m.group(1) if m else ""
 
 
 def _vars_of_text(texts) -> set[str]:

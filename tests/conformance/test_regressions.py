@@ -40,3 +40,25 @@ def test_souffle_operators_translate_at_souffles_precedences():
     res = run(parse_souffle(text).program)
     for k, (e, want) in enumerate(cases.items()):
         assert dict(res.relations[f"r{k}"]) == {(str(want),): 1}, e  # rows as cell text, with counts
+
+
+def test_souffle_correlated_aggregate_counts_per_outer_binding():
+    """``n = count : { a(x), x < y }`` with ``y`` bound outside: the aggregate is decorrelated (the
+    outer atom that binds ``y`` joins its auxiliary rule), one count per ``y``, 0 where none (Soufflé)."""
+    from datalog_ir import run
+    from souffle_translate import parse_souffle
+
+    text = """
+    .decl a(x: number)
+    a(1). a(2). a(3).
+    .decl q(y: number)
+    q(0). q(2). q(3). q(9).
+    .decl r(y: number, n: number)
+    r(y, n) :- q(y), n = count : { a(x), x < y }.
+    .decl s(y: number, t: number)
+    s(y, t) :- q(y), t = sum x : { a(x), x >= y }.
+    .output r, s
+    """
+    res = run(parse_souffle(text).program)
+    assert dict(res.relations["r"]) == {("0", "0"): 1, ("2", "1"): 1, ("3", "2"): 1, ("9", "3"): 1}
+    assert dict(res.relations["s"]) == {("0", "6"): 1, ("2", "5"): 1, ("3", "3"): 1, ("9", "0"): 1}
