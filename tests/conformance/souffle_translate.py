@@ -460,6 +460,9 @@ class _Parser:
                 raise Unsupported("records/ADTs")
             if self.peek().text == "(" and t.text in _BUILTINS:
                 return self.functor()
+            if self.peek().text == "(" and t.text == "range":
+                self.next()
+                return DCall("range", self.arguments())
             if self.peek().text == "(":
                 raise Unsupported(f"functor {t.text}")
             if t.text in _WORD_OPS:
@@ -467,6 +470,46 @@ class _Parser:
             self.next()
             return DVar(t.text)
         raise Unsupported(f"syntax not understood near {t.text!r}")
+
+    def _ranges(self, it):
+        """``x = range(a, b[, step])`` of constants → an atom of an auxiliary relation holding the values
+        (Soufflé: from a, exclusive of b, step 1 or -1 toward b when omitted; a step away from b gives
+        nothing, a step of 0 the start once); inside aggregate bodies too.  Non-constant bounds are not translated."""
+        if isinstance(it, DCmp):
+            for v, other in ((it.left, it.right), (it.right, it.left)):
+                if it.op == "=" and isinstance(v, DVar) and isinstance(other, DCall) and other.func == "range":
+                    return DAtom(self._range_relation(other.args), (v,))
+            return DCmp(it.op, self._ranges_in(it.left), self._ranges_in(it.right))
+        if isinstance(it, DAtom):
+            return DAtom(it.pred, tuple(self._ranges_in(a) for a in it.args))
+        return it
+
+    def _ranges_in(self, e):
+        if isinstance(e, DAgg):
+            return DAgg(e.func, e.term, tuple(tuple(self._ranges(i) for i in conj) for conj in e.body))
+        if isinstance(e, DCall) and e.func == "range":
+            raise Unsupported("range outside an equality x = range(…)")
+        return map_children(e, self._ranges_in) if isinstance(e, (DBin, DCall)) else e
+
+    def _range_relation(self, args) -> str:
+        from fractions import Fraction
+
+        if not 2 <= len(args) <= 3 or not all(isinstance(a, DConst) and a.kind in ("int", "float") for a in args):
+            raise Unsupported("functor range with non-constant bounds")
+        kind = "float" if any(a.kind == "float" for a in args) else "int"
+        a, b, *step = (Fraction(repr(x.value)) if x.kind == "float" else Fraction(x.value) for x in args)
+        d = step[0] if step else (1 if a <= b else -1)
+        values = [a] if d == 0 and a != b else []  # a step of 0: the start once (Soufflé's range test)
+        if d != 0 and (b - a) / d > 0:
+            n = -(-(b - a) // d)  # ceil: the values a + k*d on the way to b, b excluded
+            if n > 100_000:
+                raise Unsupported("functor range of more than 100,000 values")
+            values = [a + k * d for k in range(int(n))]
+        name = f"_range{len(self.out.types)}"
+        self.out.types[name] = [kind]
+        self.out.program.arity[name] = 1
+        self.out.program.facts[name] = [(DConst(kind, float(v) if kind == "float" else int(v)),) for v in values]
+        return name
 
     def functor(self) -> DCall:
         name = self.next().text
@@ -522,6 +565,7 @@ class _Parser:
     # -- after parsing --
     def _finish(self) -> None:
         prog = self.out.program
+        prog.rules = [DRule(r.head, tuple(self._ranges(it) for it in r.body)) for r in prog.rules]
         for n in self.eqrel:
             x, y, z = DVar("x"), DVar("y"), DVar("z")
             prog.rules += [

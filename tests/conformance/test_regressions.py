@@ -62,3 +62,29 @@ def test_souffle_correlated_aggregate_counts_per_outer_binding():
     res = run(parse_souffle(text).program)
     assert dict(res.relations["r"]) == {("0", "0"): 1, ("2", "1"): 1, ("3", "2"): 1, ("9", "3"): 1}
     assert dict(res.relations["s"]) == {("0", "6"): 1, ("2", "5"): 1, ("3", "3"): 1, ("9", "0"): 1}
+
+
+def test_souffle_range_of_constants_enumerates_toward_the_bound():
+    from datalog_ir import run
+    from souffle_translate import parse_souffle
+
+    text = """
+    .decl up(x: number)
+    up(x) :- x = range(1, 4).
+    .decl down(x: number)
+    down(x) :- x = range(4, 1).
+    .decl away(x: number)
+    away(x) :- x = range(1, 5, -1).
+    .decl still(x: number)
+    still(x) :- x = range(7, 9, 0).
+    .decl quarter(x: float)
+    quarter(x) :- x = range(0, 1, 0.25).
+    .decl evens(n: number)
+    evens(n) :- n = count : { i = range(0, 10), i % 2 = 0 }.
+    .output up, down, away, still, quarter, evens
+    """
+    rel = run(parse_souffle(text).program).relations
+    cells = lambda r: sorted(c for (c,) in rel[r])  # noqa: E731
+    assert cells("up") == ["1", "2", "3"] and cells("down") == ["2", "3", "4"] and cells("away") == []
+    assert cells("still") == ["7"] and cells("evens") == ["5"]
+    assert sorted(float(c) for c in cells("quarter")) == [0.0, 0.25, 0.5, 0.75]
