@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from souffle_components import expand as expand_components, has_components
 from datalog_ir import (DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported,
                         map_children)
 
@@ -112,6 +113,8 @@ class _Parser:
         self.strict = strict
         self.typed = typed
         self.toks = tokenize(text)
+        if has_components(self.toks):
+            self.toks = expand_components(self.toks)
         self.i = 0
         self.types: dict[str, str | None] = dict(_PRIMITIVE)
         self.pending_types: dict[str, list[str]] = {}
