@@ -23,7 +23,7 @@ import signal
 import threading
 from typing import Callable, Iterator, Sequence
 
-from ..core.terms import IRI, Literal, Term
+from ..core.terms import IRI, Literal, Term, stored_iri, stored_literal
 from .canon import canon_of
 from .sql import FACT_MAGIC
 
@@ -155,15 +155,9 @@ def unpack_term(x: object) -> Term:
     """The Term of a packed term (a Term stays as it is)."""
     # The child built (and so validated) these terms; their fields are set as the dataclass would.
     if x.__class__ is str:
-        t = object.__new__(IRI)
-        object.__setattr__(t, "value", x)
-        return t
+        return stored_iri(x)  # type: ignore[arg-type]
     if x.__class__ is tuple:
-        t = object.__new__(Literal)
-        object.__setattr__(t, "lexical", x[0])  # type: ignore[index]
-        object.__setattr__(t, "datatype", x[1])  # type: ignore[index]
-        object.__setattr__(t, "lang", x[2])  # type: ignore[index]
-        return t
+        return stored_literal(*x)  # type: ignore[misc]
     return x  # type: ignore[return-value]
 
 

@@ -9,7 +9,7 @@ if TYPE_CHECKING:  # annotations only; numpy loads where arrays are built
     import numpy as np
 
 from ..core.fact import Evidence, Fact
-from ..core.terms import IRI, Literal, Term
+from ..core.terms import IRI, Term, stored_iri, stored_literal
 from ..core.time import Interval
 
 from .marker import span_digest
@@ -94,10 +94,10 @@ def term_row(t: Term) -> tuple[int, str, str, str]:
 
 
 def term_from_row(kind: int, lexical: str, datatype: str, lang: str) -> Term:
-    """Rebuild a term from its stored columns."""
+    """Rebuild a term from its stored columns (written from a checked term: not checked again)."""
     if kind == 0:
-        return IRI(lexical)
-    return Literal(lexical, datatype, lang or None)
+        return stored_iri(lexical)
+    return stored_literal(lexical, datatype, lang or None)
 
 
 @dataclass(frozen=True, slots=True)
