@@ -432,23 +432,24 @@ def _body_preds(items) -> set[str]:
             out.add(it.pred)
         elif isinstance(it, DNeg):
             out.add(it.atom.pred)
-        for sub in _aggregates_in(it):
+        for sub in aggregates_in(it):
             for conj in sub.body:
                 out |= _body_preds(conj)
     return out
 
 
-def _aggregates_in(x) -> list:
+def aggregates_in(x) -> list:
+    """The aggregates an item or expression holds (not those nested inside their bodies)."""
     if isinstance(x, DAgg):
         return [x]
     if isinstance(x, DCmp):
-        return _aggregates_in(x.left) + _aggregates_in(x.right)
+        return aggregates_in(x.left) + aggregates_in(x.right)
     if isinstance(x, DBin):
-        return _aggregates_in(x.left) + _aggregates_in(x.right)
+        return aggregates_in(x.left) + aggregates_in(x.right)
     if isinstance(x, DCall):
-        return [a for e in x.args for a in _aggregates_in(e)]
+        return [a for e in x.args for a in aggregates_in(e)]
     if isinstance(x, DAtom):
-        return [a for e in x.args for a in _aggregates_in(e)]
+        return [a for e in x.args for a in aggregates_in(e)]
     return []
 
 

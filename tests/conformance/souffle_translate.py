@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from souffle_components import expand as expand_components, has_components
-from datalog_ir import (DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported,
+from datalog_ir import (DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported, aggregates_in,
                         map_children)
 
 _TOKEN = re.compile(r"""
@@ -302,7 +302,7 @@ class _Parser:
                     self.out.program.text_facts.append(h)  # holokb's analysis checks arity and groundness
                 elif all(isinstance(a, DConst) for a in h.args):
                     self.out.program.facts.setdefault(h.pred, []).append(h.args)
-                elif not any(_walk_vars(a) or _has_aggregate(a) for a in h.args):
+                elif not any(_walk_vars(a) or aggregates_in(a) for a in h.args):
                     # Soufflé folds constant arithmetic in facts (``a(1 + 2).``): a rule with an empty body
                     self.out.program.rules.append(DRule(h, ()))
                 else:
@@ -740,16 +740,6 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
 
 def _expr_vars_of(a: DAtom) -> list[str]:
     return [v for t in a.args for v in _walk_vars(t)]
-
-
-def _has_aggregate(e) -> bool:
-    if isinstance(e, DAgg):
-        return True
-    if isinstance(e, DBin):
-        return _has_aggregate(e.left) or _has_aggregate(e.right)
-    if isinstance(e, DCall):
-        return any(_has_aggregate(a) for a in e.args)
-    return False
 
 
 def _walk_vars(e) -> list[str]:
