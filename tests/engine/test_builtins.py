@@ -171,3 +171,34 @@ def test_mean_divides_the_sum_by_the_count_as_slash_does():
     # distinct solutions (k tells the two 1s of group 2 apart); a double makes a double; a string no mean
     assert got == {1: Decimal("1.5"), 2: Decimal(4) / Decimal(3), 3: 1.75}
     assert type(got[3]) is float
+
+
+def test_records_are_values_built_and_read_by_field():
+    """record(…) makes one value of its fields (equal fields, one term: 1 and "01"^^xsd:int are one
+    integer); field reads them back, also through nesting, and has no value past the last field."""
+    from holokb.core.functions import RECORD
+
+    m = closure(rules("""
+        rule pair: ex:pair(?p) :- ex:n(?x), ex:n(?y), ?x < ?y, ?p = record(?x, ?y).
+        rule list: ex:list(?l) :- ex:n(?x), ?l = record(?x, record(?x, "end")).
+        rule firsts: ex:first(?x, ?y) :- ex:pair(?p), ?x = field(?p, 0), ?y = field(?p, 1).
+        rule deep: ex:deep(?e) :- ex:list(?l), ?e = field(field(?l, 1), 1).
+        rule past: ex:past(?z) :- ex:pair(?p), ?z = field(?p, 2).
+        rule same: ex:same(?p) :- ex:pair(?p), ?p = record(1, 2).
+    """), facts('ex:n(1). ex:n(2). ex:n(3). ex:n("01"^^<http://www.w3.org/2001/XMLSchema#int>).'))
+    assert all(r[0].datatype == RECORD for r in m.relation(EX + "pair"))
+    assert names(m.relation(EX + "first")) == {(1, 2), (1, 3), (2, 3)}
+    assert names(m.relation(EX + "deep")) == {("end",)}
+    assert m.relation(EX + "past") == () and len(m.relation(EX + "same")) == 1
+
+
+def test_a_long_list_of_records_grows_linearly():
+    from holokb.core.functions import NIL
+
+    r = NIL
+    for i in range(200):
+        r = apply_call("record", (Literal.of(i), r))
+    assert len(r.lexical) < 200 * 80  # nested as structure, not re-escaped at every level
+    for i in range(199, 190, -1):
+        assert apply_call("field", (r, Literal.of(0))).value == i
+        r = apply_call("field", (r, Literal.of(1)))

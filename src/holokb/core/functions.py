@@ -14,11 +14,12 @@ Integer ``div``/``mod``/``%`` truncate toward zero (C and Soufflé semantics); `
 from __future__ import annotations
 
 import calendar
+import json
 import re
 from datetime import datetime, timedelta, timezone
 from decimal import Context, Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Underflow
 
-from .terms import XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, XSD_STRING, DateTimeValue, DateValue, Literal, Term
+from .terms import IRI, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, XSD_STRING, DateTimeValue, DateValue, Literal, Term
 from .time import Duration, format_ms
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -286,6 +287,46 @@ def _shl(x: int, n: int) -> int | None:
     return x << n
 
 
+#: The datatype of record values (``record(…)``): a tuple of terms as one literal, compared as a whole.
+RECORD = "https://w3id.org/holokb/record"
+#: The absent record (Soufflé's ``nil``): a record value no field can be read from.
+NIL = Literal("nil", RECORD)
+
+
+def _field_code(t: Term) -> list:
+    """One field of a record's lexical form: the same term (as the engine and the ledger identify
+    terms) always gives the same code, so equal records have equal lexical forms."""
+    if isinstance(t, IRI):
+        return ["i", t.value]
+    if t.datatype == RECORD:  # nested as structure, not as escaped text (a list of depth d stays linear)
+        return ["n"] if t.lexical == NIL.lexical else ["r", json.loads(t.lexical)]
+    v = t.value
+    if isinstance(v, (bool, int, float, Decimal)) or t.datatype == XSD_STRING:
+        t = Literal.of(v) if not isinstance(v, str) else t  # 01 and 1 (or "1"^^xsd:int) are one term
+    return ["l", t.lexical, t.datatype, t.lang or ""]
+
+
+def _record(args: tuple[Term, ...]) -> Literal:
+    return Literal(json.dumps([_field_code(a) for a in args], ensure_ascii=False, separators=(",", ":")), RECORD)
+
+
+def _field(r: Term, i: Term) -> Term | None:
+    k = _int(i)
+    if not isinstance(r, Literal) or r.datatype != RECORD or k is None or k < 0 or r.lexical == NIL.lexical:
+        return None
+    fields = json.loads(r.lexical)
+    if k >= len(fields):
+        return None
+    f = fields[k]
+    if f[0] == "i":
+        return IRI(f[1])
+    if f[0] == "n":
+        return NIL
+    if f[0] == "r":
+        return Literal(json.dumps(f[1], ensure_ascii=False, separators=(",", ":")), RECORD)
+    return Literal(f[1], f[2], f[3] or None)
+
+
 _CALLS = {
     "div": lambda a: _int_pair(_int_value(a[0]), _int_value(a[1]), _trunc_div),
     "mod": lambda a: apply_op("%", a[0], a[1]),
@@ -313,6 +354,8 @@ _CALLS = {
     "lor": _bits(lambda x, y: int(x != 0 or y != 0)),
     "lxor": _bits(lambda x, y: int((x != 0) != (y != 0))),
     "lnot": _bits(lambda x: int(x == 0)),
+    "record": _record,
+    "field": lambda a: _field(a[0], a[1]),
 }
 
 
@@ -331,4 +374,4 @@ def apply_call(func: str, args: tuple[Term, ...]) -> Literal | None:
         return None
 
 
-__all__ = ["DECIMAL_DIGITS", "MAX_INT_BITS", "apply_call", "apply_op", "exact_sum"]
+__all__ = ["DECIMAL_DIGITS", "MAX_INT_BITS", "NIL", "RECORD", "apply_call", "apply_op", "exact_sum"]

@@ -91,6 +91,9 @@ FUNCTIONS: dict[str, tuple[int, int | None, str]] = {
     "lor": (2, 2, "logical or of two integers: 1 or 0"),
     "lxor": (2, 2, "logical exclusive or of two integers: 1 or 0"),
     "lnot": (1, 1, "logical not of an integer: 1 for 0, else 0"),
+    "record": (0, None, "a record value: record(?x, \"a\", 3) holds its fields in order (a literal of datatype "
+                        "<https://w3id.org/holokb/record>; equal fields, equal records)"),
+    "field": (2, 2, "field(?r, ?i): the field of record ?r at position ?i (0-based)"),
 }
 
 
