@@ -55,6 +55,12 @@ def test_equality_with_a_free_variable_is_an_assignment_otherwise_a_test():
     assert r.body[1].target == Var("z")
 
 
+def test_an_expression_equal_to_a_free_variable_assigns_it_whichever_side_it_stands():
+    r = program("rule s: ex:s(?x, ?z, ?w) :- ex:a(?x, ?y), ?y + 1 = ?z, ?z * 2 = ?w, ?x = ?y.").rules[0]
+    assert [type(b).__name__ for b in r.body] == ["Atom", "Assignment", "Assignment", "Comparison"]
+    assert (r.body[1].target, r.body[2].target) == (Var("z"), Var("w"))
+
+
 def test_aggregate_groups_by_variables_shared_with_the_rule():
     r = program("rule total: ex:total(?g, ?n) :- ex:Group(?g), ?n = count(?y : ex:member(?g, ?y)).").rules[0]
     agg = r.body[1]

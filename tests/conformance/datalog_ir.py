@@ -21,6 +21,7 @@ from typing import Union
 from holokb.analysis import analyze
 from holokb.core import IRI, Limits
 from holokb.core.terms import XSD_DOUBLE, XSD_INTEGER, XSD_STRING, Literal
+from holokb.core.functions import RECORD
 from holokb.engine import Database, ask, closure
 from holokb.syntax import parse_rules
 
@@ -122,6 +123,8 @@ class _Emitter:
         return f"<{BASE}{name}>"
 
     def const(self, c: DConst) -> str:
+        if c.kind == "rec":  # Soufflé's nil: holokb's absent record
+            return f'"{c.value}"^^<{RECORD}>'
         if c.kind == "sym":
             s = str(c.value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
             return f'"{s}"'
@@ -489,6 +492,8 @@ def to_holokb(prog: DProgram) -> str:
 # -- running ------------------------------------------------------------------------------------
 def term_of(c: DConst):
     """The engine term for a constant."""
+    if c.kind == "rec":
+        return Literal(str(c.value), RECORD)
     if c.kind == "sym":
         return Literal(str(c.value), XSD_STRING)
     if c.kind == "int":

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from souffle_components import expand as expand_components, has_components
+from souffle_records import NIL, RecordTypes, expand as expand_records, has_records
 from datalog_ir import (DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported, aggregates_in,
                         map_children)
 
@@ -124,6 +125,7 @@ class _Parser:
         self.text = text
         self.kept_lines: set[int] = set()  # source lines of the clauses translated
         self.dropped: list[str] = []  # lenient mode: why clauses were left out
+        self.records = RecordTypes()  # record types' fields and relations' column types
 
     # -- token helpers --
     @property
@@ -194,7 +196,20 @@ class _Parser:
             self.types[name] = self.types.get(base)
             return
         self.expect("=")
-        if self.at("[") or self.peek().text in ("{",) or self.tok.text == "|" :
+        if self.at("["):  # a record type: [name: type, …] (field types resolved when a pattern reads them)
+            self.next()
+            fields = []
+            while not self.at("]"):
+                self.next()  # field name
+                self.expect(":")
+                fields.append(self.next().text)
+                if self.at(","):
+                    self.next()
+            self.next()
+            self.types[name] = "rec"
+            self.records.fields[name] = fields
+            return
+        if self.peek().text in ("{",) or self.tok.text == "|":
             raise Unsupported("records/ADTs")
         parts = [self.next().text]
         if self.at("{"):
@@ -214,10 +229,12 @@ class _Parser:
             names.append(self.next().text)
         self.expect("(")
         cols: list[str] = []
+        tnames: list[str] = []
         while not self.at(")"):
             self.next()  # attribute name
             self.expect(":")
             tname = self.next().text
+            tnames.append(tname)
             if tname not in self.types:
                 raise Unsupported(f"type {tname} (records/ADTs or undefined)")
             kind = self.types[tname]
@@ -247,6 +264,7 @@ class _Parser:
                 raise Unsupported(f"relation {n} declared twice")
             self.out.types[n] = cols
             self.out.program.arity[n] = len(cols)
+            self.records.columns[n] = tnames
 
     def io(self, d: str) -> None:
         names = [self.next().text]
@@ -449,8 +467,17 @@ class _Parser:
             return e
         if self.at("$"):
             raise Unsupported("$ counter")
-        if self.at("["):
-            raise Unsupported("records/ADTs")
+        if self.at("["):  # a record: built in a head, a pattern in a body atom (souffle_records)
+            self.next()
+            fields = []
+            while not self.at("]"):
+                fields.append(self.expr())
+                if self.at(","):
+                    self.next()
+                elif not self.at("]"):
+                    raise Unsupported(f"syntax not understood near {self.tok.text!r}")
+            self.next()
+            return DCall("record", tuple(fields))
         if self.at("@"):
             raise Unsupported("user-defined functors")
         if t.kind == "id":
@@ -460,7 +487,8 @@ class _Parser:
             if t.text.startswith("__") and self.peek().text == "(":  # a Nemo head aggregate, kept as a term
                 return self.atom()
             if t.text == "nil":
-                raise Unsupported("records/ADTs")
+                self.next()
+                return NIL
             if self.peek().text == "(" and t.text in _BUILTINS:
                 return self.functor()
             if self.peek().text == "(" and t.text == "range":
@@ -599,7 +627,11 @@ class _Parser:
         for p, rows in prog.facts.items():
             if any(len(r) != len(types[p]) for r in rows):
                 raise Unsupported("fact arity differs from its declaration")
-        prog.rules = [_typed_rule(r, types) for r in prog.rules]
+        self.records.kinds = dict(self.types)
+        for p in set(self.out.outputs) | set(self.out.inputs):
+            if "rec" in types.get(p, ()):
+                raise Unsupported("a record column in an input or output relation")
+        prog.rules = [_typed_rule(r, types, self.records) for r in prog.rules]
         prog.outputs = sorted(self.out.outputs)
 
 
@@ -644,9 +676,13 @@ def _coerce(c, kind: str):
     return c
 
 
-def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
+def _typed_rule(r: DRule, types: dict[str, list[str]], records: RecordTypes | None = None) -> DRule:
     """Coerce constants in atoms to their column type; reject ordering comparisons on symbols."""
     var_kind: dict[str, str] = {}
+    if records is not None and has_records(r.body):
+        body, field_kinds = expand_records(r.body, records)
+        r = DRule(r.head, body)
+        var_kind.update(field_kinds)
 
     def atom(a: DAtom) -> DAtom:
         kinds = types[a.pred]
@@ -705,6 +741,8 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
         if isinstance(e, DAgg):
             return "int" if e.func == "count" else "float" if e.func == "mean" else kind(e.term)
         if isinstance(e, DCall):
+            if e.func == "record":
+                return "rec"
             if e.func == "pow":
                 return "float" if "float" in (kind(e.args[0]), kind(e.args[1])) else kind(e.args[0])
             return {"concat": "sym", "substr": "sym", "to_string": "sym", "strlen": "int", "to_number": "int",
@@ -715,6 +753,8 @@ def _typed_rule(r: DRule, types: dict[str, list[str]]) -> DRule:
     def check(it):
         if isinstance(it, DCmp) and it.op not in ("=", "!=") and "sym" in (kind(it.left), kind(it.right)):
             raise Unsupported("ordering comparison on symbols")
+        if isinstance(it, DCmp) and it.op not in ("=", "!=") and "rec" in (kind(it.left), kind(it.right)):
+            raise Unsupported("ordering comparison on records")
         if isinstance(it, DCmp):
             for side in (it.left, it.right):
                 if isinstance(side, DAgg):

@@ -129,3 +129,39 @@ def test_souffle_components_instantiate_inherit_and_override():
     assert set(rel["net.r"]) == {("1", "2"), ("2", "3"), ("1", "3")}
     assert set(rel["s.reach"]) == {("1", "2"), ("2", "1")}  # Graph's transitive rules overridden
     assert set(rel["seen"]) == {("7",)}  # a nested instance's clause on an outer relation
+
+
+def test_souffle_records_are_patterns_in_bodies_and_values_in_heads():
+    """Lists built recursively from records (nil ends them), read back by patterns in body atoms,
+    nested patterns, _ inside a pattern, a negated pattern of bound variables, v = [..] with only v
+    bound (destructured) and with all of it bound (built)."""
+    from datalog_ir import run
+    from souffle_translate import parse_souffle
+
+    text = """
+    .type List = [head: number, tail: List]
+    .type Pair = [a: number, b: number]
+    .decl n(x: number)
+    n(1). n(2).
+    .decl l(x: List)
+    l(nil).
+    l([x, t]) :- n(x), l(t), t = nil.
+    l([x, [y, nil]]) :- n(x), n(y), x < y.
+    .decl heads(x: number)
+    heads(x) :- l([x, _]).
+    .decl seconds(y: number)
+    seconds(y) :- l([_, [y, _]]).
+    .decl p(x: Pair)
+    p([1, 2]). p([2, 2]).
+    .decl unlisted(x: number, y: number)
+    unlisted(x, y) :- n(x), n(y), !p([x, y]).
+    .decl parts(a: number, b: number)
+    parts(a, b) :- p(r), r = [a, b].
+    .decl known(a: number)
+    known(a) :- n(a), n(b), p(r), r = [a, b].
+    .output heads, seconds, unlisted, parts, known
+    """
+    rel = run(parse_souffle(text).program).relations
+    assert set(rel["heads"]) == {("1",), ("2",)} and set(rel["seconds"]) == {("2",)}
+    assert set(rel["unlisted"]) == {("1", "1"), ("2", "1")}
+    assert set(rel["parts"]) == {("1", "2"), ("2", "2")} and set(rel["known"]) == {("1",), ("2",)}

@@ -99,16 +99,21 @@ def check_body(body: tuple[ast.BodyItem, ...], head: Atom | None, what: str, rep
         bound.add(b.target.name)
         bound.update(v.name for v in group + witnesses)
 
-    # Assignments: '?v = expr' with ?v free; iterate because one may feed the next.
+    # Assignments: '?v = expr' (or 'expr = ?v') with ?v free and expr bound; iterate because one may
+    # feed the next.
     changed = True
     while changed:
         changed = False
         for i, b in enumerate(items):
-            if isinstance(b, Comparison) and b.op == "=" and isinstance(b.left, Var) and not b.left.anonymous \
-                    and b.left.name not in bound and all(v.name in bound for v in expr_vars(b.right)):
-                items[i] = Assignment(b.left, b.right, b.origin)
-                bound.add(b.left.name)
-                changed = True
+            if not (isinstance(b, Comparison) and b.op == "="):
+                continue
+            for target, expr in ((b.left, b.right), (b.right, b.left)):
+                if isinstance(target, Var) and not target.anonymous and target.name not in bound \
+                        and all(v.name in bound for v in expr_vars(expr)):
+                    items[i] = Assignment(target, expr, b.origin)
+                    bound.add(target.name)
+                    changed = True
+                    break
 
     for b in items:
         if isinstance(b, Comparison):
