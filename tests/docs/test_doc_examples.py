@@ -44,5 +44,5 @@ def test_rules_page_covers_every_construct():
     text = (ROOT / "docs/rules.md").read_text(encoding="utf-8")
     for construct in ("vocabulary:", "?_", "count(", "sum(", "min(", "[weight", "depth", "functional",
                       "score", "constraint ", "rdf:type", "hk:triple", "not ", "@include", "?-", "15 min",
-                      "xsd:duration", "(iri, iri)", "concat(", "pow(", "band", "to_integer(", "mean("):
+                      "xsd:duration", "(iri, iri)", "concat(", "pow(", "band", "to_integer(", "mean(", "record(", "field("):
         assert construct in text, construct
