@@ -492,8 +492,8 @@ def to_holokb(prog: DProgram) -> str:
 # -- running ------------------------------------------------------------------------------------
 def term_of(c: DConst):
     """The engine term for a constant."""
-    if c.kind == "rec":
-        return Literal(str(c.value), RECORD)
+    if c.kind == "rec":  # nil, or a record value read from a facts file (souffle_io)
+        return c.value if isinstance(c.value, Literal) else Literal(str(c.value), RECORD)
     if c.kind == "sym":
         return Literal(str(c.value), XSD_STRING)
     if c.kind == "int":
@@ -502,15 +502,31 @@ def term_of(c: DConst):
 
 
 def cell_text(t) -> str:
-    """How a result term is written in a CSV cell."""
+    """How a result term is written in a CSV cell (a record as Soufflé prints one: [nil, 1, [a, nil]])."""
     if isinstance(t, IRI):
         return t.value
+    if t.datatype == RECORD:
+        return _record_text(t)
     v = t.value
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)) or type(v).__name__ == "Decimal":
         return number_text(str(v)) or str(v)
     return t.lexical
+
+
+def _record_text(t) -> str:
+    from holokb.core.functions import apply_call
+
+    if t.lexical == "nil":
+        return "nil"
+    fields, k = [], 0
+    while True:
+        f = apply_call("field", (t, Literal(str(k), XSD_INTEGER)))
+        if f is None:
+            return "[" + ", ".join(fields) + "]"
+        fields.append(cell_text(f))
+        k += 1
 
 
 def number_text(s: str) -> str | None:

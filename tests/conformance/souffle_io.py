@@ -20,6 +20,40 @@ def read_cell(text: str, kind: str) -> DConst:
         raise Unsupported(f"input cell {text!r} is not a {kind}") from None
 
 
+def read_record(text: str, type_name: str | None, records) -> DConst:
+    """A record cell as Soufflé writes one (``[a, [1, nil]]``, symbols bare) as a record value, its
+    fields read by the record type's field types."""
+    from holokb.core.functions import NIL, apply_call
+    from datalog_ir import term_of
+
+    def parse(s: str, tname: str | None):
+        s = s.strip()
+        if s == "nil":
+            return NIL
+        if not (s.startswith("[") and s.endswith("]")) or records is None or tname not in records.fields:
+            raise Unsupported(f"record cell {text!r} not understood")
+        parts, depth, cur = [], 0, ""
+        for ch in s[1:-1]:
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+                continue
+            depth += (ch == "[") - (ch == "]")
+            cur += ch
+        if cur.strip() or parts:
+            parts.append(cur)
+        ftypes = records.fields[tname]
+        if len(parts) != len(ftypes):
+            raise Unsupported(f"record cell {text!r} has {len(parts)} fields, not {len(ftypes)}")
+        fields = []
+        for p, ft in zip(parts, ftypes):
+            kind = records.kind(ft)
+            fields.append(parse(p, ft) if kind == "rec" else term_of(read_cell(p.strip(), kind or "sym")))
+        return apply_call("record", tuple(fields))
+
+    return DConst("rec", parse(text, type_name))
+
+
 def load_case(test_dir: Path) -> tuple[SouffleProgram, dict[str, Path]]:
     """Parse ``<test>.dl``, load its ``.input`` facts; returns the program and the expected files."""
     name = test_dir.name
@@ -40,7 +74,9 @@ def load_case(test_dir: Path) -> tuple[SouffleProgram, dict[str, Path]]:
             cells = line.split(delim) if kinds else []
             if len(cells) != len(kinds):
                 raise Unsupported(f"input row of {rel} has {len(cells)} cells, not {len(kinds)}")
-            rows.append(tuple(read_cell(c, k) for c, k in zip(cells, kinds)))
+            tnames = sp.records.columns.get(rel, [None] * len(kinds)) if sp.records else [None] * len(kinds)
+            rows.append(tuple(read_record(c, t, sp.records) if k == "rec" else read_cell(c, k)
+                              for c, k, t in zip(cells, kinds, tnames)))
     expected: dict[str, Path] = {}
     for rel, opts in sp.outputs.items():
         if opts.get("IO", "file") != "file" or opts.get("headers") == "true" or opts.get("attributeNames"):

@@ -107,6 +107,7 @@ class SouffleProgram:
     inputs: dict[str, dict[str, str]] = field(default_factory=dict)
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)
     kept_lines: set[int] = field(default_factory=set)  # lenient mode: lines of translated clauses
+    records: "RecordTypes | None" = None  # record types (to read record cells of input files)
 
 
 class _Parser:
@@ -628,9 +629,7 @@ class _Parser:
             if any(len(r) != len(types[p]) for r in rows):
                 raise Unsupported("fact arity differs from its declaration")
         self.records.kinds = dict(self.types)
-        for p in set(self.out.outputs) | set(self.out.inputs):
-            if "rec" in types.get(p, ()):
-                raise Unsupported("a record column in an input or output relation")
+        self.out.records = self.records
         prog.rules = [_typed_rule(r, types, self.records) for r in prog.rules]
         prog.outputs = sorted(self.out.outputs)
 

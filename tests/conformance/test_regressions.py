@@ -165,3 +165,15 @@ def test_souffle_records_are_patterns_in_bodies_and_values_in_heads():
     assert set(rel["heads"]) == {("1",), ("2",)} and set(rel["seconds"]) == {("2",)}
     assert set(rel["unlisted"]) == {("1", "1"), ("2", "1")}
     assert set(rel["parts"]) == {("1", "2"), ("2", "2")} and set(rel["known"]) == {("1",), ("2",)}
+
+
+def test_souffle_record_cells_read_and_print_as_souffle_writes_them():
+    from datalog_ir import cell_text, term_of
+    from souffle_io import read_record
+    from souffle_translate import parse_souffle
+
+    sp = parse_souffle(".type T = [left: T, val: number, name: symbol]\n.decl t(x: T)\n.output t\n")
+    text = "[[nil, 1, a b], 2, c]"
+    value = term_of(read_record(text, "T", sp.records))
+    assert cell_text(value) == text
+    assert cell_text(term_of(read_record("nil", "T", sp.records))) == "nil"
