@@ -125,6 +125,8 @@ class _Emitter:
     def const(self, c: DConst) -> str:
         if c.kind == "rec":  # Soufflé's nil: holokb's absent record
             return f'"{c.value}"^^<{RECORD}>'
+        if c.kind == "adt":  # an ADT branch's tag (field 0 of its record)
+            return f"<adt:{c.value}>"
         if c.kind == "sym":
             s = str(c.value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
             return f'"{s}"'
@@ -492,6 +494,8 @@ def to_holokb(prog: DProgram) -> str:
 # -- running ------------------------------------------------------------------------------------
 def term_of(c: DConst):
     """The engine term for a constant."""
+    if c.kind == "adt":
+        return IRI("adt:" + str(c.value))
     if c.kind == "rec":  # nil, or a record value read from a facts file (souffle_io)
         return c.value if isinstance(c.value, Literal) else Literal(str(c.value), RECORD)
     if c.kind == "sym":
@@ -516,17 +520,18 @@ def cell_text(t) -> str:
 
 
 def _record_text(t) -> str:
+    """A record as Soufflé prints it: ``[a, 1]``, ``nil``, an ADT value ``$Branch(a, 1)`` or ``$Branch``."""
     from holokb.core.functions import apply_call
 
     if t.lexical == "nil":
         return "nil"
-    fields, k = [], 0
-    while True:
-        f = apply_call("field", (t, Literal(str(k), XSD_INTEGER)))
-        if f is None:
-            return "[" + ", ".join(fields) + "]"
-        fields.append(cell_text(f))
-        k += 1
+    fields = []
+    while (f := apply_call("field", (t, Literal(str(len(fields)), XSD_INTEGER)))) is not None:
+        fields.append(f)
+    if fields and isinstance(fields[0], IRI) and fields[0].value.startswith("adt:"):
+        rest = ", ".join(cell_text(f) for f in fields[1:])
+        return "$" + fields[0].value[4:] + (f"({rest})" if rest else "")
+    return "[" + ", ".join(cell_text(f) for f in fields) + "]"
 
 
 def number_text(s: str) -> str | None:

@@ -23,6 +23,7 @@ def read_cell(text: str, kind: str) -> DConst:
 def read_record(text: str, type_name: str | None, records) -> DConst:
     """A record cell as Soufflé writes one (``[a, [1, nil]]``, symbols bare) as a record value, its
     fields read by the record type's field types."""
+    from holokb.core import IRI
     from holokb.core.functions import NIL, apply_call
     from datalog_ir import term_of
 
@@ -30,22 +31,30 @@ def read_record(text: str, type_name: str | None, records) -> DConst:
         s = s.strip()
         if s == "nil":
             return NIL
+        if s.startswith("$"):  # an ADT value: $Branch or $Branch(fields)
+            branch, _, inner = s[1:].partition("(")
+            key = "adt:" + branch.strip()
+            if records is None or key not in records.fields:
+                raise Unsupported(f"ADT cell {text!r} not understood")
+            return _fields(inner[:-1] if inner else "", records.fields[key][1:], [IRI(key)])
         if not (s.startswith("[") and s.endswith("]")) or records is None or tname not in records.fields:
             raise Unsupported(f"record cell {text!r} not understood")
+        return _fields(s[1:-1], records.fields[tname], [])
+
+    def _fields(inner: str, ftypes: list, head: list):
         parts, depth, cur = [], 0, ""
-        for ch in s[1:-1]:
+        for ch in inner:
             if ch == "," and depth == 0:
                 parts.append(cur)
                 cur = ""
                 continue
-            depth += (ch == "[") - (ch == "]")
+            depth += (ch in "[(") - (ch in "])")
             cur += ch
         if cur.strip() or parts:
             parts.append(cur)
-        ftypes = records.fields[tname]
         if len(parts) != len(ftypes):
-            raise Unsupported(f"record cell {text!r} has {len(parts)} fields, not {len(ftypes)}")
-        fields = []
+            raise Unsupported(f"record cell {text!r}: {len(parts)} fields, not {len(ftypes)}")
+        fields = list(head)
         for p, ft in zip(parts, ftypes):
             kind = records.kind(ft)
             fields.append(parse(p, ft) if kind == "rec" else term_of(read_cell(p.strip(), kind or "sym")))

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from datalog_ir import DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DVar, Unsupported, map_children
 
 NIL = DConst("rec", "nil")
+#: An ADT value is a record whose field 0 is the IRI <adt:Branch> (DConst kind "adt"); its branch's
+#: field types are kept under "adt:Branch" in :attr:`RecordTypes.fields`.
+ADT_PREFIX = "adt:"
 
 
 @dataclass
@@ -101,6 +104,9 @@ def _atom(a: DAtom, info: RecordTypes, kinds: dict[str, str]) -> list:
 
 
 def _destructure(v: DVar, pattern: DCall, tname: str | None, info: RecordTypes, kinds: dict[str, str]) -> list:
+    tag = pattern.args[0] if pattern.args and isinstance(pattern.args[0], DConst) and pattern.args[0].kind == "adt" else None
+    if tag is not None:
+        tname = ADT_PREFIX + tag.value
     ftypes = info.fields.get(tname or "", [None] * len(pattern.args))
     if len(ftypes) != len(pattern.args):
         raise Unsupported("record pattern of another arity than its type")
@@ -148,6 +154,17 @@ def _vars(e) -> set[str]:
     return set()
 
 
+def _anonymous(e) -> bool:
+    """Whether ``e`` holds ``_`` (a pattern that matches, never a value that can be built)."""
+    if isinstance(e, DVar):
+        return e.name == "_"
+    if isinstance(e, DCall):
+        return any(_anonymous(a) for a in e.args)
+    if isinstance(e, DBin):
+        return _anonymous(e.left) or _anonymous(e.right)
+    return False
+
+
 def _built_negation(it: DNeg, bound: set[str]) -> list:
     pre, args = [], []
     for t in it.atom.args:
@@ -164,7 +181,7 @@ def _built_negation(it: DNeg, bound: set[str]) -> list:
 
 def _equality(it: DCmp, bound: set[str], kinds: dict[str, str]) -> list:
     left, right = it.left, it.right
-    if _vars(left) | _vars(right) <= bound:
+    if _vars(left) | _vars(right) <= bound and not (_anonymous(left) or _anonymous(right)):
         return [it]  # everything known: build and compare
     if is_record(right) and isinstance(left, DVar) and left.name in bound:
         return _destructure(left, right, None, RecordTypes(), kinds)

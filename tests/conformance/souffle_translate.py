@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from souffle_components import expand as expand_components, has_components
-from souffle_records import NIL, RecordTypes, expand as expand_records, has_records
+from souffle_records import ADT_PREFIX, NIL, RecordTypes, expand as expand_records, has_records
 from datalog_ir import (DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DProgram, DRule, DVar, Unsupported, aggregates_in,
                         map_children)
 
@@ -210,7 +210,25 @@ class _Parser:
             self.types[name] = "rec"
             self.records.fields[name] = fields
             return
-        if self.peek().text in ("{",) or self.tok.text == "|":
+        if self.peek().text in ("{",):  # an algebraic data type: Branch {fields} | …
+            while True:
+                branch = self.next().text
+                self.expect("{")
+                fields = []
+                while not self.at("}"):
+                    self.next()  # field name
+                    self.expect(":")
+                    fields.append(self.next().text)
+                    if self.at(","):
+                        self.next()
+                self.next()
+                self.records.fields[ADT_PREFIX + branch] = [None, *fields]  # field 0: the branch's tag
+                if not self.at("|"):
+                    break
+                self.next()
+            self.types[name] = "rec"
+            return
+        if self.tok.text == "|":
             raise Unsupported("records/ADTs")
         parts = [self.next().text]
         if self.at("{"):
@@ -466,8 +484,13 @@ class _Parser:
             e = self.expr()
             self.expect(")")
             return e
-        if self.at("$"):
-            raise Unsupported("$ counter")
+        if self.at("$"):  # an ADT value $Branch(args) (a record tagged by its branch) or the $ counter
+            self.next()
+            if self.tok.kind != "id":
+                raise Unsupported("$ counter")
+            branch = self.next().text
+            args = self.arguments() if self.at("(") else ()
+            return DCall("record", (DConst("adt", branch), *args))
         if self.at("["):  # a record: built in a head, a pattern in a body atom (souffle_records)
             self.next()
             fields = []

@@ -177,3 +177,25 @@ def test_souffle_record_cells_read_and_print_as_souffle_writes_them():
     value = term_of(read_record(text, "T", sp.records))
     assert cell_text(value) == text
     assert cell_text(term_of(read_record("nil", "T", sp.records))) == "nil"
+
+
+def test_souffle_adts_build_match_and_print_as_souffle():
+    from datalog_ir import run
+    from souffle_translate import parse_souffle
+
+    text = """
+    .type Shape = Circle {r: number} | Rect {w: number, h: number} | Dot {}
+    .decl s(x: Shape)
+    s($Circle(2)). s($Rect(1, 3)). s($Dot).
+    .decl area(a: number)
+    area(3 * r * r) :- s($Circle(r)).
+    area(w * h) :- s($Rect(w, h)).
+    .decl rects(x: Shape)
+    rects(x) :- s(x), x = $Rect(_, _).
+    .decl other(x: Shape)
+    other(x) :- s(x), x != $Dot, !rects(x).
+    .output area, rects, other
+    """
+    rel = run(parse_souffle(text).program).relations
+    assert set(rel["area"]) == {("12",), ("3",)}
+    assert set(rel["rects"]) == {("$Rect(1, 3)",)} and set(rel["other"]) == {("$Circle(2)",)}
