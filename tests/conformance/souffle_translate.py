@@ -108,6 +108,7 @@ class SouffleProgram:
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)
     kept_lines: set[int] = field(default_factory=set)  # lenient mode: lines of translated clauses
     records: "RecordTypes | None" = None  # record types (to read record cells of input files)
+    printsize: list[str] = field(default_factory=list)  # relations whose size Soufflé prints
 
 
 class _Parser:
@@ -127,6 +128,11 @@ class _Parser:
         self.kept_lines: set[int] = set()  # source lines of the clauses translated
         self.dropped: list[str] = []  # lenient mode: why clauses were left out
         self.records = RecordTypes()  # record types' fields and relations' column types
+        for k, t in enumerate(self.toks[:-3]):  # record and ADT types may be used before their .type
+            nxt = self.toks[k + 3]
+            if t.kind == "dir" and t.text == ".type" and self.toks[k + 2].text == "=" and (
+                    nxt.text == "[" or self.toks[k + 4].text == "{"):
+                self.types[self.toks[k + 1].text] = "rec"
 
     # -- token helpers --
     @property
@@ -306,6 +312,8 @@ class _Parser:
                 self.out.inputs[n] = opts
             elif d == ".output":
                 self.out.outputs[n] = opts
+            elif d == ".printsize":
+                self.out.printsize.append(n)
 
     def _line(self, pos: int) -> int:
         return self.text.count("\n", 0, pos) + 1
@@ -654,7 +662,7 @@ class _Parser:
         self.records.kinds = dict(self.types)
         self.out.records = self.records
         prog.rules = [_typed_rule(r, types, self.records) for r in prog.rules]
-        prog.outputs = sorted(self.out.outputs)
+        prog.outputs = sorted(set(self.out.outputs) | set(self.out.printsize))
 
 
 def _atoms(r: DRule):
@@ -765,6 +773,8 @@ def _typed_rule(r: DRule, types: dict[str, list[str]], records: RecordTypes | No
         if isinstance(e, DCall):
             if e.func == "record":
                 return "rec"
+            if e.func == "field":
+                return None  # a field's kind comes from the record type (souffle_records seeds it)
             if e.func == "pow":
                 return "float" if "float" in (kind(e.args[0]), kind(e.args[1])) else kind(e.args[0])
             return {"concat": "sym", "substr": "sym", "to_string": "sym", "strlen": "int", "to_number": "int",

@@ -15,8 +15,10 @@ from _corpora import corpora_root
 from datalog_ir import Unsupported, diff, run
 from holokb.core.errors import RuleAnalysisError, RuleSyntaxError
 
-#: Seconds per program; a budget hit is a failure (no suite program here is infinite).
-TIMEOUT_S = 10.0
+#: Seconds per program; a budget hit is a failure (no suite program here is infinite).  The slowest
+#: that passes (inline_nqueens: n-queens over record lists) closes in ~4.5 s on a quiet 2-core
+#: machine, past 10 s beside a second test worker under load.
+TIMEOUT_S = 30.0
 
 #: Cases the engine cannot run yet, with why (asserted still failing with xfail(strict=True)).
 KNOWN_GAPS: dict[tuple[str, str], str] = {}
@@ -69,7 +71,8 @@ def souffle_evaluation(name: str, category: str = "evaluation") -> Outcome:
     d = root() / "souffle_tests" / "tests" / category / name
     try:
         sp, expected = load_case(d)
-        if not expected:
+        sizes = _printed_sizes(d / f"{name}.out", sp.printsize) if not expected else {}
+        if not expected and not sizes:
             raise Unsupported("no .output relation to compare (stdout or printsize only)")
         for p in expected.values():
             if not p.is_file():
@@ -82,6 +85,10 @@ def souffle_evaluation(name: str, category: str = "evaluation") -> Outcome:
     if res.truncated:
         return Outcome("fail", f"budget hit: {res.limit_hit}")
     problems = []
+    for rel, n in sorted(sizes.items()):  # .printsize: Soufflé printed the relation's size
+        got = len(res.relations.get(rel, {}))
+        if got != n:
+            problems.append(f"{rel}: {got} rows, Soufflé printed {n}")
     for rel, path in sorted(expected.items()):
         kinds = sp.types[rel]
         want = read_expected(path, kinds)
@@ -91,6 +98,18 @@ def souffle_evaluation(name: str, category: str = "evaluation") -> Outcome:
         if want != got:
             problems.append(f"{rel}: {diff(want, got)}")
     return Outcome("fail", "; ".join(problems)) if problems else Outcome("pass")
+
+
+def _printed_sizes(out: Path, names: list[str]) -> dict[str, int]:
+    """``name<TAB>count`` lines of a Soufflé ``.out`` file for the ``.printsize`` relations."""
+    if not names or not out.is_file():
+        return {}
+    sizes = {}
+    for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
+        parts = line.split("\t")
+        if len(parts) == 2 and parts[0] in names and parts[1].strip().isdigit():
+            sizes[parts[0]] = int(parts[1])
+    return sizes if set(sizes) == set(names) else {}
 
 
 # -- Soufflé semantic (programs that must be rejected) ------------------------------------------

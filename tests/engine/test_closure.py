@@ -290,3 +290,18 @@ def test_reachability_is_every_path_and_marks_the_edges(edges, dense):
     assert len(got) == len(set(got)) and set(got) == want
     direct = set(zip(src.tolist(), dst.tolist()))
     assert is_edge.tolist() == [p in direct for p in got]
+
+
+def test_a_deadline_stops_a_body_whose_steps_are_large():
+    """One body that joins 2.25M rows and calls a function per distinct row (seconds of work in one
+    step): the deadline is checked between steps and inside the per-value loop, so the run stops
+    near it instead of after the body (it took ~8 s with a 1 s deadline)."""
+    import time
+
+    db = facts(" ".join(f"ex:n({i})." for i in range(1500)))
+    prog = rules('rule big: ex:big(?x, ?y, ?s) :- ex:n(?x), ex:n(?y), ?s = concat(to_string(?x), "-", to_string(?y)).')
+    t0 = time.monotonic()
+    m = closure(prog, db, limits=Limits(timeout_s=1.0))
+    elapsed = time.monotonic() - t0
+    assert m.truncated and m.limit_hit == LimitHit.TIMEOUT
+    assert elapsed < 2.5, elapsed

@@ -27,3 +27,35 @@ def _first_of_runs(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keep[:1] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s, keep
+
+
+def row_groups(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of non-negative integer columns: (the index of each distinct row's first
+    occurrence, in the rows' lexicographic order by column — ``np.unique(axis=0)``'s order — and
+    the group of every row).  The columns are packed into as few int64 words as their values need
+    and sorted by ``lexsort``: ``np.unique(axis=0)`` sorts rows as byte strings, ~10x slower on
+    millions of rows (3M rows, 8 columns: 4.5 s)."""
+    n = len(cols[0])
+    words: list[np.ndarray] = []
+    used = 63
+    for c in cols:
+        c = np.asarray(c, dtype=np.int64)
+        w = max(int(c.max()).bit_length(), 1) if n else 1
+        if used + w > 63:
+            words.append(np.zeros(n, np.int64))
+            used = 0
+        words[-1] <<= w
+        words[-1] |= c
+        used += w
+    order = np.lexsort(words[::-1]) if len(words) > 1 else np.argsort(words[0], kind="stable")
+    start = np.empty(n, dtype=bool)
+    start[:1] = True
+    if n > 1:
+        diff = np.zeros(n - 1, dtype=bool)
+        for w in words:
+            sw = w[order]
+            diff |= sw[1:] != sw[:-1]
+        start[1:] = diff
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(start) - 1
+    return order[start], inverse

@@ -15,6 +15,7 @@ from typing import Mapping
 import numpy as np
 
 from ..analysis.program import Aggregate, Atom, Comparison, Const, Negation, Var
+from ..core.arrays import row_groups
 from .builtins import compare, identity_equal
 from .database import RelKey
 from .dictionary import TermDictionary
@@ -273,7 +274,7 @@ class BodySolver:
                 return b if len(first) == b.n else b.take(first)
             first = first_rows(key, sum(widths))
         else:
-            _, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)
+            first, _ = row_groups(cols)
         if len(first) == b.n:
             return b
         return b.take(np.sort(first))

@@ -13,6 +13,8 @@ import operator
 import numpy as np
 
 from ..core.functions import apply_call, apply_op
+from ..core.arrays import row_groups
+from . import budget as _budget
 from .dictionary import (
     KIND_BOOL, KIND_DAYTIME, KIND_NUMBER, KIND_TIME, KIND_YEARMONTH, TermDictionary,
 )
@@ -144,9 +146,17 @@ def call(func: str, args: list[np.ndarray], n: int, terms: TermDictionary) -> np
 def _per_distinct(cols: list[np.ndarray], terms: TermDictionary, f) -> np.ndarray:
     if len(cols[0]) == 0:
         return np.zeros(0, dtype=np.int64)
-    uniq, inverse = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
+    first, inverse = row_groups(cols)
+    uniq = np.stack([c[first] for c in cols], axis=1)
     out = np.empty(len(uniq), dtype=np.int64)
-    for k, ids in enumerate(uniq.tolist()):
-        v = f(*(terms.term(i) for i in ids))
-        out[k] = -1 if v is None else terms.intern(v)
-    return out[inverse.reshape(-1)]
+    # A few hundred values at a time (each is a Python call; a large join's values take seconds):
+    # the deadline is checked between blocks, and no block turns millions of rows into lists at once.
+    for lo in range(0, len(uniq), _BLOCK):
+        _budget.check()
+        for k, ids in enumerate(uniq[lo:lo + _BLOCK].tolist(), lo):
+            v = f(*(terms.term(i) for i in ids))
+            out[k] = -1 if v is None else terms.intern(v)
+    return out[inverse]
+
+
+_BLOCK = 512

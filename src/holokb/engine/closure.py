@@ -27,7 +27,8 @@ def closure(program: Program, db: Database, *, limits: Limits | None = None,
     :class:`~holokb.core.LimitHit` (``MAX_DEPTH``, ``MAX_DERIVED``, ``TIMEOUT``; ``MAX_EDGES`` when
     one join step would produce more rows than ``limits.max_edges``, ``MAX_INTERMEDIATE`` past the
     engine's own safety cap :data:`~holokb.engine.body.MAX_INTERMEDIATE_ROWS`, ``MEMORY`` on a
-    MemoryError).  Constraints are checked on what was derived, also when truncated.
+    MemoryError).  Constraints are checked on what was derived, also when truncated (once the
+    deadline has passed, the constraints not yet checked are not: the run says ``TIMEOUT``).
     """
     require_checked(program)
     ev = Evaluation(program, db, limits or Limits.unbounded(), record_proofs, valid_at)

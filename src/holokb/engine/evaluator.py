@@ -36,7 +36,8 @@ from .database import Database, RelKey
 from .joins import Bindings, expr_vars
 from .model import Model, ProofTable, RuleProofs, Stats, decode_violations
 from .planning import positive_atoms
-from .relation import IntermediateOverflow, Relation, fits, pack
+from . import budget as _budget
+from .relation import DeadlinePassed, IntermediateOverflow, Relation, fits, pack
 from .temporal import MAX_T as MAX_TIME, MIN_T as MIN_TIME
 
 PROOF_COLS = ("proof", "prod", "plen")
@@ -116,6 +117,8 @@ class Evaluation(BodySolver):
 
     def on_step(self) -> None:
         self._ensure_bits()
+        if self.deadline.expired():
+            raise DeadlinePassed
 
     def _ensure_bits(self) -> None:
         bits = self.key_bits()
@@ -137,13 +140,15 @@ class Evaluation(BodySolver):
         """
         self._ensure_bits()
         try:
-            with _allocator.big_arrays(sum(r.size for r in self.relations.values())):
+            with _allocator.big_arrays(sum(r.size for r in self.relations.values())), _budget.running(self.deadline):
                 for stratum in self.program.strata:
                     if self.truncated:
                         break
                     self._run_stratum(stratum)
         except IntermediateOverflow:
             self._hit(self.cap_name)
+        except DeadlinePassed:
+            self._hit(LimitHit.TIMEOUT)
         except MemoryError:
             self._hit(LimitHit.MEMORY)
 
@@ -502,6 +507,9 @@ class Evaluation(BodySolver):
             except IntermediateOverflow:
                 self._hit(self.cap_name)
                 continue
+            except DeadlinePassed:
+                self._hit(LimitHit.TIMEOUT)
+                break
             except MemoryError:
                 self._hit(LimitHit.MEMORY)
                 continue

@@ -44,6 +44,11 @@ class IntermediateOverflow(Exception):
         self.rows, self.cap = rows, cap
 
 
+class DeadlinePassed(Exception):
+    """The run's deadline passed between two steps of a body (the evaluation stops there: a body of
+    many large steps must not overrun the deadline until its last step)."""
+
+
 #: Held while an index is looked up or created (then its own lock while it is extended): the rule
 #: variants of one iteration may be solved on several threads (:mod:`.variants`), and
 #: :meth:`SortedIndex.extend` replaces its arrays.

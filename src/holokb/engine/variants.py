@@ -21,6 +21,7 @@ and no key widens), every atom's relation already there.  A deadline is checked 
 """
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -118,7 +119,9 @@ def _threaded(ev, out: dict, todo) -> bool:
         rel.settle()  # the row path's pending values written out before threads read columns
     ev.terms.values()  # the value columns comparisons read, grown now (no solve mints a term)
     pool = _executor()
-    futures = [pool.submit(ev.solve, rule.body, ranges, k, ev.record, keep) for _, rule, keep, ranges, k in todo]
+    # each in a copy of this context: the deadline of engine.budget reaches the threads
+    futures = [pool.submit(contextvars.copy_context().run, ev.solve, rule.body, ranges, k, ev.record, keep)
+               for _, rule, keep, ranges, k in todo]
     claim = ev.limits.max_derived is None  # with a budget, rows are claimed in relation order later
     try:
         for (ri, rule, keep, ranges, k), fut in zip(todo, futures):
