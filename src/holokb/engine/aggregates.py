@@ -17,6 +17,7 @@ from decimal import Decimal
 import numpy as np
 
 from ..analysis.program import Aggregate, Atom, Var
+from ..core.arrays import row_groups
 from ..core.functions import apply_op, exact_sum
 from ..core.terms import Literal
 from ..core.time import Duration
@@ -43,14 +44,12 @@ def aggregate_relation(solver, agg: Aggregate) -> tuple[Relation, Atom]:
     if b.n == 0:
         return rel, atom
     # Solutions: distinct bindings of the body's variables (set semantics), each with its rows' intervals.
-    stacked = np.stack([b.vars[n] for n in names], axis=1) if names else np.zeros((b.n, 1), np.int64)
-    _, sol = np.unique(stacked, axis=0, return_inverse=True)
-    sol = sol.reshape(-1)
+    _, sol = row_groups([b.vars[n] for n in names] if names else [np.zeros(b.n, np.int64)])
     values = eval_expr(agg.term, b, solver.terms) if agg.term is not None else None
     gcols = [b.vars[g] for g in group]
-    gkey = np.stack(gcols, axis=1) if gcols else np.zeros((b.n, 1), np.int64)
-    uniq, inv = np.unique(gkey, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    gcols = gcols or [np.zeros(b.n, np.int64)]
+    gfirst, inv = row_groups(gcols)
+    uniq = np.stack([c[gfirst] for c in gcols], axis=1)
     order = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
     vf_all, vt_all, depth_all = b.meta["vf"], b.meta["vt"], b.meta["depth"]
