@@ -247,7 +247,14 @@ class _Emitter:
         # Outer variables are those a positive atom outside the aggregate grounds (Soufflé's scoping:
         # ``Y = min Z+Y : {..}`` uses a local Y); atom texts are the ones that start with an IRI.
         outer_vars = _vars_of_text(t for t in texts if t.startswith("<"))
+        # … and those an equality outside it grounds from them or from constants (``(z = 0; z = 1),
+        # cnt = count : { n % 2 = z, … }``: z is the rule's); they bind like atoms when decorrelating.
+        outer_eqs = [it for it in r.body if isinstance(it, DCmp) and not aggregates_in(it)]
+        atom_names = {v for it in r.body if isinstance(it, DAtom) for v in _atom_vars(it)}
         outer_atoms = [t for t in texts if t.startswith("<")]
+        for v, e in _groundings(outer_eqs, atom_names):
+            outer_vars.add(self.var(DVar(v)))
+            outer_atoms.append(f"{self.var(DVar(v))} = {self.expr(e)}")
         self._correlated = 0
         agg_texts = []
         for target, agg in aggs:
@@ -288,6 +295,9 @@ class _Emitter:
         for conj in agg.body:  # a disjunct must bind them all, else its aux rule is unsafe
             if {v for it in named[conj] for v in _atom_vars(it)} != set(order):
                 raise Unsupported("aggregate body disjuncts bind different variables")
+        # A local variable the body computes from them (``mean x : { x = z + 1, A(z) }``) is bound too.
+        assigned = _assigned(named[agg.body[0]], set(order)) if len(agg.body) == 1 else []
+        order += assigned
         aux = f"_agg{k}"
         bodies = []
         for conj in agg.body:
@@ -428,6 +438,30 @@ def _expr_vars(e) -> list[str]:
 
 
 _VAR_RE = re.compile(r"\?[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _assigned(items, bound: set[str]) -> list[str]:
+    """Variables of ``v = expr`` items whose ``expr`` reads only bound variables, to a fixpoint."""
+    return [v for v, _ in _groundings(items, bound)]
+
+
+def _groundings(items, bound: set[str]) -> list[tuple[str, object]]:
+    """(variable, expression) of the ``v = expr`` items that ground ``v`` from bound variables or
+    constants, in an order in which each reads only what is bound before it."""
+    bound, out = set(bound), []
+    changed = True
+    while changed:
+        changed = False
+        for it in items:
+            if isinstance(it, DCmp) and it.op == "=":
+                for v, e in ((it.left, it.right), (it.right, it.left)):
+                    if (isinstance(v, DVar) and v.name not in bound and v.name != "_"
+                            and not aggregates_in(e) and set(_expr_vars(e)) <= bound):
+                        bound.add(v.name)
+                        out.append((v.name, e))
+                        changed = True
+                        break
+    return out
 
 
 def _body_preds(items) -> set[str]:

@@ -199,3 +199,24 @@ def test_souffle_adts_build_match_and_print_as_souffle():
     rel = run(parse_souffle(text).program).relations
     assert set(rel["area"]) == {("12",), ("3",)}
     assert set(rel["rects"]) == {("$Rect(1, 3)",)} and set(rel["other"]) == {("$Circle(2)",)}
+
+
+def test_souffle_aggregate_locals_and_outer_equalities():
+    """A variable the aggregate body computes is local to it (``mean x : { x = z + 1, a(z) }``); a
+    variable an equality outside grounds (``(z = 0; z = 1)``) is the rule's, and the body that
+    compares with it is decorrelated per value."""
+    from datalog_ir import run
+    from souffle_translate import parse_souffle
+
+    text = """
+    .decl a(x: number)
+    a(1). a(2). a(3). a(6).
+    .decl m(y: number)
+    m(y) :- y = sum x : { x = z + 1, a(z) }.
+    .decl parity(z: number, n: number)
+    parity(z, n) :- (z = 0; z = 1), n = count : { a(k), k % 2 = z }.
+    .output m, parity
+    """
+    rel = run(parse_souffle(text).program).relations
+    assert set(rel["m"]) == {("16",)}
+    assert set(rel["parity"]) == {("0", "2"), ("1", "2")}
