@@ -373,6 +373,18 @@ ROWS = [
     ("[Cal] said that she was at Grandma [Eve]'s house.", {"Cal": M, "Eve": F}, []),
     ("[Cal] and [Ann] went to Grandma [Eve]'s house.", {"Cal": M, "Ann": F, "Eve": F}, []),
     ("[Cal] went to the aunt [Eve] of the bride.", {"Cal": M, "Eve": F}, []),
+    # names listed after a kinship noun that opens the sentence: a symmetric relation between them all
+    ("The three sisters [Ann], [Bea], and [Cat] went to the park.", {"Ann": F, "Bea": F, "Cat": F},
+     ["sibling(Ann, Bea)", "sibling(Ann, Cat)", "sibling(Bea, Ann)", "sibling(Bea, Cat)", "sibling(Cat, Ann)",
+      "sibling(Cat, Bea)"]),
+    ("Husband and wife [Bob] and [Ann] went to the park.", {"Ann": F, "Bob": M},
+     ["spouse(Ann, Bob)", "spouse(Bob, Ann)"]),
+    ("Brothers [Bob] and [Cy] take after their dad [Dan].", {"Bob": M, "Cy": M, "Dan": M},
+     ["parent(Bob, Dan)", "parent(Cy, Dan)", "sibling(Bob, Cy)", "sibling(Cy, Bob)"]),
+    # ... not a plural noun that is each one's own, nor a pair whose second name owns what follows
+    ("The husbands [Bob] and [Dan] went to the park.", {"Bob": M, "Dan": M}, []),
+    ("Husband and wife [Bob] and [Ann]'s son [Dan] came.", {"Ann": F, "Bob": M, "Dan": M}, ["child(Ann, Dan)"]),
+    ("[Eve] met husband and wife [Bob] and [Ann].", {"Ann": F, "Bob": M, "Eve": F}, []),
 ]
 
 

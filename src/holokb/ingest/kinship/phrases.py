@@ -575,16 +575,10 @@ class KinshipPhrases:
         return []
 
     def _plural_predicate(self, ph: Phrase) -> None:
-        """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …": a symmetric
-        relation within the group."""
-        if ph.kin.plural and ph.kin.relation == "ex:sibling" and (ph.pos == 0 or self.w(ph.pos - 1, "the")):
-            names = self._holder_right(ph.pos)
-            for a in names:
-                for b in names:
-                    if a != b:
-                        self.out.append((ph.kin.relation, (a,), b, "", ""))
-            if names:
-                return
+        """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …" (module
+        headed): a symmetric relation within the group."""
+        if self._headed_list(ph):
+            return
         if not ph.kin.plural and len(self.subject) == 2 and self.w(ph.pos - 1, *BE) and self.w(ph.pos + 1, "and") \
                 and self.kin_at(ph.pos + 2) is not None and self.kin_at(ph.pos + 2).relation == ph.kin.relation \
                 and ph.kin.relation in ("ex:sibling", "ex:spouse") and all(isinstance(p, str) for p in self.subject):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .coreference import Coreference
 from .events import Events
+from .headed import HeadedLists
 from .lexicon import KinshipLexicon, KinWord
 from .negation import Negation
 from .phrases import KinshipPhrases
@@ -14,7 +15,7 @@ from .titles import Titles
 from .words import CLOSED, NAMING, SUBORDINATORS, is_name, is_unknown, known_word, merge_compounds
 
 
-class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles):
+class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles, HeadedLists):
     """One sentence: its tokens, the people mentioned so far, and the kinship phrases found."""
 
     def __init__(self, lexicon: KinshipLexicon, toks: list[Tok], genders: dict[str, str], ctx: Context):
