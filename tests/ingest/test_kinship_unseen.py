@@ -385,6 +385,16 @@ ROWS = [
     ("The husbands [Bob] and [Dan] went to the park.", {"Bob": M, "Dan": M}, []),
     ("Husband and wife [Bob] and [Ann]'s son [Dan] came.", {"Ann": F, "Bob": M, "Dan": M}, ["child(Ann, Dan)"]),
     ("[Eve] met husband and wife [Bob] and [Ann].", {"Ann": F, "Bob": M, "Eve": F}, []),
+    # "[X] is a man with a <word> named [Y]": X's, whoever the sentence's first subject is (a full stop missing)
+    ("[Ann] missed her niece [Gia]. They had not met in ages [Ed] is a man with a daughter named [Gia].",
+     {"Ann": F, "Gia": F, "Ed": M}, ["child(Ed, Gia)", "nephewOrNiece(Ann, Gia)"]),
+    ("[Ann] told [Ed] about a man with a daughter named [Gia].", {"Ann": F, "Gia": F, "Ed": M}, []),
+    # a name right before a kinship word and its holder's name, its "'s" missing
+    ("[Ann] and her sister [Eve] took [Ann] kids [Bob] and [Cy] to get pizza.",
+     {"Ann": F, "Eve": F, "Bob": M, "Cy": M}, ["child(Ann, Bob)", "child(Ann, Cy)", "sibling(Ann, Eve)"]),
+    ("[Dan] wife [Ann] said her father [Bob] was coming.", {"Ann": F, "Bob": M, "Dan": M},
+     ["parent(Ann, Bob)", "spouse(Dan, Ann)"]),
+    ("[Ann] and [Dan] kids [Bob] and [Cy] came.", {"Ann": F, "Dan": M, "Bob": M, "Cy": M}, []),
 ]
 
 

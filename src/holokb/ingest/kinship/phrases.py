@@ -50,8 +50,8 @@ class KinshipPhrases:
                         through(p, prev.kin) for p in prev.possessors]
                     ph.group, ph.reason = prev.group, prev.reason
                 ph.start = prev.start if prev is not None else j - 1
-        elif det is not None and det.kind is Kind.NAME and j == i - 1 and not is_name(self.t(i + 1)) \
-                and not self.w(i + 1, "of", "to"):
+        elif det is not None and det.kind is Kind.NAME and j == i - 1 and not self.w(i + 1, "of", "to") \
+                and (not is_name(self.t(i + 1)) or self._bare_owner(j)):
             ph.possessors = [det.text]  # "[Dorothy], [Dan] mother, likes …", "[Alma] father"
             ph.start = j
         elif det is not None and det.low in self.lex.pronouns:
@@ -89,7 +89,9 @@ class KinshipPhrases:
         elif det is not None and det.low in ("for", "as") and j >= 2 and self._have_for(ph, j):
             return
         elif det is not None and det.low == "with" and (self._named_after(i) or j == i - 1 and holders):
-            ph.possessors = [p for p in self.subject if isinstance(p, str)][:1]
+            described = self._described_by(j)  # "[E] is a man with a daughter named [G]" (module owners)
+            ph.possessors = [described] if described else [] if self._unnamed_owner(j) else [
+                p for p in self.subject if isinstance(p, str)][:1]
         elif det is not None and det.low == "of" and j >= 1:
             outer = next((p for p in self.phrases if p.pos < j and p.pos >= j - 4), None)
             if outer is not None and outer.holders:

@@ -7,6 +7,7 @@ from .events import Events
 from .headed import HeadedLists
 from .lexicon import KinshipLexicon, KinWord
 from .negation import Negation
+from .owners import Owners
 from .phrases import KinshipPhrases
 from .state import Context, Phrase
 from .story import Person, Unnamed
@@ -15,7 +16,7 @@ from .titles import Titles
 from .words import CLOSED, NAMING, SUBORDINATORS, is_name, is_unknown, known_word, merge_compounds
 
 
-class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles, HeadedLists):
+class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles, HeadedLists, Owners):
     """One sentence: its tokens, the people mentioned so far, and the kinship phrases found."""
 
     def __init__(self, lexicon: KinshipLexicon, toks: list[Tok], genders: dict[str, str], ctx: Context):
