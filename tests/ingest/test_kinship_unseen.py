@@ -395,6 +395,17 @@ ROWS = [
     ("[Dan] wife [Ann] said her father [Bob] was coming.", {"Ann": F, "Bob": M, "Dan": M},
      ["parent(Ann, Bob)", "spouse(Dan, Ann)"]),
     ("[Ann] and [Dan] kids [Bob] and [Cy] came.", {"Ann": F, "Dan": M, "Bob": M, "Cy": M}, []),
+    # "[A] and her husband [J] are the parents of [C]": both are
+    ("[Ann] and her husband, [Dan], are the parents of [Bob].", {"Ann": F, "Dan": M, "Bob": M},
+     ["parent(Bob, Ann)", "parent(Bob, Dan)", "spouse(Ann, Dan)"]),
+    ("[Ann] and her husband [Dan] are [Bob]'s friends.", {"Ann": F, "Dan": M, "Bob": M}, ["spouse(Ann, Dan)"]),
+    # a second verb phrase of a coordinated subject ("[A] and [B] married and had …"): both have
+    ("[Ann] and [Dan] married and had two kids, [Bob] and [Cy].", {"Ann": F, "Dan": M, "Bob": M, "Cy": M},
+     ["child(Ann, Bob)", "child(Ann, Cy)", "child(Dan, Bob)", "child(Dan, Cy)", "spouse(Ann, Dan)"]),
+    ("[Ann] and [Dan] met [Eve] and had a son named [Bob].", {"Ann": F, "Dan": M, "Bob": M, "Eve": F}, []),
+    # a person the record does not bracket, opening the sentence, as the subject of "had"
+    ("Mary had two daughters [Ann] and [Eve].", {"Ann": F, "Eve": F}, ["child(_Mary, Ann)", "child(_Mary, Eve)"]),
+    ("So had two daughters [Ann] and [Eve].", {"Ann": F, "Eve": F}, []),
 ]
 
 

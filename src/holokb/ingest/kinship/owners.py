@@ -3,7 +3,8 @@
 sentences), a name before a kinship word whose "'s" is missing ("took [D] kids [J] and [A]")."""
 from __future__ import annotations
 
-from .words import BE, is_name
+from .text import Kind, finite_verb
+from .words import ARTICLES, BE, CLOSED, is_name
 
 
 class Owners:
@@ -28,3 +29,30 @@ class Owners:
         its "'s" missing ("took [D] kids [J] and [A]", "[M] wife [A] said …"): not after "and" / "or",
         where it may close a coordination whose members all own the word ("[A] and [B] son [C]")."""
         return not self.w(j - 1, "and", "or", "nor")
+
+    def _subject_of_second_verb(self, b: int) -> list[str]:
+        """The two names of a sentence that opens "[A] and [B] <verb> … and" when "and" at ``b`` joins a
+        second verb phrase to theirs ("[A] and [B] married and had two kids"): both are its subject;
+        nobody when another name, a pronoun or a clause boundary comes between."""
+        if not (self.w(b, "and") and is_name(self.t(0)) and self.w(1, "and") and is_name(self.t(2))
+                and self.t(3) is not None and self.t(3).kind is Kind.WORD and finite_verb(self.t(3).low)):
+            return []
+        if any(t.kind is not Kind.WORD or t.low in CLOSED or self.kin_at(k) is not None
+               for k, t in enumerate(self.toks[3:b], 3)):
+            return []
+        return [self.t(0).text, self.t(2).text] if self.t(0).text != self.t(2).text else []
+
+    def _subject_with_spouse(self, ph) -> list[str]:
+        """"[A] and her husband [J] are the parents of [C]": A and the spouse both hold a plural kinship
+        word whose copula follows the spouse's name (a name the record does not bracket too)."""
+        if not ph.kin.plural or not (is_name(self.t(0)) and self.w(1, "and") and self.w(2, *self.lex.pronouns)):
+            return []
+        spouse = self.kin_at(3)
+        k = 5 if self.t(4) is not None and self.t(4).text == "," else 4
+        who = self.t(k).text if is_name(self.t(k)) else self.plain_person(k)
+        k += 2 if self.t(k + 1) is not None and self.t(k + 1).text == "," else 1
+        if spouse is None or spouse.relation != "ex:spouse" or who is None or not self.w(k, *BE) \
+                or not all(t.kind is Kind.WORD and (t.low in ARTICLES or t is self.toks[ph.pos])
+                           for t in self.toks[k + 1:ph.pos + 1]):
+            return []
+        return [self.t(0).text, who]

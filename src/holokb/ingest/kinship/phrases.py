@@ -136,6 +136,9 @@ class KinshipPhrases:
             if h is not None and ph.kin.plural and len(names) >= 2 and h in names and self.w(1, "and") \
                     and is_name(self.t(0)) and is_name(self.t(2)) and self.w(3, *BE):
                 holders = names  # "[A] and [B] are the parents of [C]": each of them
+            couple = self._subject_with_spouse(ph)
+            if couple:
+                h, holders = couple[1], couple  # "[A] and her husband [J] are the parents of [C]"
             listed = self._listed_subject() if h is not None and ph.kin.plural else []
             if h in listed:
                 holders = listed  # "[A], [B] and [C] are [D]'s children"
@@ -442,9 +445,14 @@ class KinshipPhrases:
                 x.kind is Kind.NAME and x.text != self.subject[0] or x.kind is Kind.WORD and self.kin_at(k)
                 for k, x in enumerate(self.toks[:b])):
             return [self.subject[0]], False  # "[M] is happy to have a daughter …": the subject's
+        shared = self._subject_of_second_verb(b)
+        if shared:
+            return shared, True  # "[A] and [B] married and had two kids" (module owners)
         t = self.t(b)
         if t is None:
             return [], False
+        if t.kind is Kind.WORD and self.plain_name(b) is not None and b == 0:
+            return [self.plain_name(b)], False  # "Mary had two daughters [A] and [B]": a person not bracketed
         if t.kind is Kind.WORD and self.kin_at(b) and self.w(b - 1, "the") and self.ctx.pending is not None \
                 and self.ctx.pending.word.lower() == t.low:
             p = self.ctx.pending.person()  # "… has a brother who … . The brother has a sister …"
