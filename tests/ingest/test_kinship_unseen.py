@@ -406,6 +406,15 @@ ROWS = [
     # a person the record does not bracket, opening the sentence, as the subject of "had"
     ("Mary had two daughters [Ann] and [Eve].", {"Ann": F, "Eve": F}, ["child(_Mary, Ann)", "child(_Mary, Eve)"]),
     ("So had two daughters [Ann] and [Eve].", {"Ann": F, "Eve": F}, []),
+    # married to someone named, a relative clause's "who is married to"; someone named in apposition
+    ("[Ann] is married to someone named [Dan].", {"Ann": F, "Dan": M}, ["spouse(Ann, Dan)"]),
+    ("[Ann] is married to a nice man by the name of [Dan].", {"Ann": F, "Dan": M}, ["spouse(Ann, Dan)"]),
+    ("[Ann] is married to a man named [Dan]'s brother.", {"Ann": F, "Dan": M}, []),
+    ("[Dan], who is married to [Ann], loves her granddaughter [Eve].", {"Ann": F, "Dan": M, "Eve": F},
+     ["grandchild(Ann, Eve)", "spouse(Dan, Ann)"]),
+    ("[Ann] went out with [Eve]'s grandfather, a man by the name of [Dan].", {"Ann": F, "Dan": M, "Eve": F},
+     ["grandparent(Eve, Dan)"]),
+    ("[Ann] went out with [Eve]'s grandfather, a man named [Dan]'s friend.", {"Ann": F, "Dan": M, "Eve": F}, []),
 ]
 
 

@@ -6,7 +6,7 @@ from .lexicon import KinWord
 from .state import Phrase
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import ADVERBS, BE, HAVE, MODALS, is_name
+from .words import ADVERBS, BE, HAVE, MODALS, adjective, is_name
 
 
 class Events:
@@ -49,6 +49,10 @@ class Events:
                 elif a is not None and is_name(self.t(b)) and a != self.t(b).text:
                     self.out.append(("ex:spouse", (a,), self.t(b).text, "", ""))
                     self.ctx.couple = [a, self.t(b).text]
+                elif a is not None and self._someone_named(b) is not None and self._someone_named(b) != a:
+                    # "[A] is married to someone named [D]", "… to a nice man by the name of [D]"
+                    self.out.append(("ex:spouse", (a,), self._someone_named(b), "", ""))
+                    self.ctx.couple = [a, self._someone_named(b)]
                 elif a is None and not couple_here and self._two_named_marry(k):
                     pair = [x.text for x in toks[:k] if x.kind is Kind.NAME]
                     self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
@@ -136,6 +140,30 @@ class Events:
         return len(names) == 2 and len([x for x in self.toks[:k] if x.kind is Kind.NAME]) == 2 \
             and not self.kin_words and not any(x.kind is Kind.NAME for x in self.toks[k:])
 
+    def _someone_named(self, b: int) -> str | None:
+        """The name of "someone named [D]" / "a (nice) man called [D]" / "a woman by the name of [D]"
+        starting at ``b``."""
+        k = b
+        if self.w(k, "someone", "somebody"):
+            k += 1
+        elif self.w(k, "a", "an"):
+            k += 1
+            while self.t(k) is not None and self.t(k).kind is Kind.WORD and k <= b + 3 \
+                    and self.t(k).low not in self.lex.person_nouns and adjective(self.t(k).low):
+                k += 1
+            if not self.w(k, *self.lex.person_nouns):
+                return None
+            k += 1
+        else:
+            return None
+        if self.w(k, "named", "called"):
+            k += 1
+        elif self.w(k, "by") and self.w(k + 1, "the") and self.w(k + 2, "name") and self.w(k + 3, "of"):
+            k += 4
+        else:
+            return None
+        return self.t(k).text if is_name(self.t(k)) and not self._starts_clause(k) else None
+
     def _person_noun(self, b: int) -> str | None:
         """The gender of "a (special) woman" starting at ``b`` (rules/kinship.toml ``[person_nouns]``)."""
         k = b
@@ -175,6 +203,10 @@ class Events:
         b = k - 1
         while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in BE | HAVE | ADVERBS | {"gave", "give"}:
             b -= 1
+        if self.w(b, "who") and b >= 1:
+            n = b - 2 if self.t(b - 1).text == "," else b - 1
+            if is_name(self.t(n)):
+                return self.t(n).text  # "[B], who is married to [C], …"
         if self.t(b) is not None and self.t(b).text == ",":
             ph = next((x for x in self.phrases if x.pos == b - 1 and x.start >= 2 and x.holders), None)
             if ph is not None and self.t(ph.start - 1).text == "," and is_name(self.t(ph.start - 2)) \
