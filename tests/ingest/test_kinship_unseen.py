@@ -415,6 +415,14 @@ ROWS = [
     ("[Ann] went out with [Eve]'s grandfather, a man by the name of [Dan].", {"Ann": F, "Dan": M, "Eve": F},
      ["grandparent(Eve, Dan)"]),
     ("[Ann] went out with [Eve]'s grandfather, a man named [Dan]'s friend.", {"Ann": F, "Dan": M, "Eve": F}, []),
+    # a couple: "husband and wife [A] and [B]" share "their"; a subordinate clause's couple; "the marriage of"
+    ("Husband and wife [Dan] and [Ann] were excited for their daughter [Eve]'s wedding.",
+     {"Ann": F, "Dan": M, "Eve": F}, ["child(Ann, Eve)", "child(Dan, Eve)", "spouse(Ann, Dan)", "spouse(Dan, Ann)"]),
+    ("Because [Ann] and [Dan] just got married, they are busy.", {"Ann": F, "Dan": M}, ["spouse(Ann, Dan)"]),
+    ("Because [Ann] and [Dan] are not married, they argue.", {"Ann": F, "Dan": M}, []),
+    ("At the marriage of [Ann] and [Dan] the families sat down to dinner.", {"Ann": F, "Dan": M},
+     ["spouse(Ann, Dan)"]),
+    ("At the wedding of [Ann] and [Dan]'s son the families sat down.", {"Ann": F, "Dan": M}, []),
 ]
 
 

@@ -6,7 +6,7 @@ from .lexicon import KinWord
 from .state import Phrase
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import ADVERBS, BE, HAVE, MODALS, adjective, is_name
+from .words import ADVERBS, BE, HAVE, MODALS, SUBORDINATORS, adjective, is_name
 
 
 class Events:
@@ -20,8 +20,9 @@ class Events:
         # "[A] and [B] are married": no kinship word anywhere ("… wish their parents [C] and [D] a happy
         # anniversary" is about another couple)
         first_kin = min(self.kin_words, default=len(toks))
-        couple_here = len(subject) == 2 and self.w(1, "and") and not any(
-            self.kin_at(k) for k in range(first_kin) if k < 4)
+        s0 = 1 if self.toks and self.toks[0].low in SUBORDINATORS else 0  # "Because [A] and [B] got married, …"
+        couple_here = len(subject) == 2 and self.w(s0 + 1, "and") and is_name(self.t(s0)) and not any(
+            self.kin_at(k) for k in range(first_kin) if k < 4 + s0)
         # the couple words of the subject's own clause: before any kinship word ("[A] and [B], a married
         # couple, took [B]'s mother …"; not "… wish their parents [C] and [D] a happy anniversary")
         if couple_here and self._subjects_couple_word(first_kin, subject):
@@ -33,6 +34,11 @@ class Events:
             self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
             self.ctx.couple = pair
         for k, t in enumerate(toks):
+            if t.low in self.lex.union_words and self.w(k + 1, "of") and not self._negated_clause(k):
+                a, b = self.t(k + 2), self.t(k + 4)   # "at the marriage of [A] and [B]"
+                if is_name(a) and self.w(k + 3, "and") and is_name(b) and a.text != b.text \
+                        and not (self.t(k + 5) is not None and self.t(k + 5).kind is Kind.POSS):
+                    self.out.append(("ex:spouse", (a.text,), b.text, "", ""))
             if (t.low in self.lex.marry_words or t.low in self.lex.birth_words) and self._negated_clause(k):
                 continue  # "[A] never married [B]", "[A] did not adopt [C]"
             if t.low in self.lex.marry_words:

@@ -562,7 +562,8 @@ class KinshipPhrases:
             if with_kin is not None:  # "(So) [Marian] and her husband [Elliott] …"
                 out.append([self.toks[s0].text, with_kin.holders[0]])
         for ph in self.phrases:
-            if ph.pos < j and ph.kin.plural and len(ph.holders) >= 2 and ph.holders not in out:
+            if ph.pos < j and (ph.kin.plural or ph.kin.relation == "ex:spouse") and len(ph.holders) >= 2 \
+                    and ph.holders not in out:  # "Husband and wife [A] and [B] … their daughter" (headed)
                 out.append(list(ph.holders))
         return out
 
