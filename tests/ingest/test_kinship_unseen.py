@@ -564,6 +564,14 @@ PRONOUN_ROWS = [
     ("[Eve] was sick. He brought her soup, and his aunt, [Gail], came too.", {"Eve": F, "Gail": F}, [], []),
     ("[Eve] met [Ann]. He stayed in bed and his aunt, [Gail], read to him.", {"Eve": F, "Ann": F, "Gail": F},
      [], []),
+    # "[X] and <pronoun> <word> [Y]" opening the sentence, the pronoun of the other gender than X's in the
+    # record: X's (the coordination names the possessor; the record decides genders)
+    ("[Eve] saw her son [Kirk]. [Kirk] and her sister [Lisa] went to Mexico.", {"Eve": F, "Kirk": M, "Lisa": F},
+     ["child(Eve, Kirk)", "sibling(Kirk, Lisa)"], []),
+    # ... not an object coordination ("took [K] and her sister"), where the subject may own the word
+    ("[Eve] saw her son [Kirk]. [Ann] took [Kirk] and her sister [Lisa] home.",
+     {"Eve": F, "Kirk": M, "Lisa": F, "Ann": F},
+     ["child(Eve, Kirk)", "sibling(Ann, Lisa)"], []),
 ]
 
 

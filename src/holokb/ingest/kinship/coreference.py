@@ -33,6 +33,9 @@ class Coreference:
         fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
             named = [t.text for t in self.toks[:pos] if t.kind is Kind.NAME and t.text not in exclude]
+            first = self._coordinated_owner(pos, exclude)
+            if first is not None:
+                return [first]  # "[Kirk] and her sister [L] …" opening the sentence: Kirk's (module owners)
             if named:
                 # "[Kirk] and her sister …" with Kirk male in the record: the text and the record
                 # disagree about the genders (names swapped in the story) or "her" is someone of the

@@ -4,7 +4,7 @@ sentences), a name before a kinship word whose "'s" is missing ("took [D] kids [
 from __future__ import annotations
 
 from .text import Kind, finite_verb
-from .words import ARTICLES, BE, CLOSED, is_name
+from .words import ARTICLES, BE, CLOSED, CONNECTIVES, is_name
 
 
 class Owners:
@@ -56,3 +56,16 @@ class Owners:
                            for t in self.toks[k + 1:ph.pos + 1]):
             return []
         return [self.t(0).text, who]
+
+    def _coordinated_owner(self, pos: int, exclude: tuple) -> str | None:
+        """The name that opens the sentence's coordinated subject "[X] and <pronoun> <word> …" when the
+        pronoun at ``pos`` fits nobody of its gender before it: the coordination names its possessor and
+        the record's gender of X wins over the pronoun's ("[Kirk] and her sister [Lisa] went to Mexico",
+        Kirk male: Kirk's sister, as the record decides the gender of a kinship word's holder)."""
+        x = pos - 2
+        if x < 0 or not is_name(self.t(x)) or not self.w(pos - 1, "and") or self.t(x).text in exclude \
+                or self.kin_at(pos + 1) is None:
+            return None
+        if not all(t.kind is Kind.WORD and t.low in CONNECTIVES for t in self.toks[:x]):
+            return None
+        return self.t(x).text
