@@ -572,6 +572,12 @@ PRONOUN_ROWS = [
     ("[Eve] saw her son [Kirk]. [Ann] took [Kirk] and her sister [Lisa] home.",
      {"Eve": F, "Kirk": M, "Lisa": F, "Ann": F},
      ["child(Eve, Kirk)", "sibling(Ann, Lisa)"], []),
+    # "[X] <verb> her <word> [Y]" opening the sentence, X male in the record, the sentence before not about a
+    # woman: X's (the record decides genders); after a sentence about a woman it stays a choice
+    ("[Bob] called [Eve]. [Dan] took her daughter [Ada] for ice cream.", {"Bob": M, "Eve": F, "Dan": M, "Ada": F},
+     ["child(Dan, Ada)"], []),
+    ("[Eve] was ill. [Dan] took her daughter [Ada] for ice cream.", {"Eve": F, "Dan": M, "Ada": F},
+     [], [["child(Dan, Ada)"], ["child(Eve, Ada)"]]),
 ]
 
 

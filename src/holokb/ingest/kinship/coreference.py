@@ -33,7 +33,7 @@ class Coreference:
         fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
             named = [t.text for t in self.toks[:pos] if t.kind is Kind.NAME and t.text not in exclude]
-            first = self._coordinated_owner(pos, exclude)
+            first = self._coordinated_owner(pos, exclude) or self._slipped_subject(pos, exclude)
             if first is not None:
                 return [first]  # "[Kirk] and her sister [L] …" opening the sentence: Kirk's (module owners)
             if named:

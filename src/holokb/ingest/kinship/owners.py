@@ -69,3 +69,23 @@ class Owners:
         if not all(t.kind is Kind.WORD and t.low in CONNECTIVES for t in self.toks[:x]):
             return None
         return self.t(x).text
+
+    def _slipped_subject(self, pos: int, exclude: tuple) -> str | None:
+        """The name opening the sentence as the subject of the verb whose object the pronoun at ``pos``
+        opens, when the pronoun fits nobody of its gender in the sentence ("[James] took her daughter
+        [D] for ice cream", James male in the record): the subject's, the record deciding the gender as
+        it does for a kinship word's holder; the sentence names nobody else before the pronoun, and the
+        sentence before is not about someone of the pronoun's gender ("[Ellen] was ill. [Peter] was
+        proud of her son [D]": Ellen's, or a choice)."""
+        x = next((k for k, t in enumerate(self.toks[:pos]) if not (t.kind is Kind.WORD and t.low in CONNECTIVES)), None)
+        if x is None or not is_name(self.t(x)) or self.t(x).text in exclude or self.kin_at(pos + 1) is None \
+                or pos - x > 4 or pos - x < 2 or not finite_verb(self.t(x + 1).low if self.t(x + 1).kind is Kind.WORD else ""):
+            return None
+        gender = self.lex.pronouns.get(self.t(pos).low, "")
+        if any(isinstance(p, str) and self.fits(p, gender) for p in self.ctx.subject):
+            return None  # "[Ellen] was ill. [Peter] was proud of her son": the sentence before is about her
+        if any(t.kind is not Kind.WORD or t.low in CLOSED - {"to", "for", "with", "of", "at", "on"} or self.kin_at(k) is not None
+               or t.low in self.lex.object_pronouns or t.low in self.lex.subject_pronouns
+               for k, t in enumerate(self.toks[x + 1:pos], x + 1)):
+            return None
+        return self.t(x).text
