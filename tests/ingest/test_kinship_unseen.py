@@ -578,6 +578,12 @@ PRONOUN_ROWS = [
      ["child(Dan, Ada)"], []),
     ("[Eve] was ill. [Dan] took her daughter [Ada] for ice cream.", {"Eve": F, "Dan": M, "Ada": F},
      [], [["child(Dan, Ada)"], ["child(Eve, Ada)"]]),
+    # a subject pronoun continuing the subject keeps the subject's own kin of the sentence before as such
+    ("[Tom] visited his grandfather [Cal]. He listened to [Cal]'s stories. He works with his brother [Bo].",
+     {"Tom": M, "Cal": M, "Bo": M}, ["grandparent(Tom, Cal)", "sibling(Tom, Bo)"], []),
+    # ... not when another subject comes between (the one man the sentence before names)
+    ("[Tom] visited his grandfather [Cal]. [Ann] listened to [Cal]'s stories. He works with his brother [Bo].",
+     {"Tom": M, "Cal": M, "Bo": M, "Ann": F}, ["grandparent(Tom, Cal)", "sibling(Cal, Bo)"], []),
 ]
 
 

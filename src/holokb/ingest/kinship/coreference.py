@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import ADVERBS, BE, DETERMINERS, MODALS, SUBORDINATORS, is_name
+from .words import ADVERBS, BE, CONNECTIVES, DETERMINERS, MODALS, SUBORDINATORS, is_name
 
 
 class Coreference:
@@ -438,10 +438,15 @@ class Coreference:
                 if p is not None:
                     people.append(p)
         if people or self.subject:
+            # a subject pronoun that continues the sentence before's subject keeps what that sentence
+            # gave the subject as its own kin ("[T] … his grandfather [C]'s house. He would listen to
+            # [C]'s stories. … he works with his brother [B]": T's brother, C being T's own kin)
+            continued = self._subject_pronoun() and len(self.subject) == 1 and self.subject == ctx.subject
+            owned = {p: set(h) for p, h in ctx.owned.items()} if continued else {}
             ctx.mentions = list(dict.fromkeys(people))
             ctx.subject = list(self.subject) or people[:1]
             ctx.subject_owner = self._subject_owner()
-            ctx.owned = {}
+            ctx.owned = owned
             ctx.groups = self._groups(len(self.toks))
             for ph in self.phrases:
                 if len(ph.possessors) == 1 and not ph.group:
@@ -452,6 +457,11 @@ class Coreference:
             if rel in ("ex:sibling", "ex:spouse") and len(possessors) == 1 and isinstance(possessors[0], str) \
                     and isinstance(holder, str):
                 ctx.pairs.setdefault(frozenset((possessors[0], holder)), set()).add(rel)
+
+    def _subject_pronoun(self) -> bool:
+        """Whether the sentence's subject is a subject pronoun opening it (after connectives)."""
+        k = next((k for k, t in enumerate(self.toks) if not (t.kind is Kind.WORD and t.low in CONNECTIVES)), None)
+        return k is not None and self.toks[k].kind is Kind.WORD and self.toks[k].low in self.lex.subject_pronouns
 
     def _subject_owner(self) -> str:
         """The name that only owns the subject inside the subject's noun phrase: A of "[A]'s (older)
