@@ -584,6 +584,9 @@ PRONOUN_ROWS = [
     # ... not when another subject comes between (the one man the sentence before names)
     ("[Tom] visited his grandfather [Cal]. [Ann] listened to [Cal]'s stories. He works with his brother [Bo].",
      {"Tom": M, "Cal": M, "Bo": M, "Ann": F}, ["grandparent(Tom, Cal)", "sibling(Cal, Bo)"], []),
+    # an undecided subject pronoun leaves both readings to the next sentence, not the name it sits beside
+    ("[Tom] visited [Cal]. He listened to [Cal]'s stories. He works with his brother [Bo].",
+     {"Tom": M, "Cal": M, "Bo": M}, [], [["sibling(Cal, Bo)"], ["sibling(Tom, Bo)"]]),
 ]
 
 

@@ -437,6 +437,11 @@ class Coreference:
                 p = ph.person()
                 if p is not None:
                     people.append(p)
+        if self._subject_pronoun() and not self.subject:
+            # "He listened to [C]'s stories." with "he" undecided: each reading stays someone the next
+            # sentence may speak of, not the named C alone
+            k = next(k for k, t in enumerate(self.toks) if not (t.kind is Kind.WORD and t.low in CONNECTIVES))
+            people = [p for p in self.resolved.get(k, ()) if isinstance(p, str)] + people
         if people or self.subject:
             # a subject pronoun that continues the sentence before's subject keeps what that sentence
             # gave the subject as its own kin ("[T] … his grandfather [C]'s house. He would listen to
@@ -444,7 +449,7 @@ class Coreference:
             continued = self._subject_pronoun() and len(self.subject) == 1 and self.subject == ctx.subject
             owned = {p: set(h) for p, h in ctx.owned.items()} if continued else {}
             ctx.mentions = list(dict.fromkeys(people))
-            ctx.subject = list(self.subject) or people[:1]
+            ctx.subject = list(self.subject) or ([] if self._subject_pronoun() else people[:1])
             ctx.subject_owner = self._subject_owner()
             ctx.owned = owned
             ctx.groups = self._groups(len(self.toks))
