@@ -423,6 +423,11 @@ ROWS = [
     ("At the marriage of [Ann] and [Dan] the families sat down to dinner.", {"Ann": F, "Dan": M},
      ["spouse(Ann, Dan)"]),
     ("At the wedding of [Ann] and [Dan]'s son the families sat down.", {"Ann": F, "Dan": M}, []),
+    # "their <word> [H]" with H one of the group it is said of: the text is broken, the phrase states nothing
+    ("[Dan] and his sister [Ann] got their mother [Ann] a new computer.", {"Ann": F, "Dan": M},
+     ["sibling(Dan, Ann)"]),
+    ("[Dan] and his sister [Ann] got their mother [Eve] a new computer.", {"Ann": F, "Dan": M, "Eve": F},
+     ["parent(Ann, Eve)", "parent(Dan, Eve)", "sibling(Dan, Ann)"]),
 ]
 
 

@@ -135,6 +135,8 @@ class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles, HeadedList
 
     def emit(self, ph: Phrase, holder: str, possessors: list[Person], group: bool, reason: str = "") -> None:
         if group:
+            if holder in possessors:
+                return  # "[W] and his sister [C] got their mother [C] …": the group's own member, the text broken
             for p in possessors:
                 if p != holder:
                     self.out.append((ph.kin.relation, (p,), holder, ph.word, ""))
