@@ -428,6 +428,15 @@ ROWS = [
      ["sibling(Dan, Ann)"]),
     ("[Dan] and his sister [Ann] got their mother [Eve] a new computer.", {"Ann": F, "Dan": M, "Eve": F},
      ["parent(Ann, Eve)", "parent(Dan, Eve)", "sibling(Dan, Ann)"]),
+    # a list of three names as the subject of a verb is the group of "their"
+    ("[Ann], [Bob], and [Cy] planned a party for their mother, [Eve]'s birthday.",
+     {"Ann": F, "Bob": M, "Cy": M, "Eve": F}, ["parent(Ann, Eve)", "parent(Bob, Eve)", "parent(Cy, Eve)"]),
+    ("[Ann], [Bob] and [Cy]'s friend visited their mother [Eve].", {"Ann": F, "Bob": M, "Cy": M, "Eve": F},
+     ["parent(Ann, Eve)"]),
+    # a kinship word written with "'s" for its plural before a list of names
+    ("[Dan] is taking his son's [Bob] and [Cy] out camping.", {"Dan": M, "Bob": M, "Cy": M},
+     ["child(Dan, Bob)", "child(Dan, Cy)"]),
+    ("[Dan] met his son's [Bob] and [Cy]'s friends.", {"Dan": M, "Bob": M, "Cy": M}, []),
 ]
 
 

@@ -4,7 +4,7 @@ sentences), a name before a kinship word whose "'s" is missing ("took [D] kids [
 from __future__ import annotations
 
 from .text import Kind, finite_verb
-from .words import ARTICLES, BE, CLOSED, CONNECTIVES, is_name
+from .words import ADVERBS, ARTICLES, BE, CLOSED, CONNECTIVES, is_name
 
 
 class Owners:
@@ -89,3 +89,42 @@ class Owners:
                for k, t in enumerate(self.toks[x + 1:pos], x + 1)):
             return None
         return self.t(x).text
+
+    def _listed_names_subject(self, j: int) -> list[str]:
+        """The names of a list of three or more opening the sentence as the subject of a verb, before
+        position ``j`` ("[A], [B], and [C] planned a party for their mother"): the group "their" is of."""
+        names: list[str] = []
+        k = 0
+        while is_name(self.t(k)):
+            names.append(self.t(k).text)
+            if self.w(k + 1, "and") and is_name(self.t(k + 2)) and len(names) >= 2:
+                names.append(self.t(k + 2).text)
+                k += 3
+                break
+            if self.t(k + 1) is not None and self.t(k + 1).text == "," and self.w(k + 2, "and") \
+                    and is_name(self.t(k + 3)) and len(names) >= 2:
+                names.append(self.t(k + 3).text)
+                k += 4
+                break
+            if self.t(k + 1) is None or self.t(k + 1).text != ",":
+                return []
+            k += 2
+        else:
+            return []
+        while self.t(k) is not None and self.t(k).kind is Kind.WORD and self.t(k).low in ADVERBS | {"all", "both"}:
+            k += 1
+        verb = self.t(k)
+        if k >= j or verb is None or verb.kind is not Kind.WORD or not finite_verb(verb.low) \
+                or len(set(names)) != len(names):
+            return []
+        return names
+
+    def _apostrophe_plural(self, i: int) -> list[str]:
+        """The names after a kinship word written with "'s" for its plural, before a list of names that
+        nothing owns ("his son's [J] and [N]", "her two kid's, [L] and [K], …"): two names or more."""
+        if self.kin_at(i) is None or self.kin_at(i).plural or self.t(i + 1) is None \
+                or self.t(i + 1).kind is not Kind.POSS or self.t(i + 1).text.lower() not in ("'s", "’s"):
+            return []
+        k = i + 3 if self.t(i + 2) is not None and self.t(i + 2).text == "," else i + 2
+        names = self._name_list(k) if is_name(self.t(k)) else []
+        return names if len(names) >= 2 else []

@@ -226,6 +226,9 @@ class KinshipPhrases:
         coordinated to it for a plural word ("his daughters [S] and [T]")."""
         toks = self.toks
         j = i + 1
+        plural = self._apostrophe_plural(i)
+        if plural:
+            return plural  # "his son's [J] and [N]": sons (module owners)
         if self.t(j) is not None and self.t(j).kind is Kind.POSS and (self.w(j + 1, "name") or
                                                                       (self.t(j + 1) and self.t(j + 1).text == ",")):
             j += 1  # "[A]'s father's name is [B]", "her grandson's, [J], party"
@@ -548,8 +551,11 @@ class KinshipPhrases:
     def _groups(self, j: int) -> list[list[str]]:
         out = []
         subject = [p for p in self.subject if isinstance(p, str)]
+        listed = self._listed_names_subject(j)
         if len(subject) >= 2:
             out.append(subject)
+        elif listed:
+            out.append(listed)  # "[A], [B], and [C] planned a party for their mother" (module owners)
         elif self.toks and self.toks[0].low in SUBORDINATORS:
             c = next((x for x, t in enumerate(self.toks) if t.text == ","), None)
             if c is not None and c + 3 < j and is_name(self.t(c + 1)) and self.w(c + 2, "and") \
