@@ -437,6 +437,11 @@ ROWS = [
     ("[Dan] is taking his son's [Bob] and [Cy] out camping.", {"Dan": M, "Bob": M, "Cy": M},
      ["child(Dan, Bob)", "child(Dan, Cy)"]),
     ("[Dan] met his son's [Bob] and [Cy]'s friends.", {"Dan": M, "Bob": M, "Cy": M}, []),
+    # "and has a <word> named" after a verb phrase whose object is a name: the subject has
+    ("[Bob] has been a lovely father of [Dan] and has a wife named [Ann].", {"Ann": F, "Bob": M, "Dan": M},
+     ["parent(Dan, Bob)", "spouse(Bob, Ann)"]),
+    ("[Bob] has been a lovely father of [Dan] and [Dan] has a wife named [Ann].", {"Ann": F, "Bob": M, "Dan": M},
+     ["parent(Dan, Bob)", "spouse(Dan, Ann)"]),
 ]
 
 

@@ -128,3 +128,10 @@ class Owners:
         k = i + 3 if self.t(i + 2) is not None and self.t(i + 2).text == "," else i + 2
         names = self._name_list(k) if is_name(self.t(k)) else []
         return names if len(names) >= 2 else []
+
+    def _object_of_preposition(self, k: int) -> bool:
+        """Whether the name at ``k`` is the object of "of" / "to" / "for" / "with" and owns nothing after it
+        ("[J] has been a lovely father of [D] and has a wife named [R]": D is no subject of "has")."""
+        nxt = self.t(k + 1)
+        return self.w(k - 1, "of", "to", "for", "with") and not (nxt is not None and nxt.kind is Kind.POSS) \
+            and not (nxt is not None and nxt.kind is Kind.WORD and finite_verb(nxt.low))

@@ -444,7 +444,8 @@ class KinshipPhrases:
         if b >= 2 and self.w(b, "and") and self.w(b - 1, "did", "does", "do") and is_name(self.t(b - 2)):
             b -= 2  # "[Dwight] did and had a daughter"
         elif self.w(b, "and") and len(self.subject) == 1 and isinstance(self.subject[0], str) \
-                and not any(x.kind is Kind.NAME and x.text != self.subject[0] for x in self.toks[:b]):
+                and not any(x.kind is Kind.NAME and x.text != self.subject[0] and not self._object_of_preposition(k)
+                            for k, x in enumerate(self.toks[:b])):
             return [self.subject[0]], False  # "[A] is older than his sister, and has a daughter …"
         if self.w(b, "to") and len(self.subject) == 1 and isinstance(self.subject[0], str) and not any(
                 x.kind is Kind.NAME and x.text != self.subject[0] or x.kind is Kind.WORD and self.kin_at(k)
