@@ -442,6 +442,10 @@ ROWS = [
      ["parent(Dan, Bob)", "spouse(Bob, Ann)"]),
     ("[Bob] has been a lovely father of [Dan] and [Dan] has a wife named [Ann].", {"Ann": F, "Bob": M, "Dan": M},
      ["parent(Dan, Bob)", "spouse(Dan, Ann)"]),
+    # "… [J], for <verb>ing … and having a <word> named [S]": the object before "for" has
+    ("[Bob] was proud of his son, [Dan], for marrying well and having a kid named [Sue].",
+     {"Bob": M, "Dan": M, "Sue": F}, ["child(Bob, Dan)", "child(Dan, Sue)"]),
+    ("[Bob] saved money for having a son named [Cy].", {"Bob": M, "Cy": M}, []),
 ]
 
 

@@ -135,3 +135,19 @@ class Owners:
         nxt = self.t(k + 1)
         return self.w(k - 1, "of", "to", "for", "with") and not (nxt is not None and nxt.kind is Kind.POSS) \
             and not (nxt is not None and nxt.kind is Kind.WORD and finite_verb(nxt.low))
+
+    def _gerund_subject_after_for(self, j: int) -> str | None:
+        """The subject of the gerund "having" at ``j`` in "… [J], for <verb>ing … (and) having …" when a
+        name is the object right before "for" ("proud of his son, [J], for marrying a woman and having a
+        kid named [S]": J has the kid); the words between name nobody."""
+        if not self.w(j, "having"):
+            return None
+        f = j - 1
+        while f >= 0 and self.toks[f].kind is Kind.WORD and not self.w(f, "for") and j - f <= 8 \
+                and self.toks[f].low not in self.lex.pronouns and self.kin_at(f) is None \
+                and self.toks[f].low not in self.lex.object_pronouns:
+            f -= 1
+        if not self.w(f, "for") or not (f + 1 == j or self.t(f + 1).low.endswith("ing")):
+            return None
+        n = f - 2 if self.t(f - 1) is not None and self.t(f - 1).text == "," else f - 1
+        return self.t(n).text if is_name(self.t(n)) else None

@@ -436,6 +436,9 @@ class KinshipPhrases:
 
     def _has_subject(self, j: int) -> tuple[list[Person], bool]:
         """The subject of "has/had (a) <word>": a name, a pronoun, "who" (the phrase before), or a group."""
+        gerund = self._gerund_subject_after_for(j)
+        if gerund is not None:
+            return [gerund], False  # "proud of his son, [J], for … having a kid named [S]" (module owners)
         b = j - 1
         while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in ADVERBS | {"also", "not", "does"}:
             b -= 1
