@@ -1,6 +1,10 @@
-"""Possessors that a phrase's determiner does not give: the person a noun phrase describes ("… in ages
-[E] is a man with a daughter named [G]": E's daughter, also where a missing full stop joins two
-sentences), a name before a kinship word whose "'s" is missing ("took [D] kids [J] and [A]")."""
+"""Possessors and holders that a phrase's determiner does not give: the person a noun phrase describes
+("… in ages [E] is a man with a daughter named [G]", also where a missing full stop joins two
+sentences), a name before a kinship word whose "'s" is missing ("took [D] kids [J] and [A]"), the
+subjects of a second verb or a gerund ("[A] and [B] married and had two kids", "proud of his son, [J],
+for … having a kid named [S]"), the group of "their" a list of names makes, a plural written with "'s"
+("his son's [J] and [N]"), and a pronoun whose gender the record overrules where the sentence names
+its possessor by structure ("[Kirk] and her sister [L]", Kirk male)."""
 from __future__ import annotations
 
 from .text import Kind, finite_verb
