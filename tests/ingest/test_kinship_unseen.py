@@ -373,6 +373,79 @@ ROWS = [
     ("[Cal] said that she was at Grandma [Eve]'s house.", {"Cal": M, "Eve": F}, []),
     ("[Cal] and [Ann] went to Grandma [Eve]'s house.", {"Cal": M, "Ann": F, "Eve": F}, []),
     ("[Cal] went to the aunt [Eve] of the bride.", {"Cal": M, "Eve": F}, []),
+    # names listed after a kinship noun that opens the sentence: a symmetric relation between them all
+    ("The three sisters [Ann], [Bea], and [Cat] went to the park.", {"Ann": F, "Bea": F, "Cat": F},
+     ["sibling(Ann, Bea)", "sibling(Ann, Cat)", "sibling(Bea, Ann)", "sibling(Bea, Cat)", "sibling(Cat, Ann)",
+      "sibling(Cat, Bea)"]),
+    ("Husband and wife [Bob] and [Ann] went to the park.", {"Ann": F, "Bob": M},
+     ["spouse(Ann, Bob)", "spouse(Bob, Ann)"]),
+    ("Brothers [Bob] and [Cy] take after their dad [Dan].", {"Bob": M, "Cy": M, "Dan": M},
+     ["parent(Bob, Dan)", "parent(Cy, Dan)", "sibling(Bob, Cy)", "sibling(Cy, Bob)"]),
+    # ... not a plural noun that is each one's own, nor a pair whose second name owns what follows
+    ("The husbands [Bob] and [Dan] went to the park.", {"Bob": M, "Dan": M}, []),
+    ("Husband and wife [Bob] and [Ann]'s son [Dan] came.", {"Ann": F, "Bob": M, "Dan": M}, ["child(Ann, Dan)"]),
+    ("[Eve] met husband and wife [Bob] and [Ann].", {"Ann": F, "Bob": M, "Eve": F}, []),
+    # "[X] is a man with a <word> named [Y]": X's, whoever the sentence's first subject is (a full stop missing)
+    ("[Ann] missed her niece [Gia]. They had not met in ages [Ed] is a man with a daughter named [Gia].",
+     {"Ann": F, "Gia": F, "Ed": M}, ["child(Ed, Gia)", "nephewOrNiece(Ann, Gia)"]),
+    ("[Ann] told [Ed] about a man with a daughter named [Gia].", {"Ann": F, "Gia": F, "Ed": M}, []),
+    # a name right before a kinship word and its holder's name, its "'s" missing
+    ("[Ann] and her sister [Eve] took [Ann] kids [Bob] and [Cy] to get pizza.",
+     {"Ann": F, "Eve": F, "Bob": M, "Cy": M}, ["child(Ann, Bob)", "child(Ann, Cy)", "sibling(Ann, Eve)"]),
+    ("[Dan] wife [Ann] said her father [Bob] was coming.", {"Ann": F, "Bob": M, "Dan": M},
+     ["parent(Ann, Bob)", "spouse(Dan, Ann)"]),
+    ("[Ann] and [Dan] kids [Bob] and [Cy] came.", {"Ann": F, "Dan": M, "Bob": M, "Cy": M}, []),
+    # "[A] and her husband [J] are the parents of [C]": both are
+    ("[Ann] and her husband, [Dan], are the parents of [Bob].", {"Ann": F, "Dan": M, "Bob": M},
+     ["parent(Bob, Ann)", "parent(Bob, Dan)", "spouse(Ann, Dan)"]),
+    ("[Ann] and her husband [Dan] are [Bob]'s friends.", {"Ann": F, "Dan": M, "Bob": M}, ["spouse(Ann, Dan)"]),
+    # a second verb phrase of a coordinated subject ("[A] and [B] married and had …"): both have
+    ("[Ann] and [Dan] married and had two kids, [Bob] and [Cy].", {"Ann": F, "Dan": M, "Bob": M, "Cy": M},
+     ["child(Ann, Bob)", "child(Ann, Cy)", "child(Dan, Bob)", "child(Dan, Cy)", "spouse(Ann, Dan)"]),
+    ("[Ann] and [Dan] met [Eve] and had a son named [Bob].", {"Ann": F, "Dan": M, "Bob": M, "Eve": F}, []),
+    # a person the record does not bracket, opening the sentence, as the subject of "had"
+    ("Mary had two daughters [Ann] and [Eve].", {"Ann": F, "Eve": F}, ["child(_Mary, Ann)", "child(_Mary, Eve)"]),
+    ("So had two daughters [Ann] and [Eve].", {"Ann": F, "Eve": F}, []),
+    # married to someone named, a relative clause's "who is married to"; someone named in apposition
+    ("[Ann] is married to someone named [Dan].", {"Ann": F, "Dan": M}, ["spouse(Ann, Dan)"]),
+    ("[Ann] is married to a nice man by the name of [Dan].", {"Ann": F, "Dan": M}, ["spouse(Ann, Dan)"]),
+    ("[Ann] is married to a man named [Dan]'s brother.", {"Ann": F, "Dan": M}, []),
+    ("[Dan], who is married to [Ann], loves her granddaughter [Eve].", {"Ann": F, "Dan": M, "Eve": F},
+     ["grandchild(Ann, Eve)", "spouse(Dan, Ann)"]),
+    ("[Ann] went out with [Eve]'s grandfather, a man by the name of [Dan].", {"Ann": F, "Dan": M, "Eve": F},
+     ["grandparent(Eve, Dan)"]),
+    ("[Ann] went out with [Eve]'s grandfather, a man named [Dan]'s friend.", {"Ann": F, "Dan": M, "Eve": F}, []),
+    # a couple: "husband and wife [A] and [B]" share "their"; a subordinate clause's couple; "the marriage of"
+    ("Husband and wife [Dan] and [Ann] were excited for their daughter [Eve]'s wedding.",
+     {"Ann": F, "Dan": M, "Eve": F}, ["child(Ann, Eve)", "child(Dan, Eve)", "spouse(Ann, Dan)", "spouse(Dan, Ann)"]),
+    ("Because [Ann] and [Dan] just got married, they are busy.", {"Ann": F, "Dan": M}, ["spouse(Ann, Dan)"]),
+    ("Because [Ann] and [Dan] are not married, they argue.", {"Ann": F, "Dan": M}, []),
+    ("At the marriage of [Ann] and [Dan] the families sat down to dinner.", {"Ann": F, "Dan": M},
+     ["spouse(Ann, Dan)"]),
+    ("At the wedding of [Ann] and [Dan]'s son the families sat down.", {"Ann": F, "Dan": M}, []),
+    # "their <word> [H]" with H one of the group it is said of: the text is broken, the phrase states nothing
+    ("[Dan] and his sister [Ann] got their mother [Ann] a new computer.", {"Ann": F, "Dan": M},
+     ["sibling(Dan, Ann)"]),
+    ("[Dan] and his sister [Ann] got their mother [Eve] a new computer.", {"Ann": F, "Dan": M, "Eve": F},
+     ["parent(Ann, Eve)", "parent(Dan, Eve)", "sibling(Dan, Ann)"]),
+    # a list of three names as the subject of a verb is the group of "their"
+    ("[Ann], [Bob], and [Cy] planned a party for their mother, [Eve]'s birthday.",
+     {"Ann": F, "Bob": M, "Cy": M, "Eve": F}, ["parent(Ann, Eve)", "parent(Bob, Eve)", "parent(Cy, Eve)"]),
+    ("[Ann], [Bob] and [Cy]'s friend visited their mother [Eve].", {"Ann": F, "Bob": M, "Cy": M, "Eve": F},
+     ["parent(Ann, Eve)"]),
+    # a kinship word written with "'s" for its plural before a list of names
+    ("[Dan] is taking his son's [Bob] and [Cy] out camping.", {"Dan": M, "Bob": M, "Cy": M},
+     ["child(Dan, Bob)", "child(Dan, Cy)"]),
+    ("[Dan] met his son's [Bob] and [Cy]'s friends.", {"Dan": M, "Bob": M, "Cy": M}, []),
+    # "and has a <word> named" after a verb phrase whose object is a name: the subject has
+    ("[Bob] has been a lovely father of [Dan] and has a wife named [Ann].", {"Ann": F, "Bob": M, "Dan": M},
+     ["parent(Dan, Bob)", "spouse(Bob, Ann)"]),
+    ("[Bob] has been a lovely father of [Dan] and [Dan] has a wife named [Ann].", {"Ann": F, "Bob": M, "Dan": M},
+     ["parent(Dan, Bob)", "spouse(Dan, Ann)"]),
+    # "… [J], for <verb>ing … and having a <word> named [S]": the object before "for" has
+    ("[Bob] was proud of his son, [Dan], for marrying well and having a kid named [Sue].",
+     {"Bob": M, "Dan": M, "Sue": F}, ["child(Bob, Dan)", "child(Dan, Sue)"]),
+    ("[Bob] saved money for having a son named [Cy].", {"Bob": M, "Cy": M}, []),
 ]
 
 
@@ -514,6 +587,29 @@ PRONOUN_ROWS = [
     ("[Eve] was sick. He brought her soup, and his aunt, [Gail], came too.", {"Eve": F, "Gail": F}, [], []),
     ("[Eve] met [Ann]. He stayed in bed and his aunt, [Gail], read to him.", {"Eve": F, "Ann": F, "Gail": F},
      [], []),
+    # "[X] and <pronoun> <word> [Y]" opening the sentence, the pronoun of the other gender than X's in the
+    # record: X's (the coordination names the possessor; the record decides genders)
+    ("[Eve] saw her son [Kirk]. [Kirk] and her sister [Lisa] went to Mexico.", {"Eve": F, "Kirk": M, "Lisa": F},
+     ["child(Eve, Kirk)", "sibling(Kirk, Lisa)"], []),
+    # ... not an object coordination ("took [K] and her sister"), where the subject may own the word
+    ("[Eve] saw her son [Kirk]. [Ann] took [Kirk] and her sister [Lisa] home.",
+     {"Eve": F, "Kirk": M, "Lisa": F, "Ann": F},
+     ["child(Eve, Kirk)", "sibling(Ann, Lisa)"], []),
+    # "[X] <verb> her <word> [Y]" opening the sentence, X male in the record, the sentence before not about a
+    # woman: X's (the record decides genders); after a sentence about a woman it stays a choice
+    ("[Bob] called [Eve]. [Dan] took her daughter [Ada] for ice cream.", {"Bob": M, "Eve": F, "Dan": M, "Ada": F},
+     ["child(Dan, Ada)"], []),
+    ("[Eve] was ill. [Dan] took her daughter [Ada] for ice cream.", {"Eve": F, "Dan": M, "Ada": F},
+     [], [["child(Dan, Ada)"], ["child(Eve, Ada)"]]),
+    # a subject pronoun continuing the subject keeps the subject's own kin of the sentence before as such
+    ("[Tom] visited his grandfather [Cal]. He listened to [Cal]'s stories. He works with his brother [Bo].",
+     {"Tom": M, "Cal": M, "Bo": M}, ["grandparent(Tom, Cal)", "sibling(Tom, Bo)"], []),
+    # ... not when another subject comes between (the one man the sentence before names)
+    ("[Tom] visited his grandfather [Cal]. [Ann] listened to [Cal]'s stories. He works with his brother [Bo].",
+     {"Tom": M, "Cal": M, "Bo": M, "Ann": F}, ["grandparent(Tom, Cal)", "sibling(Cal, Bo)"], []),
+    # an undecided subject pronoun leaves both readings to the next sentence, not the name it sits beside
+    ("[Tom] visited [Cal]. He listened to [Cal]'s stories. He works with his brother [Bo].",
+     {"Tom": M, "Cal": M, "Bo": M}, [], [["sibling(Cal, Bo)"], ["sibling(Tom, Bo)"]]),
 ]
 
 

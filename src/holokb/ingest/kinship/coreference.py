@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import ADVERBS, BE, DETERMINERS, MODALS, SUBORDINATORS, is_name
+from .words import ADVERBS, BE, CONNECTIVES, DETERMINERS, MODALS, SUBORDINATORS, is_name
 
 
 class Coreference:
@@ -33,6 +33,9 @@ class Coreference:
         fits = [(p, e) for p, e in here if self.fits(p, gender) and p not in exclude]
         if not fits:
             named = [t.text for t in self.toks[:pos] if t.kind is Kind.NAME and t.text not in exclude]
+            first = self._coordinated_owner(pos, exclude) or self._slipped_subject(pos, exclude)
+            if first is not None:
+                return [first]  # "[Kirk] and her sister [L] …" opening the sentence: Kirk's (module owners)
             if named:
                 # "[Kirk] and her sister …" with Kirk male in the record: the text and the record
                 # disagree about the genders (names swapped in the story) or "her" is someone of the
@@ -434,11 +437,21 @@ class Coreference:
                 p = ph.person()
                 if p is not None:
                     people.append(p)
+        if self._subject_pronoun() and not self.subject:
+            # "He listened to [C]'s stories." with "he" undecided: each reading stays someone the next
+            # sentence may speak of, not the named C alone
+            k = next(k for k, t in enumerate(self.toks) if not (t.kind is Kind.WORD and t.low in CONNECTIVES))
+            people = [p for p in self.resolved.get(k, ()) if isinstance(p, str)] + people
         if people or self.subject:
+            # a subject pronoun that continues the sentence before's subject keeps what that sentence
+            # gave the subject as its own kin ("[T] … his grandfather [C]'s house. He would listen to
+            # [C]'s stories. … he works with his brother [B]": T's brother, C being T's own kin)
+            continued = self._subject_pronoun() and len(self.subject) == 1 and self.subject == ctx.subject
+            owned = {p: set(h) for p, h in ctx.owned.items()} if continued else {}
             ctx.mentions = list(dict.fromkeys(people))
-            ctx.subject = list(self.subject) or people[:1]
+            ctx.subject = list(self.subject) or ([] if self._subject_pronoun() else people[:1])
             ctx.subject_owner = self._subject_owner()
-            ctx.owned = {}
+            ctx.owned = owned
             ctx.groups = self._groups(len(self.toks))
             for ph in self.phrases:
                 if len(ph.possessors) == 1 and not ph.group:
@@ -449,6 +462,11 @@ class Coreference:
             if rel in ("ex:sibling", "ex:spouse") and len(possessors) == 1 and isinstance(possessors[0], str) \
                     and isinstance(holder, str):
                 ctx.pairs.setdefault(frozenset((possessors[0], holder)), set()).add(rel)
+
+    def _subject_pronoun(self) -> bool:
+        """Whether the sentence's subject is a subject pronoun opening it (after connectives)."""
+        k = next((k for k, t in enumerate(self.toks) if not (t.kind is Kind.WORD and t.low in CONNECTIVES)), None)
+        return k is not None and self.toks[k].kind is Kind.WORD and self.toks[k].low in self.lex.subject_pronouns
 
     def _subject_owner(self) -> str:
         """The name that only owns the subject inside the subject's noun phrase: A of "[A]'s (older)

@@ -6,7 +6,7 @@ from .lexicon import KinWord
 from .state import Phrase
 from .story import Person, Unnamed
 from .text import Kind, finite_verb
-from .words import ADVERBS, BE, HAVE, MODALS, is_name
+from .words import ADVERBS, BE, HAVE, MODALS, SUBORDINATORS, adjective, is_name
 
 
 class Events:
@@ -20,8 +20,9 @@ class Events:
         # "[A] and [B] are married": no kinship word anywhere ("… wish their parents [C] and [D] a happy
         # anniversary" is about another couple)
         first_kin = min(self.kin_words, default=len(toks))
-        couple_here = len(subject) == 2 and self.w(1, "and") and not any(
-            self.kin_at(k) for k in range(first_kin) if k < 4)
+        s0 = 1 if self.toks and self.toks[0].low in SUBORDINATORS else 0  # "Because [A] and [B] got married, …"
+        couple_here = len(subject) == 2 and self.w(s0 + 1, "and") and is_name(self.t(s0)) and not any(
+            self.kin_at(k) for k in range(first_kin) if k < 4 + s0)
         # the couple words of the subject's own clause: before any kinship word ("[A] and [B], a married
         # couple, took [B]'s mother …"; not "… wish their parents [C] and [D] a happy anniversary")
         if couple_here and self._subjects_couple_word(first_kin, subject):
@@ -33,6 +34,11 @@ class Events:
             self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
             self.ctx.couple = pair
         for k, t in enumerate(toks):
+            if t.low in self.lex.union_words and self.w(k + 1, "of") and not self._negated_clause(k):
+                a, b = self.t(k + 2), self.t(k + 4)   # "at the marriage of [A] and [B]"
+                if is_name(a) and self.w(k + 3, "and") and is_name(b) and a.text != b.text \
+                        and not (self.t(k + 5) is not None and self.t(k + 5).kind is Kind.POSS):
+                    self.out.append(("ex:spouse", (a.text,), b.text, "", ""))
             if (t.low in self.lex.marry_words or t.low in self.lex.birth_words) and self._negated_clause(k):
                 continue  # "[A] never married [B]", "[A] did not adopt [C]"
             if t.low in self.lex.marry_words:
@@ -49,6 +55,10 @@ class Events:
                 elif a is not None and is_name(self.t(b)) and a != self.t(b).text:
                     self.out.append(("ex:spouse", (a,), self.t(b).text, "", ""))
                     self.ctx.couple = [a, self.t(b).text]
+                elif a is not None and self._someone_named(b) is not None and self._someone_named(b) != a:
+                    # "[A] is married to someone named [D]", "… to a nice man by the name of [D]"
+                    self.out.append(("ex:spouse", (a,), self._someone_named(b), "", ""))
+                    self.ctx.couple = [a, self._someone_named(b)]
                 elif a is None and not couple_here and self._two_named_marry(k):
                     pair = [x.text for x in toks[:k] if x.kind is Kind.NAME]
                     self.out.append(("ex:spouse", (pair[0],), pair[1], "", ""))
@@ -136,6 +146,30 @@ class Events:
         return len(names) == 2 and len([x for x in self.toks[:k] if x.kind is Kind.NAME]) == 2 \
             and not self.kin_words and not any(x.kind is Kind.NAME for x in self.toks[k:])
 
+    def _someone_named(self, b: int) -> str | None:
+        """The name of "someone named [D]" / "a (nice) man called [D]" / "a woman by the name of [D]"
+        starting at ``b``."""
+        k = b
+        if self.w(k, "someone", "somebody"):
+            k += 1
+        elif self.w(k, "a", "an"):
+            k += 1
+            while self.t(k) is not None and self.t(k).kind is Kind.WORD and k <= b + 3 \
+                    and self.t(k).low not in self.lex.person_nouns and adjective(self.t(k).low):
+                k += 1
+            if not self.w(k, *self.lex.person_nouns):
+                return None
+            k += 1
+        else:
+            return None
+        if self.w(k, "named", "called"):
+            k += 1
+        elif self.w(k, "by") and self.w(k + 1, "the") and self.w(k + 2, "name") and self.w(k + 3, "of"):
+            k += 4
+        else:
+            return None
+        return self.t(k).text if is_name(self.t(k)) and not self._starts_clause(k) else None
+
     def _person_noun(self, b: int) -> str | None:
         """The gender of "a (special) woman" starting at ``b`` (rules/kinship.toml ``[person_nouns]``)."""
         k = b
@@ -175,6 +209,10 @@ class Events:
         b = k - 1
         while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in BE | HAVE | ADVERBS | {"gave", "give"}:
             b -= 1
+        if self.w(b, "who") and b >= 1:
+            n = b - 2 if self.t(b - 1).text == "," else b - 1
+            if is_name(self.t(n)):
+                return self.t(n).text  # "[B], who is married to [C], …"
         if self.t(b) is not None and self.t(b).text == ",":
             ph = next((x for x in self.phrases if x.pos == b - 1 and x.start >= 2 and x.holders), None)
             if ph is not None and self.t(ph.start - 1).text == "," and is_name(self.t(ph.start - 2)) \

@@ -43,6 +43,7 @@ class KinshipLexicon:
         self.marry_words: frozenset[str] = frozenset(ev.get("marry", ()))
         self.birth_words: frozenset[str] = frozenset(ev.get("birth", ()))
         self.group_words: frozenset[str] = frozenset(ev.get("group", ()))
+        self.union_words: frozenset[str] = frozenset(ev.get("union", ()))
         self.person_nouns: dict[str, str] = dict(data.get("person_nouns", {}))
         self.other_kin: frozenset[str] = frozenset(data.get("other_kin", {}).get("modifiers", ()))
         self.negators: frozenset[str] = frozenset(data.get("negation", {}).get("words", ()))

@@ -50,8 +50,8 @@ class KinshipPhrases:
                         through(p, prev.kin) for p in prev.possessors]
                     ph.group, ph.reason = prev.group, prev.reason
                 ph.start = prev.start if prev is not None else j - 1
-        elif det is not None and det.kind is Kind.NAME and j == i - 1 and not is_name(self.t(i + 1)) \
-                and not self.w(i + 1, "of", "to"):
+        elif det is not None and det.kind is Kind.NAME and j == i - 1 and not self.w(i + 1, "of", "to") \
+                and (not is_name(self.t(i + 1)) or self._bare_owner(j)):
             ph.possessors = [det.text]  # "[Dorothy], [Dan] mother, likes …", "[Alma] father"
             ph.start = j
         elif det is not None and det.low in self.lex.pronouns:
@@ -89,7 +89,9 @@ class KinshipPhrases:
         elif det is not None and det.low in ("for", "as") and j >= 2 and self._have_for(ph, j):
             return
         elif det is not None and det.low == "with" and (self._named_after(i) or j == i - 1 and holders):
-            ph.possessors = [p for p in self.subject if isinstance(p, str)][:1]
+            described = self._described_by(j)  # "[E] is a man with a daughter named [G]" (module owners)
+            ph.possessors = [described] if described else [] if self._unnamed_owner(j) else [
+                p for p in self.subject if isinstance(p, str)][:1]
         elif det is not None and det.low == "of" and j >= 1:
             outer = next((p for p in self.phrases if p.pos < j and p.pos >= j - 4), None)
             if outer is not None and outer.holders:
@@ -134,6 +136,9 @@ class KinshipPhrases:
             if h is not None and ph.kin.plural and len(names) >= 2 and h in names and self.w(1, "and") \
                     and is_name(self.t(0)) and is_name(self.t(2)) and self.w(3, *BE):
                 holders = names  # "[A] and [B] are the parents of [C]": each of them
+            couple = self._subject_with_spouse(ph)
+            if couple:
+                h, holders = couple[1], couple  # "[A] and her husband [J] are the parents of [C]"
             listed = self._listed_subject() if h is not None and ph.kin.plural else []
             if h in listed:
                 holders = listed  # "[A], [B] and [C] are [D]'s children"
@@ -221,10 +226,15 @@ class KinshipPhrases:
         coordinated to it for a plural word ("his daughters [S] and [T]")."""
         toks = self.toks
         j = i + 1
+        plural = self._apostrophe_plural(i)
+        if plural:
+            return plural  # "his son's [J] and [N]": sons (module owners)
         if self.t(j) is not None and self.t(j).kind is Kind.POSS and (self.w(j + 1, "name") or
                                                                       (self.t(j + 1) and self.t(j + 1).text == ",")):
             j += 1  # "[A]'s father's name is [B]", "her grandson's, [J], party"
         run = j
+        if self.t(j) is not None and self.t(j).text == "," and self._someone_named(j + 1) is not None:
+            return [self._someone_named(j + 1)]  # "[C]'s grandfather, a man by the name of [S]" (events)
         kin = self.kin_at(i)
         if kin is not None and kin.plural and (self.w(j, "are", "were") or self.t(j) is not None
                                                and self.t(j).text == ":") and is_name(self.t(j + 1)) \
@@ -426,6 +436,9 @@ class KinshipPhrases:
 
     def _has_subject(self, j: int) -> tuple[list[Person], bool]:
         """The subject of "has/had (a) <word>": a name, a pronoun, "who" (the phrase before), or a group."""
+        gerund = self._gerund_subject_after_for(j)
+        if gerund is not None:
+            return [gerund], False  # "proud of his son, [J], for … having a kid named [S]" (module owners)
         b = j - 1
         while b >= 0 and self.toks[b].kind is Kind.WORD and self.toks[b].low in ADVERBS | {"also", "not", "does"}:
             b -= 1
@@ -434,15 +447,21 @@ class KinshipPhrases:
         if b >= 2 and self.w(b, "and") and self.w(b - 1, "did", "does", "do") and is_name(self.t(b - 2)):
             b -= 2  # "[Dwight] did and had a daughter"
         elif self.w(b, "and") and len(self.subject) == 1 and isinstance(self.subject[0], str) \
-                and not any(x.kind is Kind.NAME and x.text != self.subject[0] for x in self.toks[:b]):
+                and not any(x.kind is Kind.NAME and x.text != self.subject[0] and not self._object_of_preposition(k)
+                            for k, x in enumerate(self.toks[:b])):
             return [self.subject[0]], False  # "[A] is older than his sister, and has a daughter …"
         if self.w(b, "to") and len(self.subject) == 1 and isinstance(self.subject[0], str) and not any(
                 x.kind is Kind.NAME and x.text != self.subject[0] or x.kind is Kind.WORD and self.kin_at(k)
                 for k, x in enumerate(self.toks[:b])):
             return [self.subject[0]], False  # "[M] is happy to have a daughter …": the subject's
+        shared = self._subject_of_second_verb(b)
+        if shared:
+            return shared, True  # "[A] and [B] married and had two kids" (module owners)
         t = self.t(b)
         if t is None:
             return [], False
+        if t.kind is Kind.WORD and self.plain_name(b) is not None and b == 0:
+            return [self.plain_name(b)], False  # "Mary had two daughters [A] and [B]": a person not bracketed
         if t.kind is Kind.WORD and self.kin_at(b) and self.w(b - 1, "the") and self.ctx.pending is not None \
                 and self.ctx.pending.word.lower() == t.low:
             p = self.ctx.pending.person()  # "… has a brother who … . The brother has a sister …"
@@ -536,8 +555,11 @@ class KinshipPhrases:
     def _groups(self, j: int) -> list[list[str]]:
         out = []
         subject = [p for p in self.subject if isinstance(p, str)]
+        listed = self._listed_names_subject(j)
         if len(subject) >= 2:
             out.append(subject)
+        elif listed:
+            out.append(listed)  # "[A], [B], and [C] planned a party for their mother" (module owners)
         elif self.toks and self.toks[0].low in SUBORDINATORS:
             c = next((x for x, t in enumerate(self.toks) if t.text == ","), None)
             if c is not None and c + 3 < j and is_name(self.t(c + 1)) and self.w(c + 2, "and") \
@@ -550,7 +572,8 @@ class KinshipPhrases:
             if with_kin is not None:  # "(So) [Marian] and her husband [Elliott] …"
                 out.append([self.toks[s0].text, with_kin.holders[0]])
         for ph in self.phrases:
-            if ph.pos < j and ph.kin.plural and len(ph.holders) >= 2 and ph.holders not in out:
+            if ph.pos < j and (ph.kin.plural or ph.kin.relation == "ex:spouse") and len(ph.holders) >= 2 \
+                    and ph.holders not in out:  # "Husband and wife [A] and [B] … their daughter" (headed)
                 out.append(list(ph.holders))
         return out
 
@@ -575,16 +598,10 @@ class KinshipPhrases:
         return []
 
     def _plural_predicate(self, ph: Phrase) -> None:
-        """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …": a symmetric
-        relation within the group."""
-        if ph.kin.plural and ph.kin.relation == "ex:sibling" and (ph.pos == 0 or self.w(ph.pos - 1, "the")):
-            names = self._holder_right(ph.pos)
-            for a in names:
-                for b in names:
-                    if a != b:
-                        self.out.append((ph.kin.relation, (a,), b, "", ""))
-            if names:
-                return
+        """"[A] and [B] are sisters", "[A] and [B] were twins", "the siblings, [A] and [B], …" (module
+        headed): a symmetric relation within the group."""
+        if self._headed_list(ph):
+            return
         if not ph.kin.plural and len(self.subject) == 2 and self.w(ph.pos - 1, *BE) and self.w(ph.pos + 1, "and") \
                 and self.kin_at(ph.pos + 2) is not None and self.kin_at(ph.pos + 2).relation == ph.kin.relation \
                 and ph.kin.relation in ("ex:sibling", "ex:spouse") and all(isinstance(p, str) for p in self.subject):

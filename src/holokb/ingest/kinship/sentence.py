@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from .coreference import Coreference
 from .events import Events
+from .headed import HeadedLists
 from .lexicon import KinshipLexicon, KinWord
 from .negation import Negation
+from .owners import Owners
 from .phrases import KinshipPhrases
 from .state import Context, Phrase
 from .story import Person, Unnamed
@@ -14,7 +16,7 @@ from .titles import Titles
 from .words import CLOSED, NAMING, SUBORDINATORS, is_name, is_unknown, known_word, merge_compounds
 
 
-class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles):
+class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles, HeadedLists, Owners):
     """One sentence: its tokens, the people mentioned so far, and the kinship phrases found."""
 
     def __init__(self, lexicon: KinshipLexicon, toks: list[Tok], genders: dict[str, str], ctx: Context):
@@ -133,6 +135,8 @@ class Sentence(Negation, KinshipPhrases, Coreference, Events, Titles):
 
     def emit(self, ph: Phrase, holder: str, possessors: list[Person], group: bool, reason: str = "") -> None:
         if group:
+            if holder in possessors:
+                return  # "[W] and his sister [C] got their mother [C] …": the group's own member, the text broken
             for p in possessors:
                 if p != holder:
                     self.out.append((ph.kin.relation, (p,), holder, ph.word, ""))
