@@ -139,9 +139,17 @@ def interval_text(v: "FactView") -> str:
 
 
 def load_rules(rules: Optional[list] = None):
-    from ..reasoning import load_program
+    """The program of the rule files (default ./rules), from the per-user program cache when the
+    same files were parsed before (:mod:`holokb.program_cache`): neither lark nor the engine is
+    imported then."""
+    from ..program_cache import cached_program
 
-    return load_program(rule_paths(rules))
+    def parse(paths):
+        from ..reasoning import load_program
+
+        return load_program(paths)
+
+    return cached_program(rule_paths(rules), parse)
 
 
 def limits_of(max_depth: Optional[int], max_derived: Optional[int], timeout: Optional[float]) -> Limits:
