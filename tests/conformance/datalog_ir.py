@@ -252,7 +252,7 @@ class _Emitter:
         outer_eqs = [it for it in r.body if isinstance(it, DCmp) and not aggregates_in(it)]
         atom_names = {v for it in r.body if isinstance(it, DAtom) for v in _atom_vars(it)}
         outer_atoms = [t for t in texts if t.startswith("<")]
-        for v, e in _groundings(outer_eqs, atom_names):
+        for v, e in groundings(outer_eqs, atom_names):
             outer_vars.add(self.var(DVar(v)))
             outer_atoms.append(f"{self.var(DVar(v))} = {self.expr(e)}")
         self._correlated = 0
@@ -442,10 +442,10 @@ _VAR_RE = re.compile(r"\?[A-Za-z_][A-Za-z0-9_]*")
 
 def _assigned(items, bound: set[str]) -> list[str]:
     """Variables of ``v = expr`` items whose ``expr`` reads only bound variables, to a fixpoint."""
-    return [v for v, _ in _groundings(items, bound)]
+    return [v for v, _ in groundings(items, bound)]
 
 
-def _groundings(items, bound: set[str]) -> list[tuple[str, object]]:
+def groundings(items, bound: set[str]) -> list[tuple[str, object]]:
     """(variable, expression) of the ``v = expr`` items that ground ``v`` from bound variables or
     constants, in an order in which each reads only what is bound before it."""
     bound, out = set(bound), []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from datalog_ir import DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DVar, Unsupported, map_children
+from datalog_ir import DAgg, DAtom, DBin, DCall, DCmp, DConst, DNeg, DVar, Unsupported, groundings, map_children
 
 NIL = DConst("rec", "nil")
 #: An ADT value is a record whose field 0 is the IRI <adt:Branch> (DConst kind "adt"); its branch's
@@ -132,16 +132,7 @@ def _destructure(v: DVar, pattern: DCall, tname: str | None, info: RecordTypes, 
 def _bound(items) -> set[str]:
     """Variables bound by positive atoms and by ``v = expr`` of bound variables (to a fixpoint)."""
     bound = {a.name for it in items if isinstance(it, DAtom) for a in it.args if isinstance(a, DVar)}
-    changed = True
-    while changed:
-        changed = False
-        for it in items:
-            if isinstance(it, DCmp) and it.op == "=":
-                for v, e in ((it.left, it.right), (it.right, it.left)):
-                    if isinstance(v, DVar) and v.name not in bound and _vars(e) <= bound:
-                        bound.add(v.name)
-                        changed = True
-    return bound
+    return bound | {v for v, _ in groundings(items, bound)}
 
 
 def _vars(e) -> set[str]:

@@ -205,30 +205,15 @@ class _Parser:
         self.expect("=")
         if self.at("["):  # a record type: [name: type, …] (field types resolved when a pattern reads them)
             self.next()
-            fields = []
-            while not self.at("]"):
-                self.next()  # field name
-                self.expect(":")
-                fields.append(self.next().text)
-                if self.at(","):
-                    self.next()
-            self.next()
             self.types[name] = "rec"
-            self.records.fields[name] = fields
+            self.records.fields[name] = self._field_types("]")
             return
         if self.peek().text in ("{",):  # an algebraic data type: Branch {fields} | …
             while True:
                 branch = self.next().text
                 self.expect("{")
-                fields = []
-                while not self.at("}"):
-                    self.next()  # field name
-                    self.expect(":")
-                    fields.append(self.next().text)
-                    if self.at(","):
-                        self.next()
-                self.next()
-                self.records.fields[ADT_PREFIX + branch] = [None, *fields]  # field 0: the branch's tag
+                # field 0 of an ADT value is its branch's tag
+                self.records.fields[ADT_PREFIX + branch] = [None, *self._field_types("}")]
                 if not self.at("|"):
                     break
                 self.next()
@@ -246,6 +231,18 @@ class _Parser:
                 raise Unsupported("records/ADTs")
         kinds = {self.types.get(p) for p in parts}
         self.types[name] = kinds.pop() if len(kinds) == 1 else None
+
+    def _field_types(self, close: str) -> list[str]:
+        """The type names of ``name: type, …`` up to and past ``close``."""
+        fields = []
+        while not self.at(close):
+            self.next()  # field name
+            self.expect(":")
+            fields.append(self.next().text)
+            if self.at(","):
+                self.next()
+        self.next()
+        return fields
 
     def decl(self) -> None:
         names = [self.next().text]
