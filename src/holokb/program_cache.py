@@ -166,14 +166,7 @@ def remember(folder: Path, key: str, program: "Program") -> None:
 def cached_text_program(text: str, file: str, load: Callable[[str, str], "Program"], *,
                         folder: Path | None = None) -> "Program":
     """``load(text, file)``, or the program an earlier call stored for the same text and file name."""
-    key = text_key(text, file)
-    folder = cache_dir() if folder is None else folder
-    hit = lookup(folder, key)
-    if hit is not None:
-        return hit
-    program = load(text, file)
-    remember(folder, key, program)
-    return program
+    return _through(text_key(text, file), lambda: load(text, file), folder)
 
 
 #: The file name a stored rule set is parsed under (its diagnostics and origins name it).
@@ -200,10 +193,15 @@ def cached_program(paths: list, load: Callable[[list], "Program"], *, folder: Pa
     key = program_key(paths)
     if key is None:
         return load(paths)
+    return _through(key, lambda: load(paths), folder)
+
+
+def _through(key: str, make: Callable[[], "Program"], folder: Path | None) -> "Program":
+    """The program stored under ``key``, else ``make()`` stored under it (a failure is not)."""
     folder = cache_dir() if folder is None else folder
     hit = lookup(folder, key)
     if hit is not None:
         return hit
-    program = load(paths)
+    program = make()
     remember(folder, key, program)
     return program

@@ -15,7 +15,7 @@ from ..core import MAX_TIME, AsOf, HolokbError, IRI, Limits, parse_instant
 from .diagnostics import BAD_NAME, BAD_TIME, USAGE, SurfaceError
 from .light import (  # noqa: F401 - re-exported: the command modules import them from here
     ASK_TIMEOUT_S, DEFAULT_PREFIXES, DERIVE_TIMEOUT_S, QUERY_TIMEOUT_S, TIMEOUT_HELP, check_ledger_path, now_ms,
-    open_kb, prefixes, rule_paths, seconds, short, working,
+    load_rules, open_kb, prefixes, rule_paths, seconds, short, working,
 )
 
 if TYPE_CHECKING:
@@ -136,20 +136,6 @@ def view_json(kb: "KnowledgeBase", v: "FactView") -> dict:
 
 def interval_text(v: "FactView") -> str:
     return f"valid {v.valid}, recorded {v.system}"
-
-
-def load_rules(rules: Optional[list] = None):
-    """The program of the rule files (default ./rules), from the per-user program cache when the
-    same files were parsed before (:mod:`holokb.program_cache`): neither lark nor the engine is
-    imported then."""
-    from ..program_cache import cached_program
-
-    def parse(paths):
-        from ..reasoning import load_program
-
-        return load_program(paths)
-
-    return cached_program(rule_paths(rules), parse)
 
 
 def limits_of(max_depth: Optional[int], max_derived: Optional[int], timeout: Optional[float]) -> Limits:

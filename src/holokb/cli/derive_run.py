@@ -20,7 +20,7 @@ from typing import Optional
 
 from ..core.limits import Limits
 from ..core.time import AsOf
-from .light import DERIVE_TIMEOUT_S, now_ms, open_kb, read_options, rule_paths, seconds, short, working
+from .light import DERIVE_TIMEOUT_S, load_rules, now_ms, open_kb, read_options, rule_paths, seconds, short, working
 
 #: The options of ``holokb derive``: name -> (parameter, takes a value, repeatable[, the value a flag
 #: sets when given]).
@@ -72,12 +72,10 @@ def _run(rules: Optional[list[Path]], db: str, as_of: Optional[str], valid: Opti
     limits = Limits(max_depth=max_depth, max_derived=max_derived, max_results=None,
                     timeout_s=seconds(timeout, DERIVE_TIMEOUT_S)).started()
     from ..engine.allocator import keep_freed_memory
-    from ..program_cache import cached_program  # the same rule files again: no parse (keyed by their bytes)
-    from ..reasoning import load_program
 
     keep_freed_memory()  # the closure frees and re-allocates big arrays: reuse them, not fresh pages
 
-    prog = cached_program(rule_paths(rules), load_program)
+    prog = load_rules(rules)  # the same rule files again: no parse (program_cache, keyed by their bytes)
     point = _point(as_of, valid)
     info = None
     with open_kb(db, []) as kb, working("deriving", format):

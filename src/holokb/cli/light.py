@@ -94,6 +94,20 @@ def rule_paths(rules: Optional[list] = None) -> list:
     return rules
 
 
+def load_rules(rules: Optional[list] = None):
+    """The program of the rule files (default ./rules), from the per-user program cache when the
+    same files were parsed before (:mod:`holokb.program_cache`): neither lark nor the engine is
+    imported then."""
+    from ..program_cache import cached_program
+
+    def parse(paths):
+        from ..reasoning import load_program
+
+        return load_program(paths)
+
+    return cached_program(rule_paths(rules), parse)
+
+
 def seconds(text: Optional[str], default: float) -> Optional[float]:
     """A ``--timeout`` value: a positive number of seconds, ``none`` (no deadline), or the default."""
     if text is None:

@@ -267,7 +267,7 @@ def _rule_set(kb, rules: Optional[list[Path]], no_rules: bool, digest: Optional[
     if no_rules:
         return None, "rules: none (--no-rules): asserted triples only", digest
     if rules is not None or Path("rules").is_dir():
-        from .common import load_rules
+        from .light import load_rules
 
         program = load_rules(rules)
         where = _where(rules)

@@ -306,8 +306,12 @@ def _field_code(t: Term) -> list:
     return ["l", t.lexical, t.datatype, t.lang or ""]
 
 
+def _record_of(codes: list) -> Literal:
+    return Literal(json.dumps(codes, ensure_ascii=False, separators=(",", ":")), RECORD)
+
+
 def _record(args: tuple[Term, ...]) -> Literal:
-    return Literal(json.dumps([_field_code(a) for a in args], ensure_ascii=False, separators=(",", ":")), RECORD)
+    return _record_of([_field_code(a) for a in args])
 
 
 def _field(r: Term, i: Term) -> Term | None:
@@ -323,7 +327,7 @@ def _field(r: Term, i: Term) -> Term | None:
     if f[0] == "n":
         return NIL
     if f[0] == "r":
-        return Literal(json.dumps(f[1], ensure_ascii=False, separators=(",", ":")), RECORD)
+        return _record_of(f[1])
     return Literal(f[1], f[2], f[3] or None)
 
 

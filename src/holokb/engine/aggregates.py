@@ -111,8 +111,8 @@ def _reduce(func: str, ids, n: int, terms) -> Literal | None:
         return Literal.of(n)
     lits = [terms.term(i) for i in ids.tolist() if i >= 0 and isinstance(terms.term(i), Literal)]
     vals = [lit.value for lit in lits]
+    nums = [v for v in vals if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)]
     if func == "sum":
-        nums = [v for v in vals if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)]
         if len(nums) == len(vals) and nums:
             try:
                 return Literal.of(exact_sum(nums))
@@ -123,7 +123,6 @@ def _reduce(func: str, ids, n: int, terms) -> Literal | None:
             return Literal.of(Duration(0, sum(d.ms for d in durs)))
         return None
     if func == "mean":
-        nums = [v for v in vals if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)]
         if len(nums) != len(vals) or not nums:
             return None
         try:

@@ -70,9 +70,10 @@ def _exact(op: str, a: np.ndarray, b: np.ndarray, terms: TermDictionary) -> np.n
     """``a op b`` on the numbers' exact values (Python compares int, Decimal and float exactly),
     once per distinct pair."""
     cmp = _PY_CMP[op]
-    uniq, inverse = np.unique(np.stack([a, b], axis=1), axis=0, return_inverse=True)
-    got = np.fromiter((cmp(terms.term(x).value, terms.term(y).value) for x, y in uniq.tolist()), bool, len(uniq))
-    return got[inverse.reshape(-1)]
+    first, inverse = row_groups([a, b])
+    got = np.fromiter((cmp(terms.term(x).value, terms.term(y).value) for x, y in zip(a[first].tolist(), b[first].tolist())),
+                      bool, len(first))
+    return got[inverse]
 
 
 def identity_equal(ids: np.ndarray, terms: TermDictionary) -> np.ndarray:

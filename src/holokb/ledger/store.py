@@ -324,7 +324,8 @@ class Ledger(LedgerDerived, LedgerReads):
 
     def _ensure_indexes(self, needs: tuple[str, ...] | None = None) -> None:
         """Build the deferred lookup indexes (schema.DEFERRED_INDEXES) a columnar load left, before a
-        read that looks a fact up (``needs``: fewer, for a read that uses fewer; None: all): under the write lock, in a transaction of their own
+        read that looks a fact up (``needs``: fewer, for a read that uses fewer; None: all): under
+        the write lock, in a transaction of their own
         (waiting up to the open's timeout for another writer), or inside the caller's read
         transaction.  When the lock cannot be had (a read-only file, a busy writer, a read
         transaction that another writer has since overtaken) the read goes on without them: every
