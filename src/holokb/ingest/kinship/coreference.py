@@ -440,8 +440,7 @@ class Coreference:
         if self._subject_pronoun() and not self.subject:
             # "He listened to [C]'s stories." with "he" undecided: each reading stays someone the next
             # sentence may speak of, not the named C alone
-            k = next(k for k, t in enumerate(self.toks) if not (t.kind is Kind.WORD and t.low in CONNECTIVES))
-            people = [p for p in self.resolved.get(k, ()) if isinstance(p, str)] + people
+            people = [p for p in self.resolved.get(self._opening(), ()) if isinstance(p, str)] + people
         if people or self.subject:
             # a subject pronoun that continues the sentence before's subject keeps what that sentence
             # gave the subject as its own kin ("[T] … his grandfather [C]'s house. He would listen to
@@ -463,9 +462,15 @@ class Coreference:
                     and isinstance(holder, str):
                 ctx.pairs.setdefault(frozenset((possessors[0], holder)), set()).add(rel)
 
+    def _opening(self, end: int | None = None) -> int | None:
+        """The position of the sentence's first token after its opening connectives ("so", "then", …),
+        looking before ``end`` only when given; None when there is none."""
+        return next((k for k, t in enumerate(self.toks[:end]) if not (t.kind is Kind.WORD and t.low in CONNECTIVES)),
+                    None)
+
     def _subject_pronoun(self) -> bool:
         """Whether the sentence's subject is a subject pronoun opening it (after connectives)."""
-        k = next((k for k, t in enumerate(self.toks) if not (t.kind is Kind.WORD and t.low in CONNECTIVES)), None)
+        k = self._opening()
         return k is not None and self.toks[k].kind is Kind.WORD and self.toks[k].low in self.lex.subject_pronouns
 
     def _subject_owner(self) -> str:

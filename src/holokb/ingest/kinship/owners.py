@@ -81,7 +81,7 @@ class Owners:
         it does for a kinship word's holder; the sentence names nobody else before the pronoun, and the
         sentence before is not about someone of the pronoun's gender ("[Ellen] was ill. [Peter] was
         proud of her son [D]": Ellen's, or a choice)."""
-        x = next((k for k, t in enumerate(self.toks[:pos]) if not (t.kind is Kind.WORD and t.low in CONNECTIVES)), None)
+        x = self._opening(pos)
         if x is None or not is_name(self.t(x)) or self.t(x).text in exclude or self.kin_at(pos + 1) is None \
                 or pos - x > 4 or pos - x < 2 or not finite_verb(self.t(x + 1).low if self.t(x + 1).kind is Kind.WORD else ""):
             return None

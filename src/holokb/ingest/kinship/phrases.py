@@ -233,8 +233,9 @@ class KinshipPhrases:
                                                                       (self.t(j + 1) and self.t(j + 1).text == ",")):
             j += 1  # "[A]'s father's name is [B]", "her grandson's, [J], party"
         run = j
-        if self.t(j) is not None and self.t(j).text == "," and self._someone_named(j + 1) is not None:
-            return [self._someone_named(j + 1)]  # "[C]'s grandfather, a man by the name of [S]" (events)
+        named = self._someone_named(j + 1) if self.t(j) is not None and self.t(j).text == "," else None
+        if named is not None:
+            return [named]  # "[C]'s grandfather, a man by the name of [S]" (events)
         kin = self.kin_at(i)
         if kin is not None and kin.plural and (self.w(j, "are", "were") or self.t(j) is not None
                                                and self.t(j).text == ":") and is_name(self.t(j + 1)) \
