@@ -571,7 +571,8 @@ class Interpreter:
                 self.conditional(body, scope, out)
             case "not_the_case":
                 self.not_the_case(body, scope, frame, out)
-            case "generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel":
+            case ("generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel" | "generic_no_adj"
+                  | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel"):
                 self.generic(body, scope, out)
             case "generic_only":
                 self.generic_only(body, scope, out)
@@ -841,19 +842,27 @@ class Interpreter:
         scope.in_rule = True
         x = scope.variable()
         cond = []
-        if body.data in ("generic_adj", "generic_adj_rel"):  # "Red, cold things …", "Nice people who …"
+        # "No cat is green." is "Every cat is not green.": the same conditions, the conclusion denied.
+        denied = body.data.startswith("generic_no_")
+        form = body.data.replace("generic_no_", "generic_")
+        if form in ("generic_adj", "generic_adj_rel"):  # "Red, cold things …", "Nice people who …"
             for item in _kids(_kids(body, "adjectives")[0], "adj_item"):
                 cond.append(Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")))
-        elif body.data != "generic_rel":
+        elif form != "generic_rel":
             words = [t.value for t in _tokens(_kids(body, "nominal")[0])]
             cond = [Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]
             cond.append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
-        if body.data in ("generic_rel", "generic_adj_rel"):  # "Anything that is red and sees the dog …"
+        if form in ("generic_rel", "generic_adj_rel"):  # "Anything that is red and sees the dog …"
             cond += [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
                      for q in self.predicate(p, Ref(x), scope, frame)]
         _no_kind_in_condition(scope)
         scope.last = [Ref(x)]
         cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
+        if denied:
+            if len(cons) != 1 or scope.kind_objects:
+                # "No cat is big and red.": not both, or neither?  Refused rather than guessed.
+                raise Unsupported("'no …' with more than one conclusion (not both, or none of them?)")
+            cons = [replace(cons[0], negated=not cons[0].negated)]
         self._rules(out, scope, cond, cons, scope.kind_objects)
 
     def not_the_case(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
