@@ -82,3 +82,36 @@ def test_a_command_that_keeps_freed_memory_gets_its_settings_back_after_a_closur
 def test_keeping_freed_memory_respects_the_switch(libc, monkeypatch):
     monkeypatch.setattr(allocator, "ENABLED", False)
     assert not allocator.keep_freed_memory() and libc.calls == []
+
+
+def test_numpys_huge_page_request_is_off_while_big_closures_run_and_restored_after(libc, monkeypatch):
+    state = {"on": True}
+    calls = []
+
+    def switch(on):
+        calls.append(on)
+        before, state["on"] = state["on"], on
+        return before
+
+    monkeypatch.setattr(allocator, "_hugepage_switch", lambda: switch)
+    with allocator.big_arrays(10**6):
+        with allocator.big_arrays(10**6):
+            assert state["on"] is False
+        assert state["on"] is False  # the outer closure still runs
+    assert state["on"] is True and calls == [False, True]
+    with allocator.big_arrays(allocator.MIN_ROWS - 1):  # small: untouched
+        pass
+    assert calls == [False, True]
+
+
+def test_the_huge_page_switch_is_numpys_and_answers_its_previous_setting():
+    switch = allocator._hugepage_switch()
+    if allocator.HUGEPAGES:
+        assert switch is None
+        return
+    assert switch is not None
+    before = switch(False)
+    try:
+        assert bool(switch(False)) is False  # it answers the setting made just before
+    finally:
+        switch(before)
