@@ -28,7 +28,7 @@ from stratified_programs import IDB, database, programs, temporal_facts
 
 SWITCHES = [(BodySolver, "cardinality"), (BodySolver, "key_steps"), (BodySolver, "skip_validity"),
             (BodySolver, "live_joins"), (BodySolver, "merge_proofs"), (BodySolver, "prune_empty"), (_joins, "SCORES_AT_RECORD"),
-            (_joins, "UNIT_VIEWS"),
+            (_joins, "UNIT_VIEWS"), (_joins, "PARTIAL_INDEXES"),
             (_builtins, "INT_COMPARE"), (_joins, "INT_CONST"), (_rowwise, "ROWWISE"), (_rowloop, "FUSED"),
             (_kernels, "JIT"), (_variants, "PARALLEL")]
 

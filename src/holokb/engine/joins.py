@@ -88,8 +88,9 @@ def const_id(term, terms: TermDictionary) -> int:
 
 
 def _probe_cols(atom: Atom, b: Bindings, terms: TermDictionary):
-    """Bound positions of ``atom`` and their probe columns, or None if a constant is unknown."""
-    cols, vals = [], []
+    """Bound positions of ``atom``, their probe columns and the constants' (position, id) pairs,
+    or None if a constant is unknown."""
+    cols, vals, consts = [], [], []
     for pos, t in enumerate(atom.args):
         if isinstance(t, Const):
             i = const_id(t.term, terms)
@@ -97,14 +98,22 @@ def _probe_cols(atom: Atom, b: Bindings, terms: TermDictionary):
                 return None
             cols.append(pos)
             vals.append(np.full(b.n, i, dtype=np.int64))
+            consts.append((pos, i))
         elif t.name in b.vars:
             cols.append(pos)
             vals.append(b.vars[t.name])
-    return cols, vals
+    return cols, vals, tuple(consts)
 
 
-def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int, cap: int | None = None):
+#: Switch: an atom with constants and bound variables probes a :class:`~.relation.PartialIndex` of
+#: the rows holding the constants, keyed by the variables (off: the index on all bound positions).
+PARTIAL_INDEXES = True
+
+
+def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int, cap: int | None = None,
+           consts: tuple = ()):
     """(binding position, relation row) pairs where the bound columns agree, rows in [lo, hi).
+    ``consts``: the (position, id) pairs among ``cols`` that are the atom's constants.
 
     Raises :class:`IntermediateOverflow` before allocating more than ``cap`` pairs.
     """
@@ -122,8 +131,18 @@ def _match(rel: Relation, cols, vals, b: Bindings, lo: int, hi: int, bits: int, 
             hit &= rel.col(c)[lo:hi] == v[0]
         rows = np.flatnonzero(hit) + lo
         return np.zeros(len(rows), dtype=np.int64), rows
+    idx = None
+    if consts and len(consts) < len(cols) and PARTIAL_INDEXES:
+        # The constants select the rows once (in the index), the variables are the key.
+        fixed = {c for c, _ in consts}
+        key_cols = [c for c in cols if c not in fixed]
+        idx = rel.partial_index(consts, tuple(key_cols), bits)
+        if idx is not None:
+            vals = [v for c, v in zip(cols, vals) if c not in fixed]
+            cols = key_cols
     k = fits(len(cols), bits)
-    idx = rel.index(tuple(cols), bits)
+    if idx is None:
+        idx = rel.index(tuple(cols), bits)
     pos, rows = idx.probe(pack(vals[:k], bits), cap)
     # the index holds rows [0, rel.size): a range over all of them needs no check
     keep = (rows >= lo) & (rows < hi) if lo > 0 or hi < rel.size else None
@@ -148,7 +167,7 @@ def join(b: Bindings, atom: Atom, label: int, rel: Relation, lo: int, hi: int,
     pc = _probe_cols(atom, b, terms)
     if pc is None:
         return b.take(EMPTY)
-    pos, rows = _match(rel, pc[0], pc[1], b, lo, hi, bits, cap)
+    pos, rows = _match(rel, pc[0], pc[1], b, lo, hi, bits, cap, pc[2])
     out = b.take(pos, live)
     fresh: dict[str, int] = {}
     keep = None
@@ -237,13 +256,13 @@ def anti_join(b: Bindings, atom: Atom, rel: Relation | None, terms: TermDictiona
     pc = _probe_cols(atom, b, terms)
     if pc is None:
         return b
-    cols, vals = pc
+    cols, vals, consts = pc
     if not cols:  # nothing bound: every row matches every binding; subtract their union once
         g, f, t = coalesce(np.zeros(rel.size, np.int64), rel.meta("valid_from"), rel.meta("valid_to"))
         pos = np.repeat(np.arange(b.n, dtype=np.int64), len(f))
         rs, re = np.tile(f, b.n), np.tile(t, b.n)
     else:
-        pos, rows = _match(rel, cols, vals, b, 0, rel.size, bits, cap)
+        pos, rows = _match(rel, cols, vals, b, 0, rel.size, bits, cap, consts)
         rs, re = rel.meta("valid_from")[rows], rel.meta("valid_to")[rows]
     if len(pos) == 0:
         return b
