@@ -60,3 +60,18 @@ def test_a_relation_keeps_at_most_max_partial_indexes_of_one_shape_then_uses_the
         assert rows.tolist() == [const]  # row `const` holds (const, const); row const+20 does not
     partial = [k for k in rel._indexes if k[0] == "where"]
     assert len(partial) == R.MAX_PARTIAL and (0, 1) in rel._indexes
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.lists(st.lists(st.tuples(*[st.integers(0, 3)] * 3), max_size=20), min_size=1, max_size=5),
+       st.lists(st.tuples(st.sampled_from([((1, 2),), ((0, 1), (2, 3)), ((2, 0),)]),
+                          st.integers(0, 60), st.integers(0, 60)), min_size=1, max_size=8))
+def test_holds_in_answers_as_a_scan_while_rows_arrive(batches, asks):
+    """Relation.holds_in remembers what it scanned from row 0; every answer is a scan's."""
+    rel, parts = _rel(batches)
+    for part in parts:
+        rel.append([part[:, c] for c in range(3)])
+        for where, a, b in asks:
+            lo, hi = (0, b) if a % 2 == 0 else (min(a, b), max(a, b))  # prefixes and ranges
+            want = any(all(rel.col(c)[r] == v for c, v in where) for r in range(lo, min(hi, rel.size)))
+            assert rel.holds_in(where, lo, hi) == want

@@ -22,7 +22,7 @@ from .dictionary import TermDictionary
 from .joins import Bindings, anti_join, compare_var_int, const_id, eval_expr, join
 from .planning import live_after, plan_body, positive_atoms
 from . import kernels
-from .relation import EMPTY, Relation, first_rows, fits
+from .relation import EMPTY, Relation, first_rows
 
 #: Rows one join step may produce when ``Limits.max_edges`` does not say less: a safety cap well
 #: below what exhausts memory (a binding row is ~8 bytes per column, and a step holds a few copies).
@@ -155,35 +155,18 @@ class BodySolver:
         atoms = shape[1]
         if atoms is None:
             return False
-        bits = self.bits
         for label, a, cols, consts in atoms:
             rel = self.relation((a.predicate, a.negated), a.arity)
             lo, hi = ranges.get(label, (0, rel.size))
             if hi <= lo:
                 return True
-            if not cols or bits <= 0:
+            if not cols:
                 continue
             ids = [const_id(t, self.terms) for t in consts]
             if min(ids) < 0:
                 return True
-            k = fits(len(cols), bits)
-            if max(ids[:k]) >= 1 << bits:  # minted after the key width was set: no conclusion
-                continue
-            idx = rel.index(cols, bits)
-            key = 0
-            for i in ids[:k]:  # as :func:`~.relation.pack` packs the index's leading columns
-                key = (key << bits) | i
-            left = int(np.searchsorted(idx.keys, key, "left"))
-            right = int(np.searchsorted(idx.keys, key, "right"))
-            if left == right:
+            if not rel.holds_in(tuple(zip(cols, ids)), lo, hi):
                 return True
-            if (lo > 0 or hi < rel.size) and right - left <= _FEW:
-                rows = idx.order[left:right]
-                hit = (rows >= lo) & (rows < hi)
-                for c, i in zip(cols[k:], ids[k:]):
-                    hit &= rel.col(c)[rows] == i
-                if not hit.any():
-                    return True
         return False
 
     def _key(self, b: Bindings, item, rest) -> Bindings:
@@ -287,9 +270,6 @@ class BodySolver:
 
 
 #: :meth:`BodySolver._unmatched` checks a restricted range row by row up to this many rows.
-_FEW = 64
-
-
 def _prunable(body):
     """Per positive atom (label, atom, constant positions, constant terms), or None when the body
     has an item an early answer could skip the effects of (expressions, aggregates)."""

@@ -262,11 +262,7 @@ class PartialIndex(SortedIndex):
         lo = self.n_rows
         if n == lo:
             return
-        hit = None
-        for c, v in self.where:
-            h = rel.col(c)[lo:n] == v
-            hit = h if hit is None else hit & h
-        at = np.flatnonzero(hit)
+        at = np.flatnonzero(rel._where_mask(self.where, lo, n))
         if not len(at):
             self.n_rows = n
             return
@@ -356,6 +352,7 @@ class Relation:
         self._dedup_bits: tuple[int, ...] = ()
         self.frozen = False
         self._same: dict[tuple[str, float], tuple[int, bool]] = {}  # all_equal's rows checked so far
+        self._first: dict[tuple, tuple[int, int]] = {}  # holds_in's (first matching row or -1, rows scanned)
 
     def freeze(self) -> None:
         """No more rows: columns become read-only arrays and the dedup keys are dropped (indexes,
@@ -446,6 +443,32 @@ class Relation:
             ok = bool((self.meta(name)[done:] == value).all())
         self._same[(name, value)] = (self.size, ok)
         return ok
+
+    def holds_in(self, where: tuple[tuple[int, int], ...], lo: int, hi: int) -> bool:
+        """Whether a row in [lo, hi) holds every (column, id) pair of ``where``.  From row 0 the
+        first such row is remembered and only rows appended since are scanned (rows are never
+        changed), so asking once per iteration costs the new rows, not the relation; a range from
+        elsewhere (a delta) is scanned.  No index is built: an atom's constants asked about
+        this way (:meth:`~.body.BodySolver._unmatched`) cost no sort of every row per iteration."""
+        hi = min(hi, self.size)
+        if hi <= lo:
+            return False
+        if lo > 0:
+            return bool(self._where_mask(where, lo, hi).any())
+        first, upto = self._first.get(where, (-1, 0))
+        if first < 0 and upto < hi:
+            n = self.size  # (the same for every solve of one iteration: rows are stored after them)
+            hit = np.flatnonzero(self._where_mask(where, upto, n))
+            first, upto = (upto + int(hit[0]) if len(hit) else -1), n
+            self._first[where] = (first, upto)
+        return 0 <= first < hi
+
+    def _where_mask(self, where: tuple[tuple[int, int], ...], lo: int, hi: int) -> np.ndarray:
+        hit = None
+        for c, v in where:
+            h = self.col(c)[lo:hi] == v
+            hit = h if hit is None else hit & h
+        return hit
 
     def index(self, cols: tuple[int, ...], bits: int) -> SortedIndex:
         """The sorted index on ``cols`` (only the leading columns that fit are packed)."""
