@@ -264,7 +264,9 @@ class KnowledgeBase:
         # A large input is read by a forked worker while this process stages and hashes (same rows).
         fork = worth_forking(sum(f.stat().st_size for f in files))
         try:
-            staged = stage_plain(self.ledger, forked_chunks(chunks, hashes=False) if fork else chunks(), at=at)
+            # Terms are made only for a gate: the entities need the few their labels name.
+            staged = stage_plain(self.ledger, forked_chunks(chunks, hashes=False) if fork else chunks(), at=at,
+                                 terms=self.gate is not None)
         except NotPlain:
             return None
         if staged is None:
@@ -274,7 +276,7 @@ class KnowledgeBase:
         except BaseException:
             discard_staged(self.ledger)
             raise
-        self.ledger.write_staged(staged, entities=_plain_entities(staged.terms, staged.spo).items())
+        self.ledger.write_staged(staged, entities=_plain_entities(staged.raw_terms, staged.spo).items())
         c = self.ledger.last_counts
         return LoadReport(tuple(str(f) for f in files), len(staged.spo) // 3, 0, 0,
                           report.shapes_run if report else (), at, c.new, c.closed, c.unchanged)
@@ -744,15 +746,20 @@ def _entities_of(triples) -> dict[IRI, tuple[str, ...]]:
 
 
 def _plain_entities(terms: Sequence, spo: Sequence[int]) -> dict[IRI, tuple[str, ...]]:
-    """:func:`_entities` of columnar plain triples (only the label rows are looked at), in file order."""
-    labels = [i for i, t in enumerate(terms) if isinstance(t, IRI) and t.value in _LABELS]
+    """:func:`_entities` of columnar plain triples (only the label rows are looked at), in file order.
+    ``terms``: Terms, or packed as staging keeps them (an IRI as its string, a Literal as its
+    fields: :mod:`holokb.ledger.pipeline`); only the label rows' terms are made."""
+    from .ledger.pipeline import unpack_term
+
+    labels = [i for i, t in enumerate(terms)
+              if (t if t.__class__ is str else t.value if isinstance(t, IRI) else None) in _LABELS]
     if not labels:
         return {}
     import numpy as np
 
     a = np.asarray(spo, dtype=np.int64).reshape(-1, 3)
     rows = a[np.isin(a[:, 1], labels)].tolist()
-    return _entities_of((terms[s], terms[p], terms[o]) for s, p, o in rows)
+    return _entities_of((unpack_term(terms[s]), unpack_term(terms[p]), unpack_term(terms[o])) for s, p, o in rows)
 
 
 def _doc_id(f: Path, files: Sequence[Path]) -> str:

@@ -185,3 +185,27 @@ def test_ledger_context_types_during_equals_the_per_node_reads(tmp_path, typed):
         per_node = {n: ctx._spans(IRI(str(n)), IRI(RDF_TYPE)) for n in nodes}
         assert got == {n: v for n, v in per_node.items() if v}
         assert set(got) == ({nodes[0], nodes[1]} if typed else set())
+
+
+def test_an_ungated_columnar_load_registers_the_same_entities(tmp_path):
+    """Without shapes the staged terms stay packed (no gate reads them); the entities are those
+    the gated load registers."""
+    f = tmp_path / "a.ttl"
+    f.write_text(TTL)
+    with KnowledgeBase.open(tmp_path / "u.db") as kb:
+        assert kb.load([f], at=AT).spans_new == 7
+        assert kb.ledger.entities_by_alias("ali") == [IRI(EX + "alice")]
+        assert kb.ledger.entities_by_alias("the lab") == [IRI(EX + "lab")]
+        assert kb.stats()["entities"] == 2
+
+
+def test_plain_entities_read_packed_terms_as_terms():
+    from holokb.kb import _plain_entities
+    from holokb.ledger.pipeline import _pack
+
+    label = IRI("http://www.w3.org/2000/01/rdf-schema#label")
+    terms = [IRI(EX + "a"), label, Literal.of("Ann"), IRI(EX + "b"), IRI(EX + "p"), Literal("Bea", "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString", "en")]
+    spo = [0, 1, 2, 3, 4, 0, 3, 1, 5, 0, 1, 5]
+    want = _plain_entities(terms, spo)
+    assert want == {IRI(EX + "a"): ("Ann", "Bea"), IRI(EX + "b"): ("Bea",)}
+    assert _plain_entities([_pack(t) for t in terms], spo) == want
