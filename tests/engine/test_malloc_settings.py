@@ -84,7 +84,7 @@ def test_keeping_freed_memory_respects_the_switch(libc, monkeypatch):
     assert not allocator.keep_freed_memory() and libc.calls == []
 
 
-def test_numpys_huge_page_request_is_off_while_big_closures_run_and_restored_after(libc, monkeypatch):
+def test_numpys_huge_page_request_is_off_while_closures_run_and_restored_after(libc, monkeypatch):
     state = {"on": True}
     calls = []
 
@@ -99,9 +99,13 @@ def test_numpys_huge_page_request_is_off_while_big_closures_run_and_restored_aft
             assert state["on"] is False
         assert state["on"] is False  # the outer closure still runs
     assert state["on"] is True and calls == [False, True]
-    with allocator.big_arrays(allocator.MIN_ROWS - 1):  # small: untouched
-        pass
-    assert calls == [False, True]
+    with allocator.big_arrays(allocator.MIN_ROWS - 1):  # a small input may have a big closure: off too
+        assert state["on"] is False
+    assert state["on"] is True and calls == [False, True, False, True]
+    monkeypatch.setattr(allocator, "ENABLED", False)  # the switch (or the user's malloc tuning): untouched
+    with allocator.big_arrays(10**6):
+        assert state["on"] is True
+    assert calls == [False, True, False, True]
 
 
 def test_the_huge_page_switch_is_numpys_and_answers_its_previous_setting():

@@ -44,6 +44,7 @@ GLIBC_DEFAULTS = ((_M_TRIM_THRESHOLD, 128 * 1024), (_M_MMAP_MAX, 65536))
 _DEFAULTS = GLIBC_DEFAULTS
 _libc = None  # the C library when it is glibc, False when not
 _users = 0  # closures running under the tuned settings
+_page_users = 0  # closures running with numpy's huge-page request off
 _lock = threading.Lock()
 #: Leave numpy's huge-page request on during closures (a before/after switch for bench/closure.py).
 HUGEPAGES = os.environ.get("HOLOKB_HUGEPAGES", "0") == "1"
@@ -77,33 +78,39 @@ def _glibc():
 
 @contextmanager
 def big_arrays(rows: int):
-    """Run the body with malloc tuned for big arrays when ``rows`` input rows make it worth it."""
-    global _users, _hugepages_before
+    """Run the body (a closure) with numpy's huge-page request off, and with malloc tuned for big
+    arrays when ``rows`` input rows make it worth it.  The request is off for small inputs too: a
+    transitive closure of 20k edges has 63.7M rows (TC random 10k/20k: system time 11.5 s of a
+    13.7 s run with the request on, 2-3.5 s without)."""
+    global _users, _page_users, _hugepages_before
     lib = _glibc() if ENABLED and rows >= MIN_ROWS else None
-    if lib is None:
-        yield
-        return
+    switch = _hugepage_switch() if ENABLED else None
     with _lock:
-        if _users == 0:
-            lib.mallopt(_M_ARENA_MAX, 1)
-            lib.mallopt(_M_MMAP_MAX, 0)
-            lib.mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
-            switch = _hugepage_switch()
-            _hugepages_before = None if switch is None else bool(switch(False))
-        _users += 1
+        if switch is not None:
+            if _page_users == 0:
+                _hugepages_before = bool(switch(False))
+            _page_users += 1
+        if lib is not None:
+            if _users == 0:
+                lib.mallopt(_M_ARENA_MAX, 1)
+                lib.mallopt(_M_MMAP_MAX, 0)
+                lib.mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
+            _users += 1
     try:
         yield
     finally:
         with _lock:
-            _users -= 1
-            if _users == 0:
-                for param, value in _DEFAULTS:
-                    lib.mallopt(param, value)
-                lib.malloc_trim(0)
-                switch = _hugepage_switch()
-                if switch is not None and _hugepages_before is not None:
+            if lib is not None:
+                _users -= 1
+                if _users == 0:
+                    for param, value in _DEFAULTS:
+                        lib.mallopt(param, value)
+                    lib.malloc_trim(0)
+            if switch is not None:
+                _page_users -= 1
+                if _page_users == 0 and _hugepages_before is not None:
                     switch(_hugepages_before)
-                _hugepages_before = None
+                    _hugepages_before = None
 
 
 def keep_freed_memory() -> bool:

@@ -169,12 +169,19 @@ class Database:
                 keys = keys.take(first) if isinstance(keys, KeyColumn) else \
                     [k for k, f in zip(keys, first.tolist()) if f]
             rel = Relation(arity, extra)
-            meta = {"valid_from": vf, "valid_to": vt, "rule": np.full(len(vf), -1, np.int64)}
+            # one interval for every row (a timeless input): stored once (relation._Column)
+            meta = {"valid_from": _one_value(vf), "valid_to": _one_value(vt),
+                    "rule": np.broadcast_to(np.int64(-1), (len(vf),))}
             if "prod" in extra:
                 meta["prod"] = conf
             rel.append([ids[:, c] for c in range(arity)], **meta)
             out[rk] = InputRows(rel, keys if isinstance(keys, KeyColumn) else tuple(keys))
         return out
+
+
+def _one_value(a: np.ndarray) -> np.ndarray:
+    """``a`` as a stride-0 view of its first value when every value is that one, else ``a``."""
+    return np.broadcast_to(a[:1], a.shape) if len(a) and bool((a == a[0]).all()) else a
 
 
 def _one_key_column(rows: list, bulk: list) -> KeyColumn | None:

@@ -33,7 +33,7 @@ from . import rowwise as _rowwise
 from . import variants as _variants
 from .body import BodySolver
 from .database import Database, RelKey
-from .joins import Bindings, expr_vars
+from .joins import Bindings, _take, expr_vars
 from .model import Model, ProofTable, RuleProofs, Stats, decode_violations
 from .planning import positive_atoms
 from . import budget as _budget
@@ -281,15 +281,22 @@ class Evaluation(BodySolver):
         vf, vt = edge.meta("valid_from"), edge.meta("valid_to")
         if (vf != vf[0]).any() or (vt != vt[0]).any():
             return False
-        pairs = reachability(edge.col(0), edge.col(1))
-        if pairs is None:
-            return False
+        # A thousand edges can close to millions of pairs (TC random 10k/20k: 20k edges, 63.7M
+        # pairs): malloc is tuned for big arrays whatever the input's size (allocator.big_arrays).
+        with _allocator.big_arrays(_allocator.MIN_ROWS if edge.size >= 1000 else 0):
+            pairs = reachability(edge.col(0), edge.col(1))
+            if pairs is not None:
+                self._transitive_rows(pk, bi, si, pairs, vf, vt)
+        return pairs is not None
+
+    def _transitive_rows(self, pk, bi: int, si: int, pairs, vf: np.ndarray, vt: np.ndarray) -> None:
+        """Store the transitive plan's pairs as rows of ``pk`` (base rule ``bi``, step rule ``si``)."""
         a, b, base = pairs  # base: the pair is an edge (the base rule derives it)
         path = self.relation(pk, 2)
         n = len(a)
         small = np.int16 if max(bi, si) < 2**15 else np.int64  # the stored columns' types: no narrowing pass
         rule = np.where(base, small(bi), small(si))
-        # the constant columns as stride-0 views: the relation copies them once, into its own buffers
+        # the constant columns as stride-0 views: the relation stores each value once (relation._Column)
         path.append([a, b], valid_from=np.broadcast_to(vf[:1], n), valid_to=np.broadcast_to(vt[:1], n),
                     depth=np.broadcast_to(np.int32(-1), n), rule=rule)
         self.stale_keys.add(pk)
@@ -297,7 +304,6 @@ class Evaluation(BodySolver):
         self.rule_counts[bi] += int(base.sum())
         self.rule_counts[si] += int(n - base.sum())
         self.iterations += 1
-        return True
 
     def _collect(self, out: dict, ri: int, rule: Rule, b: Bindings) -> None:
         if b.n == 0:
@@ -336,7 +342,8 @@ class Evaluation(BodySolver):
             n = len(sel)
             if n == 0:
                 continue
-            pick = (lambda a: a) if n == b.n else (lambda a: a[sel])  # all kept: no gather
+            # all kept: no gather; a constant (stride-0) column stays one (the relation stores it once)
+            pick = (lambda a: a) if n == b.n else (lambda a: _take(a, sel))
             meta = {"valid_from": pick(b.meta["vf"]), "valid_to": pick(b.meta["vt"]), "depth": pick(depth),
                     "rule": np.full(n, ri, np.int16 if ri < 2**15 else np.int64)}  # the stored column's type
             if self.record:

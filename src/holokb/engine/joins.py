@@ -66,7 +66,13 @@ def _frozen_one(v, dtype) -> np.ndarray:
     return a
 
 
-_UNIT = {"vf": _frozen_one(MIN_T, np.int64), "vt": _frozen_one(MAX_T, np.int64), "depth": _frozen_one(0, np.int64)}
+def _constant_one(v, dtype) -> np.ndarray:
+    """One value as a stride-0 array (read-only): gathered by :func:`_take`, it stays one value, so a
+    timeless run's validity reaches the relation as a constant column (relation._Column)."""
+    return np.broadcast_to(np.array(v, dtype=dtype), (1,))
+
+
+_UNIT = {"vf": _constant_one(MIN_T, np.int64), "vt": _constant_one(MAX_T, np.int64), "depth": _frozen_one(0, np.int64)}
 _UNIT_RECORD = {**_UNIT, "prod": _frozen_one(1.0, np.float64), "plen": _frozen_one(0, np.int64)}
 #: Switch: with proofs, bindings carry only the premise rows; the scores (confidence product, path
 #: length) of the rows a rule keeps are worked out from them when they are recorded

@@ -273,14 +273,21 @@ class PartialIndex(SortedIndex):
 class _Column:
     """A growable numpy column: appends write into spare capacity (grown by half again when full),
     so reading all rows is a view, not a concatenation — a long recursion with small deltas
-    appends thousands of times."""
+    appends thousands of times.
 
-    __slots__ = ("buf", "size", "tail")
+    While every row appended holds one value, given as a stride-0 array (``np.broadcast_to``: the
+    validity of a timeless closure, the depth the transitive plan leaves unset), the column
+    stores that value once and reads as a read-only stride-0 view of it (:attr:`const`); the
+    first other value writes the rows out.  TC random 10k/20k's 63.7M rows wrote 1.2 GB of
+    validity and depth this way for nothing."""
+
+    __slots__ = ("buf", "size", "tail", "const")
 
     def __init__(self, dtype) -> None:
         self.buf = np.zeros(0, dtype=dtype)
         self.size = 0
         self.tail: list = []  # values appended as Python objects, written to ``buf`` on the next read
+        self.const = False  # every row holds buf[0] (one element), none written out
 
     @property
     def dtype(self):
@@ -290,6 +297,18 @@ class _Column:
         if self.tail:
             self.flush()
         n = len(v)
+        if n == 0:
+            return
+        one = v.strides == (0,) or n == 1
+        if self.size == 0 and one and v.strides == (0,):
+            self.buf, self.size, self.const = np.array(v[:1], dtype=self.buf.dtype), n, True
+            return
+        if self.const:
+            if one and v[0] == self.buf[0]:
+                self.size += n
+                return
+            # another value: the rows are written out, with room for more
+            self.buf, self.const = np.full(self.size + n + (self.size >> 1) + 16, self.buf[0], self.buf.dtype), False
         need = self.size + n
         if need > len(self.buf):
             cap = need if self.size == 0 else max(need, len(self.buf) + (len(self.buf) >> 1) + 16)
@@ -323,13 +342,15 @@ class _Column:
     def view(self) -> np.ndarray:
         if self.tail:
             self.flush()
+        if self.const:
+            return np.broadcast_to(self.buf, (self.size,))
         return self.buf[:self.size]
 
     def trim(self) -> None:
         """Give back spare capacity past a quarter of the rows (a finished relation grows no more)."""
         if self.tail:
             self.flush()
-        if len(self.buf) - self.size > self.size // 4:
+        if not self.const and len(self.buf) - self.size > self.size // 4:
             self.buf = self.buf[:self.size].copy()
 
 
@@ -377,8 +398,8 @@ class Relation:
         new_meta = {}
         for name, store in self._meta.items():
             v = meta.get(name)
-            if v is None:
-                new_meta[name] = np.full(n, defaults.get(name, 0), dtype=store.dtype)
+            if v is None:  # the default in every row: one value (see _Column)
+                new_meta[name] = np.broadcast_to(np.array(defaults.get(name, 0), dtype=store.dtype), (n,))
             else:
                 new_meta[name] = self._narrow(name, np.asarray(v))
         for store, c in zip(self._cols, new_cols):
