@@ -604,8 +604,9 @@ class Relation:
 
     def nbytes(self, *, indexes: bool = False) -> int:
         """Bytes held by the columns, plus the sorted indexes and dedup keys when ``indexes``."""
-        total = sum(self.col(i).nbytes for i in range(self.arity))
-        total += sum(self.meta(n).nbytes for n in self._meta)
+        # a view's nbytes counts every row it shows; a constant column holds one value
+        total = sum(c.view().nbytes if not c.const else c.buf.nbytes for c in self._cols)
+        total += sum(c.view().nbytes if not c.const else c.buf.nbytes for c in self._meta.values())
         if indexes:
             total += sum(ix.nbytes() for ix in self._indexes.values())
             total += self._dedup.nbytes() if self._dedup is not None else 0
