@@ -281,13 +281,14 @@ class _Column:
     first other value writes the rows out.  TC random 10k/20k's 63.7M rows wrote 1.2 GB of
     validity and depth this way for nothing."""
 
-    __slots__ = ("buf", "size", "tail", "const")
+    __slots__ = ("buf", "size", "tail", "const", "_shown")
 
     def __init__(self, dtype) -> None:
         self.buf = np.zeros(0, dtype=dtype)
         self.size = 0
         self.tail: list = []  # values appended as Python objects, written to ``buf`` on the next read
         self.const = False  # every row holds buf[0] (one element), none written out
+        self._shown: tuple | None = None  # the last stride-0 view :meth:`view` made (reads are frequent)
 
     @property
     def dtype(self):
@@ -343,7 +344,10 @@ class _Column:
         if self.tail:
             self.flush()
         if self.const:
-            return np.broadcast_to(self.buf, (self.size,))
+            got = self._shown  # (the one-value buffer, its view): valid while both stay
+            if got is None or got[0] is not self.buf or len(got[1]) != self.size:
+                got = self._shown = (self.buf, np.broadcast_to(self.buf, (self.size,)))
+            return got[1]
         return self.buf[:self.size]
 
     def trim(self) -> None:
