@@ -421,16 +421,20 @@ class _Parser:
 
     def arguments(self) -> tuple:
         """``( expr, … )``: the expressions between the parentheses."""
-        self.expect("(")
-        args = []
-        while not self.at(")"):
-            args.append(self.expr())
+        return self._expressions("(", ")")
+
+    def _expressions(self, opening: str, closing: str) -> tuple:
+        """``opening expr, … closing``: the comma-separated expressions between the brackets."""
+        self.expect(opening)
+        out = []
+        while not self.at(closing):
+            out.append(self.expr())
             if self.at(","):
                 self.next()
-            elif not self.at(")"):
+            elif not self.at(closing):
                 raise Unsupported(f"syntax not understood near {self.tok.text!r}")
         self.next()
-        return tuple(args)
+        return tuple(out)
 
     # -- expressions (Soufflé's precedences: word operators < + - < * / % < unary - bnot lnot < ^) --
     def expr(self, level: int = 0):
@@ -497,16 +501,7 @@ class _Parser:
             args = self.arguments() if self.at("(") else ()
             return DCall("record", (DConst("adt", branch), *args))
         if self.at("["):  # a record: built in a head, a pattern in a body atom (souffle_records)
-            self.next()
-            fields = []
-            while not self.at("]"):
-                fields.append(self.expr())
-                if self.at(","):
-                    self.next()
-                elif not self.at("]"):
-                    raise Unsupported(f"syntax not understood near {self.tok.text!r}")
-            self.next()
-            return DCall("record", tuple(fields))
+            return DCall("record", self._expressions("[", "]"))
         if self.at("@"):
             raise Unsupported("user-defined functors")
         if t.kind == "id":

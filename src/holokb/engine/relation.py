@@ -301,7 +301,7 @@ class _Column:
         if n == 0:
             return
         one = v.strides == (0,) or n == 1
-        if self.size == 0 and one and v.strides == (0,):
+        if self.size == 0 and v.strides == (0,):
             self.buf, self.size, self.const = np.array(v[:1], dtype=self.buf.dtype), n, True
             return
         if self.const:
@@ -349,6 +349,10 @@ class _Column:
                 got = self._shown = (self.buf, np.broadcast_to(self.buf, (self.size,)))
             return got[1]
         return self.buf[:self.size]
+
+    def nbytes(self) -> int:
+        """Bytes of its rows (a view's nbytes counts every row it shows; a constant column holds one value)."""
+        return self.buf.nbytes if self.const else self.view().nbytes
 
     def trim(self) -> None:
         """Give back spare capacity past a quarter of the rows (a finished relation grows no more)."""
@@ -498,17 +502,7 @@ class Relation:
     def index(self, cols: tuple[int, ...], bits: int) -> SortedIndex:
         """The sorted index on ``cols`` (only the leading columns that fit are packed)."""
         cols = cols[: fits(len(cols), bits)]
-        idx = self._indexes.get(cols)
-        if idx is not None and idx.bits == bits and idx.n_rows == self.size:
-            return idx  # up to date: no lock
-        with INDEX_LOCK:  # held briefly: find or make the index
-            idx = self._indexes.get(cols)
-            if idx is None or idx.bits != bits:
-                idx = SortedIndex(cols, bits)
-                self._indexes[cols] = idx
-        with idx.lock:  # two threads extend two indexes side by side, never one twice
-            idx.extend(self)
-        return idx
+        return self._kept_index(cols, bits, lambda fresh: SortedIndex(cols, bits))
 
     def partial_index(self, where: tuple[tuple[int, int], ...], cols: tuple[int, ...], bits: int
                       ) -> PartialIndex | None:
@@ -517,20 +511,30 @@ class Relation:
         :data:`MAX_PARTIAL` of them for the same columns (each scans every new row: a thousand
         rules naming a thousand classes take the one full index instead)."""
         cols = cols[: fits(len(cols), bits)]
-        key = ("where", where, cols)
+        shape = (tuple(c for c, _ in where), cols)
+
+        def make(fresh: bool) -> PartialIndex | None:
+            if fresh and sum(1 for k in self._indexes if k[0] == "where" and
+                             (tuple(c for c, _ in k[1]), k[2]) == shape) >= MAX_PARTIAL:
+                return None
+            return PartialIndex(where, cols, bits)
+
+        return self._kept_index(("where", where, cols), bits, make)
+
+    def _kept_index(self, key: tuple, bits: int, make):
+        """The index kept under ``key``, extended to every row; ``make(fresh)`` builds it when it is
+        missing (``fresh``) or keyed with other bits, and may answer None (then none is kept)."""
         idx = self._indexes.get(key)
         if idx is not None and idx.bits == bits and idx.n_rows == self.size:
             return idx  # up to date: no lock
-        with INDEX_LOCK:
+        with INDEX_LOCK:  # held briefly: find or make the index
             idx = self._indexes.get(key)
             if idx is None or idx.bits != bits:
-                shape = (tuple(c for c, _ in where), cols)
-                if idx is None and sum(1 for k in self._indexes if k[0] == "where" and
-                                       (tuple(c for c, _ in k[1]), k[2]) == shape) >= MAX_PARTIAL:
+                idx = make(idx is None)
+                if idx is None:
                     return None
-                idx = PartialIndex(where, cols, bits)
                 self._indexes[key] = idx
-        with idx.lock:
+        with idx.lock:  # two threads extend two indexes side by side, never one twice
             idx.extend(self)
         return idx
 
@@ -608,9 +612,7 @@ class Relation:
 
     def nbytes(self, *, indexes: bool = False) -> int:
         """Bytes held by the columns, plus the sorted indexes and dedup keys when ``indexes``."""
-        # a view's nbytes counts every row it shows; a constant column holds one value
-        total = sum(c.view().nbytes if not c.const else c.buf.nbytes for c in self._cols)
-        total += sum(c.view().nbytes if not c.const else c.buf.nbytes for c in self._meta.values())
+        total = sum(c.nbytes() for c in self._cols) + sum(c.nbytes() for c in self._meta.values())
         if indexes:
             total += sum(ix.nbytes() for ix in self._indexes.values())
             total += self._dedup.nbytes() if self._dedup is not None else 0
