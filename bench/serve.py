@@ -25,7 +25,6 @@ Output: per kind — requests, throughput, p50/p95/p99 ms, errors; the load aver
 from __future__ import annotations
 
 import argparse
-import gzip
 import http.client
 import json
 import os

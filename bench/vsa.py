@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from holokb.core import IRI, Literal
-from holokb.vsa import FactRecord, Representation, VSAConfig, VectorSpace
+from holokb.vsa import FactRecord, VSAConfig, VectorSpace
 from holokb.vsa.index import VectorIndex
 from holokb.vsa.space import Query
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from holokb.analysis import (
-    Aggregate, Assignment, Atom, Comparison, Const, Negation, Program, Var, analyze, render, to_sparql_update,
+    Aggregate, Atom, Const, Negation, Program, Var, analyze, render, to_sparql_update,
     to_sparql_update_strata,
 )
 from holokb.core.errors import RuleAnalysisError

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from holokb.answer.evaluation.proofwriter import eval_proofwriter, load, score
 
-from proofwriter_paraphrase import STYLES, paraphrase_record, paraphrase_records, parse_sentence, split_sentences
+from proofwriter_paraphrase import paraphrase_record, paraphrase_records, parse_sentence, split_sentences
 
 
 def _dev(corpora: Path) -> list[dict]:

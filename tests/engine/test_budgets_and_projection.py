@@ -3,7 +3,6 @@
 Regression: Soufflé's ``existential`` case (an 11-atom body of ``_`` arguments) was joined as a
 cartesian product and died with MemoryError; variables no later step needs are now projected out.
 """
-import pytest
 
 from holokb.core import AssertedRef, LimitHit, Limits
 from holokb.engine import Database, ask, body, closure

@@ -43,6 +43,12 @@ ROWS = [
     ("[Dan] took his gran [Eve] out.", {"Dan": M, "Eve": F}, []),             # grandma or grandmother …
     ("[Dan] saw a moth near [Eve].", {"Dan": M, "Eve": F}, []),               # not after a possessive
     ("[Dan] made his soup for [Eve].", {"Dan": M, "Eve": F}, []),             # begins no kinship word
+    # "who's" before a kinship word: "whose" ("who is father is" is no English)
+    ("[Kev] went out with [Tess], who's father is [Jim].", {"Tess": F, "Jim": M}, ["parent(Tess, Jim)"]),
+    ("[Kev] went out with [Tess], who\u2019s father is [Jim].", {"Tess": F, "Jim": M}, ["parent(Tess, Jim)"]),
+    ("[Ann] met [Bea], who's the daughter of [Carl].", {"Bea": F}, ["child(Carl, Bea)"]),   # "who is the …"
+    ("[Ann] met [Bea], who's daughter of [Carl].", {"Bea": F}, ["child(Carl, Bea)"]),  # "who is daughter of"
+    ("[Ann] met [Bea], who's happy.", {"Bea": F}, []),
 ]
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 
 from holokb.analysis import analyze, render
-from holokb.core import IRI, AsOf, Limits, parse_instant
+from holokb.core import IRI, AsOf, Limits
 from holokb.kb import KnowledgeBase, derived_records
 from holokb.ledger import CURRENT_VERSION
 from holokb.ledger.derived_blocks import read_blocks

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from holokb.core import AsOf, Evidence, EvidenceError, Interval, SpanRecord, SystemTimeError
+from holokb.core import AsOf, Evidence, EvidenceError, SpanRecord, SystemTimeError
 from holokb.ledger import DerivedRecord, Ledger, schema
 
 from _v7_closures import make_v7

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from holokb.core import MAX_TIME, AssertedRef, AsOf, DerivedRef, Evidence, Interval, InvalidValueError, LedgerError, Limits, Literal, SpanRecord
-from holokb.ledger import CURRENT_VERSION, Batch, DerivedRecord, Ledger, schema
+from holokb.ledger import CURRENT_VERSION, DerivedRecord, Ledger, schema
 from holokb.ledger.views import span_hash
 from holokb.rdf.export import export_ledger, ledger_trig
 

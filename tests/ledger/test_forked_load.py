@@ -105,7 +105,7 @@ def _nt(n: int, bad_line: int | None = None) -> bytes:
     lines = []
     for i in range(n):
         s = f"<{EX}s{i % 97}>" if i % 5 else f"_:b{i % 13}"
-        o = [f"<{EX}o{i % 31}>", f'"label {i % 200}"', f'"{i % 7:02d}"^^<{XSD}integer>', f'"Ab"@EN',
+        o = [f"<{EX}o{i % 31}>", f'"label {i % 200}"', f'"{i % 7:02d}"^^<{XSD}integer>', '"Ab"@EN',
              f'"{i / 7!r}"^^<{XSD}double>'][i % 5]
         lines.append(f"{s} <{EX}p{i % 11}> {o} ." if i != bad_line else f"{s} <{EX}p> \"open .")
     return ("\n".join(lines) + "\n").encode()

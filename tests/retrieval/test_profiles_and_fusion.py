@@ -8,7 +8,7 @@ import pytest
 
 from holokb.core import IRI, Fact
 from holokb.retrieval import (
-    ChunkRef, CutReason, EvidenceRef, FactHit, HitKind, Lane, LaneResult, ProfileError, cut, fuse, load_profile,
+    ChunkRef, CutReason, FactHit, HitKind, Lane, LaneResult, ProfileError, cut, fuse, load_profile,
     load_profiles, parse_profiles,
 )
 

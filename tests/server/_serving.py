@@ -7,16 +7,12 @@
 from __future__ import annotations
 
 import contextlib
-import shutil
 import socket
-import subprocess
-import sys
 import threading
 import time
 import warnings
 from pathlib import Path
 
-import pytest
 
 from _corpora import ROOT
 

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from _serving import live_server, pool_of, serve
 

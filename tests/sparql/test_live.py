@@ -16,7 +16,7 @@ from holokb.syntax import parse_rules
 
 from _sparql_kb import EX, RULES, T1, ex
 
-RULES_MORE = RULES + f"""rule chain: ex:reaches(?x, ?z) :- ex:uses(?x, ?y), ex:reaches(?y, ?z).
+RULES_MORE = RULES + """rule chain: ex:reaches(?x, ?z) :- ex:uses(?x, ?y), ex:reaches(?y, ?z).
 rule base: ex:reaches(?x, ?y) :- ex:uses(?x, ?y).
 rule lonely: ex:lonely(?x, ?x) :- ex:provides(?x, ?_), not ex:uses(?_, ?x).
 """

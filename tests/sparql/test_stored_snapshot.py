@@ -30,7 +30,7 @@ from holokb.syntax import parse_rules
 from _sparql_kb import EX, RULES, T1, ex
 
 # Binary rules, negation, recursion, and a rule over hk:triple (quantifying over properties).
-PROGRAM = bridge(analyze(parse_rules(RULES + f"""@prefix hk: <https://w3id.org/holokb/> .
+PROGRAM = bridge(analyze(parse_rules(RULES + """@prefix hk: <https://w3id.org/holokb/> .
 rule base: ex:reaches(?x, ?y) :- ex:uses(?x, ?y).
 rule chain: ex:reaches(?x, ?z) :- ex:uses(?x, ?y), ex:reaches(?y, ?z).
 rule lonely: ex:lonely(?x, ?x) :- ex:provides(?x, ?_), not ex:uses(?_, ?x).

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import string
-from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from holokb.syntax.ast import Aggregate, Atom, BinOp, Comparison, Const, Negation, Var
+from holokb.syntax.ast import Aggregate, BinOp, Comparison, Const, Negation, Var
 from holokb.core.errors import RuleAnalysisError, RuleSyntaxError
 from holokb.core.terms import IRI, XSD_DATETIME, XSD_DECIMAL, XSD_DOUBLE, XSD_DURATION, XSD_INTEGER, Literal
 from holokb.core.time import Duration

@@ -5,7 +5,6 @@ import pytest
 
 from holokb import AsOf, KnowledgeBase
 from holokb.answer import Verdict
-from holokb.core import IRI, Fact
 from holokb.intuition import LoopSettings, LoopStop, Strategy
 
 STORY = ("Bob is big. Bob is round. The cat chases Bob. If someone is big and round then they are kind. "

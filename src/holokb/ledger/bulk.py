@@ -14,9 +14,9 @@ import struct
 from typing import TYPE_CHECKING, Iterable
 
 from ..core.errors import LedgerError
-from ..core.fact import Fact, SpanRecord
+from ..core.fact import SpanRecord
 from ..core.terms import IRI
-from ..core.time import MIN_TIME, Interval
+from ..core.time import MIN_TIME
 from .schema import BULK_INDEXES, build_indexes
 from .sql import (FACT_BY_HASH, FACT_MAGIC, INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN,
                   INSERT_TERM, SPAN_MAGIC, evidence_row, fact_key, qualifier_bytes)

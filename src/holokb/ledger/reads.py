@@ -22,7 +22,7 @@ from .views import EncodedFacts, FactView, PredicateInfo, QuadChanges, SearchHit
 _COLS = ("f.fact_id, f.hash, f.s, f.p, f.o, f.nq, f.polarity, "
          "sp.sid, sp.valid_from, sp.valid_to, sp.system_from, sp.system_to")
 #: After the fact hash, what tells a fact's spans apart: the rest of what a span's id hashes.
-_SPAN_KEY = f"coalesce(sp.valid_to, 9223372036854775807), sp.system_from"
+_SPAN_KEY = "coalesce(sp.valid_to, 9223372036854775807), sp.system_from"
 _VISIBLE = ("sp.system_from <= ? AND (sp.system_to IS NULL OR sp.system_to > ?) "
             "AND sp.valid_from <= ? AND (sp.valid_to IS NULL OR sp.valid_to > ?)")
 _RECORDED = "sp.system_from <= ? AND (sp.system_to IS NULL OR sp.system_to > ?)"

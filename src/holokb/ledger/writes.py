@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import struct
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 from ..core.errors import Diagnostic, EvidenceError, InvalidValueError, LedgerError, RetractionError, SystemTimeError
 from ..core.fact import Evidence, Fact, SpanRecord, alias_key
 from ..core.time import format_ms
-from ..core.terms import IRI, Term
+from ..core.terms import IRI
 from ..core.time import Interval
 from .dictionary import TxnTerms
 from .sql import (FACT_BY_HASH, INSERT_EVIDENCE, INSERT_FACT, INSERT_QUALIFIER, INSERT_SPAN, evidence_row, fact_key,

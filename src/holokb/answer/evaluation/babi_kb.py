@@ -15,7 +15,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from . import babi
-from .runner import ItemResult, chain_json, check_citations, shift_spans
+from .runner import ItemResult, chain_json, check_citations
 
 _rules = None
 PATH = "kb.answer"

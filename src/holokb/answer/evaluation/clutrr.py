@@ -114,7 +114,6 @@ def readings_left(item: Item, closures: dict | None = None) -> tuple[list[tuple[
     ``story.readings()``), and why each other one was set aside.  When several are left, each is
     closed under the rules (kept in ``closures`` by index, without proofs) and held to the family
     checks again over what it derives; that sets readings aside only when some reading passes."""
-    from ...ingest.english.reading import Reading
 
     kept, clashes = _stated_readings_left(item)
     if len(kept) < 2:

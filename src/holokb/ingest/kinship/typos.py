@@ -12,7 +12,8 @@ name ("[A] took is son [B]", "went fishing with is uncle [B]"), or "is" / "hid" 
 before a kinship word ("did n't like being hid dad") — is "his"; "he" there is "her", the one
 possessive one edit away ("[A] is taking he son [B]").  A word between a possessive pronoun
 and a name that begins exactly one kinship word, four letters or more, was cut short ("his moth [B]":
-mother).  The reader keeps a correction only when the corrected sentence states something.
+mother).  "who's" before a kinship word is "whose" ("[T], who's father is [J]").  The reader keeps a
+correction only when the corrected sentence states something.
 """
 from __future__ import annotations
 
@@ -75,6 +76,25 @@ def correct(toks: list[Tok], lexicon: KinshipLexicon) -> list[Tok]:
             whole = _cut_short(t.low, lexicon)
             if whole is not None:
                 out[k] = Tok(Kind.WORD, whole, t.start, t.end)  # "[A] made his moth [B] a gift"
+    return _whose(out, lexicon)
+
+
+def _whose(toks: list[Tok], lexicon: KinshipLexicon) -> list[Tok]:
+    """"who's" before a kinship word is "whose" ("[T], who's father is [J]"): "who is father is" is no
+    English, so the contraction cannot be meant; before "<word> of" it is ("who's daughter of [C]").
+    One token for the two, over both spans."""
+    out: list[Tok] = []
+    k = 0
+    while k < len(toks):
+        t = toks[k]
+        if t.is_word("who") and k + 2 < len(toks) and toks[k + 1].kind is Kind.POSS \
+                and toks[k + 1].text[1:] == "s" and toks[k + 2].kind is Kind.WORD \
+                and lexicon.kin(toks[k + 2].text) is not None and not (k + 3 < len(toks) and toks[k + 3].is_word("of")):
+            out.append(Tok(Kind.WORD, "whose", t.start, toks[k + 1].end))
+            k += 2
+            continue
+        out.append(t)
+        k += 1
     return out
 
 
