@@ -567,8 +567,13 @@ class Interpreter:
         match body.data:
             case "clause":
                 self.clause(body, scope, frame, out)
+            case "clauses":  # "The dog visits the cat and the cat visits the dog."
+                for c in _kids(body, "clause"):
+                    self.clause(c, scope, frame, out)
             case "conditional":
                 self.conditional(body, scope, out)
+            case "conditional_post":
+                self.conditional(body, scope, out, conclusion_first=True)
             case "not_the_case":
                 self.not_the_case(body, scope, frame, out)
             case ("generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel" | "generic_no_adj"
@@ -829,12 +834,24 @@ class Interpreter:
                 props.extend(self.predicate(pred, s, scope, frame))
         return props
 
-    def conditional(self, body: Tree, scope: "Scope", out: Meaning) -> None:
+    def conditional(self, body: Tree, scope: "Scope", out: Meaning, *, conclusion_first: bool = False) -> None:
+        """"If something is red then it is big." (also without "then": "If something is red it is big.",
+        "When something is red, it is big."); ``conclusion_first``: "Something is big if it is red." (the
+        clauses read in the order written, so "it" refers back to "something" either way)."""
         frame = Frame()
         scope.in_rule = True
-        cond = self._condition_props([c for c in _kids(body, "conditions")[0].children if isinstance(c, Tree)], scope, frame)
-        _no_kind_in_condition(scope)
-        cons = self._condition_props([c for c in _kids(body, "consequents")[0].children if isinstance(c, Tree)], scope, frame)
+        conds = [c for c in _kids(body, "conditions")[0].children if isinstance(c, Tree)]
+        conss = [c for c in _kids(body, "consequents")[0].children if isinstance(c, Tree)]
+        if conclusion_first:
+            cons = self._condition_props(conss, scope, frame)
+            before = len(scope.kind_objects)
+            cond = self._condition_props(conds, scope, frame)
+            if len(scope.kind_objects) > before:
+                _no_kind_in_condition(scope)
+        else:
+            cond = self._condition_props(conds, scope, frame)
+            _no_kind_in_condition(scope)
+            cons = self._condition_props(conss, scope, frame)
         self._rules(out, scope, cond, cons, scope.kind_objects)
 
     def generic(self, body: Tree, scope: "Scope", out: Meaning) -> None:
