@@ -210,6 +210,8 @@ class Interpreter:
                     return Ref(self.iri(_camel([local] + words, local[:1].isupper())))
                 ref = self.entity_of_words(toks, False)
                 ref = replace(ref, agree=self._noun_agreement(toks))
+                if ref.term in scope.typed:  # "If a dog is big then the dog …": the rule's variable
+                    return Ref(scope.typed[ref.term], agree=ref.agree)
                 return replace(ref, kind=False, cls=None) if ref.kind else ref
             case "indefinite":
                 toks = _tokens(_kids(t, "nominal")[0])
@@ -821,13 +823,23 @@ class Interpreter:
             return frame
         return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)  # kinds: move, acquire, give, drop
 
-    def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame) -> list[Prop]:
+    def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame, *,
+                         types: list[Prop] | None = None) -> list[Prop]:
+        """The props of a rule's conditions or conclusions.  An indefinite or bare plural subject ("If a
+        cat is red …", "If cats are red …") is a variable of its class, whose class condition goes to
+        ``types``; where ``types`` is None (a conclusion after its conditions: "… then a dog is big",
+        which dog?) such a subject is refused, never read as the individual "the cat"."""
         props: list[Prop] = []
         subs: list[Ref] = []
         for c in items:
             pred = c.children[-1]
             if c.data in ("cond_clause", "cons_clause"):
                 subs = self.subjects(c.children[0], scope)
+                if any(s.kind for s in subs):
+                    if types is None:
+                        raise Unsupported("an indefinite or plural subject in a conclusion ('then a dog is …': which one?)")
+                    subs = [self._typed_variable(s, scope, types) if s.kind else s for s in subs]
+                    scope.last = subs
             elif not subs:
                 raise Unresolved("a condition without a subject")
             for s in subs:
@@ -842,17 +854,25 @@ class Interpreter:
         scope.in_rule = True
         conds = [c for c in _kids(body, "conditions")[0].children if isinstance(c, Tree)]
         conss = [c for c in _kids(body, "consequents")[0].children if isinstance(c, Tree)]
+        types: list[Prop] = []  # class conditions of indefinite subjects ("a cat"): conditions too
         if conclusion_first:
-            cons = self._condition_props(conss, scope, frame)
+            cons = self._condition_props(conss, scope, frame, types=types)
             before = len(scope.kind_objects)
-            cond = self._condition_props(conds, scope, frame)
+            cond = self._condition_props(conds, scope, frame, types=types)
             if len(scope.kind_objects) > before:
                 _no_kind_in_condition(scope)
         else:
-            cond = self._condition_props(conds, scope, frame)
+            cond = self._condition_props(conds, scope, frame, types=types)
             _no_kind_in_condition(scope)
             cons = self._condition_props(conss, scope, frame)
-        self._rules(out, scope, cond, cons, scope.kind_objects)
+        self._rules(out, scope, types + cond, cons, scope.kind_objects)
+
+    def _typed_variable(self, ref: Ref, scope: "Scope", types: list[Prop]) -> Ref:
+        """A fresh rule variable for the generic subject ``ref`` ("a cat"), its class condition added to ``types``."""
+        x = scope.variable()
+        types.append(Prop(x, RDF_TYPE, ref.cls))
+        scope.typed[ref.term] = x  # "… a dog is big then the dog …": the same dog
+        return Ref(x, agree=ref.agree)
 
     def generic(self, body: Tree, scope: "Scope", out: Meaning) -> None:
         frame = Frame()
@@ -883,17 +903,19 @@ class Interpreter:
         self._rules(out, scope, cond, cons, scope.kind_objects)
 
     def not_the_case(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
-        """"It is not the case that the bear is red." denies one statement; a clause stating several
+        """"It is not the case that the bear is red." (or "It is false / not true that …") denies one
+        statement, "It is true that …" states it; a clause stating several
         ("… that the bear is big and red": not both, or neither?) or a rule is refused."""
         words = [t.value.lower() for t in body.children if isinstance(t, Token) and t.type not in ("BE", "NOT", "THE", "THAT")]
-        if words != ["it", "case"]:
+        if words not in (["it", "case"], ["it", "true"], ["it", "false"], ["it", "untrue"]):
             raise Unsupported(f"'{' '.join(words)}' before 'that'")
+        deny = _has(body, "NOT") != (words[1] in ("false", "untrue"))
         inner = Meaning()
         self.clause(_kids(body, "clause")[0], scope, frame, inner)
         if len(inner.props) != 1 or inner.rules or scope.extra or scope.events or inner.props[0][0].kind:
             raise Unsupported("'it is not the case that' a clause stating more (or other) than one fact")
         p, f = inner.props[0]
-        out.props.append((replace(p, negated=not p.negated), f))
+        out.props.append((replace(p, negated=p.negated != deny), f))
 
     def generic_only(self, body: Tree, scope: "Scope", out: Meaning) -> None:
         """"Only big, kind things are red." = whatever is red is big and kind."""
@@ -953,6 +975,7 @@ class Scope:
         self.kind_objects: list[Prop] = []  # the class conditions of bare plural objects ("chases dogs")
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
         self.genders: dict = {}  # genders this sentence's resolved pronouns give their antecedents
+        self.typed: dict = {}  # a rule's indefinite subjects ("a dog"): their term -> the variable standing for them
 
     def variable(self) -> Var:
         v = Var("x" if not self.vars else f"x{len(self.vars)}")

@@ -88,8 +88,17 @@ def _fold(t: Tree | Token) -> Tree | Token:
     if t.data == "be_adj":
         nots = [c for c in kids if isinstance(c, Token) and c.type == "NOT"]
         if nots:
+            if any(isinstance(c, Tree) and any(_own_not(i) for i in c.children) for c in kids):
+                # "is not red and not big" as one "not" over "red and not big": no English reading (each
+                # "not" denies its own adjective, the other derivation); a form the interpreter refuses
+                return Tree("be_adj_not_over_not", kids)
             kids = [_toggle_items(c, nots[0]) if isinstance(c, Tree) else c for c in kids if c is not nots[0]]
     return Tree(t.data, kids)
+
+
+def _own_not(item: Tree | Token) -> bool:
+    return isinstance(item, Tree) and item.data == "adj_item" and any(
+        isinstance(c, Token) and c.type == "NOT" for c in item.children)
 
 
 def _toggle_items(adjectives: Tree, not_token: Token) -> Tree:
