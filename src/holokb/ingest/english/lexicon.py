@@ -25,6 +25,7 @@ _TOKEN = re.compile(r"""
   | (?P<NUMBER>\d+(?:\.\d+)?(?!\w|\.\d))
   | (?P<ID>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Za-z]+\d+[A-Za-z0-9]*)
   | (?P<NOT>n't(?![A-Za-z]))
+  | (?P<BE>'(?:re|m)(?![A-Za-z]))
   | (?P<POSS>'s?(?![A-Za-z]))
   | (?P<WORD>[A-Za-z]+(?=n't(?![A-Za-z]))|[A-Za-z]+(?:-[A-Za-z]+)*)
   | (?P<COMMA>,)
@@ -34,6 +35,11 @@ _TOKEN = re.compile(r"""
   | (?P<QMARK>\?)
   | (?P<SPACE>\s+)
 """, re.X)
+
+
+#: Words after which "'s" is "is" ("it's red"), never a possessive.
+_IS_AFTER = frozenset({"it", "he", "she", "that", "there", "what", "who", "everyone", "everything", "someone",
+                       "something", "nobody", "nothing"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,7 @@ class Lexicon:
         """The tokens of ``text`` (offsets shifted by ``offset``); raises :class:`LexError`."""
         out: list[Word] = []
         pos = 0
+        text = text.replace("\u2019", "'")  # a typographic apostrophe ("isn’t"): one character for one
         while pos < len(text):
             m = _TOKEN.match(text, pos)
             if m is None:
@@ -90,6 +97,8 @@ class Lexicon:
             s = m.group()
             if kind == "WORD":
                 kind = self.word_type(s)
+            elif kind == "POSS" and s == "'s" and out and out[-1].text.lower() in _IS_AFTER:
+                kind = "BE"  # "it's", "he's", "that's": the copula, not a possessive
             if kind != "SPACE":
                 out.append(Word(kind, s, offset + m.start(), offset + m.end()))
             pos = m.end()

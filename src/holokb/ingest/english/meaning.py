@@ -229,6 +229,10 @@ class Interpreter:
                 return Ref(scope.variable())
             case "pronoun":
                 return scope.pronoun(first.value)
+            case "reflexive":  # "The bear likes itself.": the clause's one subject
+                if len(scope.last) != 1 or scope.last[0].kind:
+                    raise Unresolved(f"'{first.value}' without one subject to refer to")
+                return scope.last[0]
         raise Unsupported(f"noun phrase form {t.data}")
 
     def subjects(self, t: Tree, scope: "Scope") -> list[Ref]:
@@ -543,6 +547,8 @@ class Interpreter:
                 frame.valid_from = self.clock(toks[1].value, scope)
             elif c.data == "under_version":
                 frame.version = [x for x in toks if x.type == "VERSION"][0].value.lstrip("vV")
+            elif c.data == "also_as" and toks[-1].value.lower() != "well":
+                raise Unsupported(f"'as {toks[-1].value}' after a statement")
             elif c.data == "time_word":
                 words = " ".join(t.value.lower() for t in toks if t.type != "COMMA")
                 rank = self.lex.table("times").get(words)
