@@ -301,6 +301,12 @@ class Interpreter:
                     classes.append(self.class_iri(words))
                 if items and len(words) > 1:
                     classes += [self.class_iri([w]) for w in words]
+                elif len(words) > 1 and not neg:
+                    # "a big animal" is big and an animal (and a BigAnimal, what "Big animals are …" reads):
+                    # each adjective before the head noun, and the head; a noun before it is not a class of
+                    # its own ("a fire truck" is a truck, not a fire)
+                    classes += [self.class_iri([w]) for w in words[:-1] if "A" in pos_flags(w.lower())]
+                    classes.append(self.class_iri(words[-1:]))
                 if neg and len(classes) > 1:  # "not a big cat" is not "not big and not a cat"
                     raise Unsupported("a negated type with several classes")
                 return [Prop(s, RDF_TYPE, c, neg) for c in classes]
@@ -585,7 +591,7 @@ class Interpreter:
             case "not_the_case":
                 self.not_the_case(body, scope, frame, out)
             case ("generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel" | "generic_no_adj"
-                  | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel"):
+                  | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel" | "generic_noun_rel"):
                 self.generic(body, scope, out)
             case "generic_only":
                 self.generic_only(body, scope, out)
@@ -895,7 +901,7 @@ class Interpreter:
             words = [t.value for t in _tokens(_kids(body, "nominal")[0])]
             cond = [Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]
             cond.append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
-        if form in ("generic_rel", "generic_adj_rel"):  # "Anything that is red and sees the dog …"
+        if form in ("generic_rel", "generic_adj_rel", "generic_noun_rel"):  # "Anything that is red and sees the dog …"
             cond += [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
                      for q in self.predicate(p, Ref(x), scope, frame)]
         _no_kind_in_condition(scope)
