@@ -97,6 +97,9 @@ class Lexicon:
             s = m.group()
             if kind == "WORD":
                 kind = self.word_type(s)
+                if not out and kind.startswith("C_") and text[m.end():].lstrip(" ").startswith(",") \
+                        and _adverb_only(s.lower()):
+                    kind = "CONNECTIVE"  # "Sadly, the cat is ill.": not a name in a list of subjects
             elif kind == "POSS" and s == "'s" and out and out[-1].text.lower() in _IS_AFTER:
                 kind = "BE"  # "it's", "he's", "that's": the copula, not a possessive
             if kind != "SPACE":
@@ -149,6 +152,14 @@ def pos_flags(low: str) -> str:
     if "V" in flags and low.endswith("ed"):
         flags.add("A")  # a past participle also works as an adjective: "Yann is bored."
     return "".join(sorted(flags)) or "X"
+
+
+@lru_cache(maxsize=65536)
+def _adverb_only(low: str) -> bool:
+    """Whether morphology knows ``low`` only as an adverb ("sadly", "therefore"; not "today", a noun too)."""
+    from lemminflect import getAllLemmas
+
+    return set(getAllLemmas(low)) == {"ADV"}
 
 
 @lru_cache(maxsize=65536)
