@@ -414,19 +414,114 @@ def _formal_claim(rng: random.Random, claim: str) -> str:
     return f"{_cap(a.pred.obj)} {be} {_PARTICIPLE[a.pred.verb]} by {a.subj}."
 
 
-STYLES = ("plain", "crowd", "formal")
+# ---- style "loose": the conclusion first ("Something is big if it is red."), "if" without "then",
+# "when", "whoever", "anything red", adjectives side by side ("Big red things …"), "those who", "which",
+# "never", "It is false that …", "but", sentence connectives ("Furthermore, …").  Meaning kept.
+
+def _loose_pred(rng: random.Random, p: Pred, plural: bool) -> str:
+    """The predicate, a denial sometimes with "never" ("is never red", "never chases the dog")."""
+    if p.neg and rng.random() < 0.4:
+        if p.adj is not None:
+            return f"{'are' if plural else 'is'} never {p.adj}"
+        return f"never {p.verb if plural else VERBS[p.verb]} {p.obj}"
+    return _vp(rng, p, plural)
+
+
+def _loose_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    var_only = all(c.subj == VAR for c in conds) and concl.subj == VAR
+    adjs = [c.pred.adj for c in conds if c.pred.adj is not None and not c.pred.neg]
+    first, pron, plural = rng.choice([("something", "it", False), ("someone", "they", True)])
+
+    def clauses(named: bool) -> str:
+        """The conditions; ``named``: the variable was already named (by the conclusion, first), so
+        every mention is the pronoun."""
+        parts, seen = [], named
+        for c in conds:
+            if c.subj != VAR:
+                parts.append(f"{c.subj} {_vp(rng, c.pred, False)}")
+            else:
+                parts.append(f"{pron} {_vp(rng, c.pred, plural)}" if seen else f"{first} {_vp(rng, c.pred, False)}")
+                seen = True
+        return rng.choice([" and ", ", and "]).join(parts) if len(parts) > 1 else parts[0]
+
+    def conclusion(subj_first: bool) -> str:
+        if concl.subj != VAR:
+            return f"{concl.subj} {_loose_pred(rng, concl.pred, False)}"
+        return f"{first if subj_first else pron} {_loose_pred(rng, concl.pred, plural and not subj_first)}"
+
+    forms = [lambda: f"{_cap(conclusion(True))} if {clauses(concl.subj == VAR)}.",
+             lambda: f"{rng.choice(['When', 'Whenever'])} {clauses(False)}, {conclusion(False)}."]
+    if concl.subj == VAR:  # "If something is red it is big.": only a pronoun may open the conclusion
+        forms.append(lambda: f"If {clauses(False)} {conclusion(False)}.")
+    if var_only:
+        forms.append(lambda: f"{rng.choice(['Whoever', 'Whatever'])} {_relative(rng, conds, False)} "
+                             f"{_loose_pred(rng, concl.pred, False)}.")
+        forms.append(lambda: f"{rng.choice(['Those who', 'Things which', 'People which'])} "
+                             f"{_relative(rng, conds, True)} {_loose_pred(rng, concl.pred, True)}.")
+        if len(adjs) == len(conds):
+            forms.append(lambda: f"{rng.choice(['Anything', 'Anyone', 'Everything'])} {_adj_list(rng, adjs)} "
+                                 f"{_loose_pred(rng, concl.pred, False)}.")
+            forms.append(lambda: f"A {' '.join(adjs)} {rng.choice(['person', 'thing'])} "
+                                 f"{_loose_pred(rng, concl.pred, False)}.")
+            if len(adjs) >= 2:
+                forms.append(lambda: f"{rng.choice(['', 'All the '])}{' '.join(adjs)} things "
+                                     f"{_loose_pred(rng, concl.pred, True)}.".capitalize())
+    return rng.choice(forms)()
+
+
+def _loose_fact(rng: random.Random, a: Atom) -> str:
+    lead = rng.choice(["Furthermore, ", "Also, ", "Moreover, "]) if rng.random() < 0.15 else ""
+    subj = a.subj if lead else _cap(a.subj)
+    if a.pred.neg and rng.random() < 0.3:
+        return f"{lead}It is {rng.choice(['false', 'not true'])} that {a.subj} {_vp(rng, Pred(False, a.pred.adj, a.pred.verb, a.pred.obj), False)}."
+    return f"{lead}{subj} {_loose_pred(rng, a.pred, False)}."
+
+
+def _loose_context(rng: random.Random, sentences: list[str]) -> list[str]:
+    out: list[str] = []
+    parsed = [parse_sentence(s) for s in sentences]
+    k = 0
+    while k < len(sentences):
+        p = parsed[k]
+        nxt = parsed[k + 1] if k + 1 < len(parsed) else None
+        if p is None:
+            out.append(sentences[k])
+        elif p[0] == "rule":
+            out.append(_loose_rule(rng, p[1], p[2]))
+        elif (nxt is not None and nxt[0] == "fact" and nxt[1].subj == p[1].subj and p[1].pred.adj and nxt[1].pred.adj
+              and not p[1].pred.neg and nxt[1].pred.neg and rng.random() < 0.7):
+            out.append(f"{_cap(p[1].subj)} is {p[1].pred.adj} but not {nxt[1].pred.adj}.")  # "… kind but not nice."
+            k += 1
+        else:
+            out.append(_loose_fact(rng, p[1]))
+        k += 1
+    return out
+
+
+def _loose_claim(rng: random.Random, claim: str) -> str:
+    parsed = parse_sentence(claim)
+    if parsed is None or parsed[0] != "fact":
+        return claim
+    return _cap(_loose_fact(rng, parsed[1]).removeprefix("Furthermore, ").removeprefix("Also, ").removeprefix("Moreover, "))
+
+
+STYLES = ("plain", "crowd", "formal", "loose")
 
 
 def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
     """The record with its context and question's statement rephrased (same id, options, answer).
     ``plain``: determiners, relative clauses, contractions, merged facts; ``crowd``: the forms above
     (type + attributes, "both", "neither … nor", pronouns across sentences, "is also", "If …, they
-    …", "Is it true that …?"); ``formal``: passives, "it is not the case that", "only", comparatives."""
+    …", "Is it true that …?"); ``formal``: passives, "it is not the case that", "only", comparatives;
+    ``loose``: the conclusion first, "if" without "then", "when", "whoever", "never", "it is false that" …"""
     rng = random.Random(f"{seed}:{rec['id']}" if style == "plain" else f"{style}:{seed}:{rec['id']}")
     head, sep, claim = rec["question"].rpartition("? ")
     if style == "crowd":
         context = " ".join(_crowd_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": _crowd_question(rng, claim.strip())}
+    if style == "loose":
+        context = " ".join(_loose_context(rng, split_sentences(rec["context"])))
+        return {**rec, "context": context, "question": f"{head}{sep}{_loose_claim(rng, claim.strip())}"}
     if style == "formal":
         context = " ".join(_formal_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": f"{head}{sep}{_formal_claim(rng, claim.strip())}"}

@@ -99,6 +99,26 @@ def test_formal_style_uses_every_form_and_its_sample_answers_like_the_original(c
         assert para.correct and para.cited is not False, (dev[i]["id"], para)
 
 
+def test_loose_style_uses_every_form_and_its_sample_answers_like_the_original(corpora):
+    """The fourth style (the conclusion first, "if" without "then", "when", "whoever", "anything red",
+    adjectives side by side, "never", "it is false that", "but", connectives) is seeded, writes every
+    form, and every 25th record gets the original's answer, cited, with nothing skipped."""
+    dev = _dev(corpora)
+    assert paraphrase_records(dev[:20], 0, "loose") == paraphrase_records(dev[:20], 0, "loose")
+    assert paraphrase_records(dev[:20], 0, "loose") != paraphrase_records(dev[:20], 1, "loose")
+    recs = paraphrase_records(dev, 0, "loose")
+    text = " ".join(r["context"] for r in recs)
+    for form in (" if it ", " if they ", "When ", "Whenever ", "Whoever ", "Whatever ", "Those who ", "Things which ",
+                 "Anything ", " never ", "It is false that ", "It is not true that ", " but not ", "Furthermore, ",
+                 "A red thing ", " it is round."):
+        assert form in text, form
+    assert re.search(r"If [^.,]* (it|they) (is|are)", text)        # no "then", no comma
+    assert re.search(r"\. (All the )?[A-Za-z]+ [a-z]+ things ", text)  # adjectives side by side
+    for i in range(5, len(dev), 25):
+        para = score((i, recs[i]))
+        assert para.correct and para.cited is not False and not para.skips, (dev[i]["id"], para)
+
+
 def _record(rid: str, context: str, claim: str, gold: str) -> tuple[int, dict]:
     return 0, {"id": rid, "context": context, "question": f"? {claim}", "answer": gold}
 
@@ -192,7 +212,7 @@ BAD_ROWS = [
 
 @pytest.mark.conformance
 @pytest.mark.slow
-@pytest.mark.parametrize("style", ("plain", "crowd"))  # formal: a sample (test_formal_style_…), for the suite's time budget
+@pytest.mark.parametrize("style", ("plain", "crowd", "loose"))  # formal: a sample (test_formal_style_…), for the suite's time budget
 def test_paraphrased_dev_full(corpora, tmp_path, style):
     """The whole of dev.json rephrased (seed 0, each style), with bad rows mixed in, through `eval
     proofwriter`: every record gets its gold answer (the original's: dev.json scores 1.0000), every
