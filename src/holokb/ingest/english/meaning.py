@@ -899,6 +899,8 @@ class Interpreter:
                 cond.append(Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")))
         elif form != "generic_rel":
             words = [t.value for t in _tokens(_kids(body, "nominal")[0])]
+            if denied and [w.lower() for w in words] == ["one"]:
+                raise Unsupported("'no one …' (nobody at all): a rule needs a class to range over")
             cond = [Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]
             cond.append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
         if form in ("generic_rel", "generic_adj_rel", "generic_noun_rel"):  # "Anything that is red and sees the dog …"
