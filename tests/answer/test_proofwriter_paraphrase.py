@@ -58,17 +58,25 @@ def test_paraphraser_knows_every_dev_sentence_form_and_is_deterministic(corpora)
         assert form in text, form
 
 
+def _seeded_style(dev: list[dict], style: str, forms: tuple[str, ...]) -> tuple[list[dict], str]:
+    """The records of ``style`` (seed 0) and their contexts' text, after checking that the style depends
+    only on the seed and writes every one of ``forms``."""
+    assert paraphrase_records(dev[:20], 0, style) == paraphrase_records(dev[:20], 0, style)
+    assert paraphrase_records(dev[:20], 0, style) != paraphrase_records(dev[:20], 1, style)
+    recs = paraphrase_records(dev, 0, style)
+    text = " ".join(r["context"] for r in recs)
+    for form in forms:
+        assert form in text, form
+    return recs, text
+
+
 def test_crowd_style_uses_every_form_and_is_deterministic(corpora):
     """The second style (crowd rewrites) is seeded and writes every form it is meant to test."""
     dev = _dev(corpora)
-    assert paraphrase_records(dev[:20], 0, "crowd") == paraphrase_records(dev[:20], 0, "crowd")
-    assert paraphrase_records(dev[:20], 0, "crowd") != paraphrase_records(dev[:20], 1, "crowd")
-    recs = paraphrase_records(dev, 0, "crowd")
-    text = " ".join(r["context"] for r in recs)
-    for form in (" is a ", " animal.", " person.", " are both ", " both ", " is neither ", " is also ", " always ",
-                 "Someone who", "If a person", ", they ", "who are also", "Things that", ". It is also ",
-                 ". She is also ", " and chases ", "If the "):
-        assert form in text, form
+    recs, text = _seeded_style(dev, "crowd", (
+        " is a ", " animal.", " person.", " are both ", " both ", " is neither ", " is also ", " always ",
+        "Someone who", "If a person", ", they ", "who are also", "Things that", ". It is also ", ". She is also ",
+        " and chases ", "If the "))
     questions = " ".join(r["question"] for r in recs)
     for form in ("Is it true that ", "Is the ", " not ", "Does "):
         assert form in questions, form
@@ -104,14 +112,10 @@ def test_loose_style_uses_every_form_and_its_sample_answers_like_the_original(co
     adjectives side by side, "never", "it is false that", "but", connectives) is seeded, writes every
     form, and every 25th record gets the original's answer, cited, with nothing skipped."""
     dev = _dev(corpora)
-    assert paraphrase_records(dev[:20], 0, "loose") == paraphrase_records(dev[:20], 0, "loose")
-    assert paraphrase_records(dev[:20], 0, "loose") != paraphrase_records(dev[:20], 1, "loose")
-    recs = paraphrase_records(dev, 0, "loose")
-    text = " ".join(r["context"] for r in recs)
-    for form in (" if it ", " if they ", "When ", "Whenever ", "Whoever ", "Whatever ", "Those who ", "Things which ",
-                 "Anything ", " never ", "It is false that ", "It is not true that ", " but not ", "Furthermore, ",
-                 "A red thing ", " it is round."):
-        assert form in text, form
+    recs, text = _seeded_style(dev, "loose", (
+        " if it ", " if they ", "When ", "Whenever ", "Whoever ", "Whatever ", "Those who ", "Things which ",
+        "Anything ", " never ", "It is false that ", "It is not true that ", " but not ", "Furthermore, ",
+        "A red thing ", " it is round."))
     assert re.search(r"If [^.,]* (it|they) (is|are)", text)        # no "then", no comma
     assert re.search(r"\. (All the )?[A-Za-z]+ [a-z]+ things ", text)  # adjectives side by side
     for i in range(5, len(dev), 25):
