@@ -363,6 +363,8 @@ class Interpreter:
                 return [Prop(s, pred, self.np(o, scope).term, neg, entry.get("kind", "")) for o in objs]
             case "verb" | "do_verb":
                 return self.verb_phrase(t, s, scope, frame, neg)
+            case "be_adj_not_over_not":  # parses._fold: "is not [red and not big]", "isn't not big"
+                raise Unsupported("a 'not' inside an adjective list that a 'not' already denies")
         raise Unsupported(f"predicate form {t.data}")
 
     def _stated(self, entry: dict, pred: IRI, s, o, neg: bool, scope: "Scope") -> IRI:
