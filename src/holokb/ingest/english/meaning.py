@@ -584,7 +584,9 @@ class Interpreter:
             case "clause":
                 self.clause(body, scope, frame, out)
             case "clauses":  # "The dog visits the cat and the cat visits the dog."
-                for c in _kids(body, "clause"):
+                for k, c in enumerate(_kids(body, "clause")):
+                    if k:
+                        self._clause_boundary(scope, out)
                     self.clause(c, scope, frame, out)
             case "conditional":
                 self.conditional(body, scope, out)
@@ -837,6 +839,22 @@ class Interpreter:
             return frame
         return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)  # kinds: move, acquire, give, drop
 
+    def _clause_boundary(self, scope: "Scope", out: Meaning) -> None:
+        """Between two clauses joined by "and" / "but", a pronoun refers back as after a sentence: "The
+        bear is big and it is red." (it: the bear, the clause before's one subject, when that clause had
+        no object it could also be); the genders the clauses before gave ("Bob is a man and …") count."""
+        ctx = scope.ctx
+        if scope.last:
+            ctx.last_subjects = tuple(scope.last)
+        if scope.objects:
+            ctx.last_objects = tuple(scope.objects)
+        ctx.prev_objects = tuple(scope.objects)
+        scope.last, scope.objects = [], []
+        for p, _ in out.props:
+            g = self.gender_classes.get(p.object) if p.predicate == RDF_TYPE and not p.negated else None
+            if g and isinstance(p.subject, IRI):
+                scope.genders.setdefault(p.subject, g)
+
     def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame, *,
                          types: list[Prop] | None = None) -> list[Prop]:
         """The props of a rule's conditions or conclusions.  An indefinite or bare plural subject ("If a
@@ -1038,7 +1056,8 @@ class Scope:
         want = {"he": "m", "she": "f", "it": "n", "they": "p"}.get(w)
         if want is None:
             raise Unresolved(f"'{word}' as a sentence's subject")
-        have = self.ctx.genders.get(ref.term, ref.agree) if isinstance(ref.term, IRI) else ref.agree
+        have = self.genders.get(ref.term, self.ctx.genders.get(ref.term, ref.agree)) if isinstance(ref.term, IRI) \
+            else ref.agree  # this sentence's own first (an earlier clause: "Bob is a man and he …")
         if want == "p" or have == "p":
             if want != have:
                 raise Unresolved(f"'{word}' does not agree in number with what it would refer to")
