@@ -33,7 +33,7 @@ from . import rowwise as _rowwise
 from . import variants as _variants
 from .body import BodySolver
 from .database import Database, RelKey
-from .joins import Bindings, _take, expr_vars
+from .joins import Bindings, expr_vars, gather
 from .model import Model, ProofTable, RuleProofs, Stats, decode_violations
 from .planning import positive_atoms
 from . import budget as _budget
@@ -343,7 +343,7 @@ class Evaluation(BodySolver):
             if n == 0:
                 continue
             # all kept: no gather; a constant (stride-0) column stays one (the relation stores it once)
-            pick = (lambda a: a) if n == b.n else (lambda a: _take(a, sel))
+            pick = (lambda a: a) if n == b.n else (lambda a: gather(a, sel))
             meta = {"valid_from": pick(b.meta["vf"]), "valid_to": pick(b.meta["vt"]), "depth": pick(depth),
                     "rule": np.full(n, ri, np.int16 if ri < 2**15 else np.int64)}  # the stored column's type
             if self.record:

@@ -38,7 +38,7 @@ class Bindings:
     def take(self, idx: np.ndarray, live=None) -> "Bindings":
         """The rows ``idx``; with ``live``, only the variables in it (the others are not gathered)."""
         return Bindings(len(idx), {k: v[idx] for k, v in self.vars.items() if live is None or k in live},
-                        {k: _take(v, idx) for k, v in self.meta.items()})
+                        {k: gather(v, idx) for k, v in self.meta.items()})
 
     def project(self, live) -> bool:
         """Drop the columns of variables not in ``live`` (in place); whether any was dropped."""
@@ -53,7 +53,7 @@ class Bindings:
         return self.take(np.flatnonzero(mask))
 
 
-def _take(v: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def gather(v: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``v[idx]``; a constant column (stride 0: the validity of a timeless run) stays one, ungathered."""
     if v.strides == (0,) and len(v):
         return np.broadcast_to(v[:1], len(idx))
@@ -67,7 +67,7 @@ def _frozen_one(v, dtype) -> np.ndarray:
 
 
 def _constant_one(v, dtype) -> np.ndarray:
-    """One value as a stride-0 array (read-only): gathered by :func:`_take`, it stays one value, so a
+    """One value as a stride-0 array (read-only): gathered by :func:`gather`, it stays one value, so a
     timeless run's validity reaches the relation as a constant column (relation._Column)."""
     return np.broadcast_to(np.array(v, dtype=dtype), (1,))
 

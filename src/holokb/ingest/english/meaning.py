@@ -611,19 +611,20 @@ class Interpreter:
         for p in scope.events:  # instantaneous: holds at its story time only
             t = int(p.kind.split(":", 1)[1])
             out.props.append((replace(p, kind=""), Frame(valid_from=t, valid_to=t + 1)))
-        for p, _ in out.props:  # "Bob is a man.": later pronouns for Bob must be "he"
+        for who, g in self._stated_genders(out):  # "Bob is a man.": later pronouns for Bob must be "he"
+            if ctx.genders.get(who, g) != g:
+                raise Unsupported(f"the text gives {who} two genders")
+            ctx.genders[who] = g
+        ctx.genders.update(scope.genders)
+        scope.hand_over()
+        return out
+
+    def _stated_genders(self, out: Meaning):
+        """(subject, gender) for each type fact of ``out`` whose class has a gender ("Bob is a man.")."""
+        for p, _ in out.props:
             g = self.gender_classes.get(p.object) if p.predicate == RDF_TYPE and not p.negated else None
             if g and not isinstance(p.subject, Var):
-                if ctx.genders.get(p.subject, g) != g:
-                    raise Unsupported(f"the text gives {p.subject} two genders")
-                ctx.genders[p.subject] = g
-        ctx.genders.update(scope.genders)
-        if scope.last:
-            ctx.last_subjects = tuple(scope.last)
-        if scope.objects:
-            ctx.last_objects = tuple(scope.objects)
-        ctx.prev_objects = tuple(scope.objects)
-        return out
+                yield p.subject, g
 
     def yes_no_question(self, q: Tree, scope: "Scope") -> Meaning:
         """"Is Bob big?" / "Does the cat chase the dog?" mean the statement they ask about."""
@@ -843,17 +844,10 @@ class Interpreter:
         """Between two clauses joined by "and" / "but", a pronoun refers back as after a sentence: "The
         bear is big and it is red." (it: the bear, the clause before's one subject, when that clause had
         no object it could also be); the genders the clauses before gave ("Bob is a man and …") count."""
-        ctx = scope.ctx
-        if scope.last:
-            ctx.last_subjects = tuple(scope.last)
-        if scope.objects:
-            ctx.last_objects = tuple(scope.objects)
-        ctx.prev_objects = tuple(scope.objects)
+        scope.hand_over()
         scope.last, scope.objects = [], []
-        for p, _ in out.props:
-            g = self.gender_classes.get(p.object) if p.predicate == RDF_TYPE and not p.negated else None
-            if g and isinstance(p.subject, IRI):
-                scope.genders.setdefault(p.subject, g)
+        for who, g in self._stated_genders(out):
+            scope.genders.setdefault(who, g)
 
     def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame, *,
                          types: list[Prop] | None = None) -> list[Prop]:
@@ -1010,6 +1004,16 @@ class Scope:
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
         self.genders: dict = {}  # genders this sentence's resolved pronouns give their antecedents
         self.typed: dict = {}  # a rule's indefinite subjects ("a dog"): their term -> the variable standing for them
+
+    def hand_over(self) -> None:
+        """Leave this sentence's (or clause's) subjects and objects to the context, as the antecedents
+        of the pronouns after it."""
+        ctx = self.ctx
+        if self.last:
+            ctx.last_subjects = tuple(self.last)
+        if self.objects:
+            ctx.last_objects = tuple(self.objects)
+        ctx.prev_objects = tuple(self.objects)
 
     def variable(self) -> Var:
         v = Var("x" if not self.vars else f"x{len(self.vars)}")

@@ -107,8 +107,7 @@ def _toggle_items(adjectives: Tree, not_token: Token) -> Tree:
     items = []
     for item in adjectives.children:
         if isinstance(item, Tree) and item.data == "adj_item":
-            own = [c for c in item.children if isinstance(c, Token) and c.type == "NOT"]
             words = [c for c in item.children if not (isinstance(c, Token) and c.type == "NOT")]
-            item = Tree("adj_item", words if own else [not_token] + words)
+            item = Tree("adj_item", words if _own_not(item) else [not_token] + words)
         items.append(item)
     return Tree(adjectives.data, items)
