@@ -505,7 +505,129 @@ def _loose_claim(rng: random.Random, claim: str) -> str:
     return _cap(_loose_fact(rng, parsed[1]).removeprefix("Furthermore, ").removeprefix("Also, ").removeprefix("Moreover, "))
 
 
-STYLES = ("plain", "crowd", "formal", "loose")
+# ---- style "joined": rules with one conclusion joined by "or" ("If something is red or big then it is
+# kind.", "Red or big things are kind."), facts of one predicate joined ("The cat is big and so is the
+# dog.", "…, as is …", "Neither the cat nor the dog is red.", "… and neither is …"), verbs sharing their
+# object ("The cat likes and chases the dog."), the progressive ("is chasing"), "someone who is",
+# "If people are …", "Nothing red is …", semicolons.  Meaning kept.
+
+def _single(p) -> Atom | None:
+    """The one condition of a rule over the variable with one condition about it, or None."""
+    if p is None or p[0] != "rule" or len(p[1]) != 1 or p[1][0].subj != VAR or p[2].subj != VAR:
+        return None
+    return p[1][0]
+
+
+def _or_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    """Single-condition rules with one conclusion, as one sentence with "or"."""
+    adjs = [c.pred.adj for c in conds if c.pred.adj is not None and not c.pred.neg]
+    joined = lambda parts: (" or ".join(parts) if len(parts) == 2 or rng.random() < 0.5
+                            else ", ".join(parts[:-1]) + " or " + parts[-1])
+    forms = [lambda: f"If something {joined([_vp(rng, c.pred, False) for c in conds])} then it {_vp(rng, concl.pred, False)}."]
+    if all(c.pred.adj is not None for c in conds) and not conds[0].pred.neg:
+        forms.append(lambda: f"If something is {joined([('not ' if c.pred.neg else '') + c.pred.adj for c in conds])} "
+                             f"then it {_vp(rng, concl.pred, False)}.")
+        forms.append(lambda: f"Things that are {joined([('not ' if c.pred.neg else '') + c.pred.adj for c in conds])} "
+                             f"{_vp(rng, concl.pred, True)}.")
+    if len(adjs) == len(conds):
+        forms.append(lambda: f"{_cap(joined(adjs))} things {_vp(rng, concl.pred, True)}.")
+        forms.append(lambda: f"Anything {joined(adjs)} {_vp(rng, concl.pred, False)}.")
+    return rng.choice(forms)()
+
+
+def _joined_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    if all(c.subj == VAR for c in conds) and concl.subj == VAR and rng.random() < 0.5:
+        adjs = [c.pred.adj for c in conds if c.pred.adj is not None and not c.pred.neg]
+        if len(conds) == 1 and len(adjs) == 1 and concl.pred.adj is not None and concl.pred.neg and rng.random() < 0.5:
+            return f"Nothing {adjs[0]} is {concl.pred.adj}."
+        return f"If people {' and '.join(_vp(rng, c.pred, True) for c in conds)} then they {_vp(rng, concl.pred, True)}."
+    return paraphrase_sentence(rng, " ".join(["If", " and ".join(
+        f"{'something' if c.subj == VAR else c.subj} {_vp(rng, c.pred, False)}" for c in conds),
+        "then", f"{'it' if concl.subj == VAR else concl.subj} {_vp(rng, concl.pred, False)}."]))
+
+
+def _progressive(p: Pred) -> str:
+    ing = {"chase": "chasing", "eat": "eating", "like": "liking", "need": "needing", "see": "seeing", "visit": "visiting"}
+    return f"is {'not ' if p.neg else ''}{ing[p.verb]} {p.obj}"
+
+
+def _joined_fact(rng: random.Random, a: Atom) -> str:
+    r = rng.random()
+    if a.pred.verb is not None and r < 0.3:
+        return f"{_cap(a.subj)} {_progressive(a.pred)}."
+    if a.pred.adj is not None and not a.pred.neg and r < 0.3:
+        return f"{_cap(a.subj)} is {rng.choice(['someone who', 'something that'])} is {a.pred.adj}."
+    return _fact(rng, a)
+
+
+def _joined_pair(rng: random.Random, a: Atom, b: Atom) -> str | None:
+    """Two facts as one sentence, or None."""
+    if a.pred == b.pred and a.subj != b.subj:
+        p = a.pred
+        aux = "is" if p.adj is not None else "does"
+        first = _fact(rng, a)[:-1]
+        if p.neg:
+            if rng.random() < 0.5:
+                what = f"is {p.adj}" if p.adj is not None else f"{VERBS[p.verb]} {p.obj}"
+                return f"Neither {a.subj} nor {b.subj} {what}."
+            return f"{first} and neither {aux} {b.subj}."
+        return rng.choice([f"{first} and so {aux} {b.subj}.", f"{first}, and so {aux} {b.subj}.",
+                           f"{first}, as {aux} {b.subj}."])
+    if (a.subj == b.subj and a.pred.verb and b.pred.verb and a.pred.obj == b.pred.obj and a.pred.verb != b.pred.verb
+            and not a.pred.neg and not b.pred.neg):
+        return f"{_cap(a.subj)} {VERBS[a.pred.verb]} and {VERBS[b.pred.verb]} {a.pred.obj}."
+    return None
+
+
+def _joined_context(rng: random.Random, sentences: list[str]) -> list[str]:
+    parsed = [parse_sentence(s) for s in sentences]
+    facts = [p[1] for p in parsed if p is not None and p[0] == "fact"]
+    singles: dict = {}
+    for k, p in enumerate(parsed):
+        c = _single(p)
+        if c is not None:
+            singles.setdefault(p[2], []).append(k)
+    key = (lambda a: (a.pred.neg, a.pred.adj or "", a.pred.verb or "", a.pred.obj or "")) if rng.random() < 0.5 \
+        else (lambda a: a.subj)
+    facts.sort(key=key)  # neighbours: one predicate, or one subject
+    out: list[str] = []
+    done: set = set()
+    for concl, ks in singles.items():  # rules with one conclusion and one condition each: "or"
+        if len(ks) > 1 and rng.random() < 0.8:
+            out.append(_or_rule(rng, [parsed[k][1][0] for k in ks], concl))
+            done.update(ks)
+    k = 0
+    while k < len(facts):  # neighbours in a theory ordered by predicate or by subject
+        pair = _joined_pair(rng, facts[k], facts[k + 1]) if k + 1 < len(facts) and rng.random() < 0.7 else None
+        if pair is not None:
+            out.append(pair)
+            k += 2
+        else:
+            out.append(_joined_fact(rng, facts[k]))
+            k += 1
+    for k, (s, p) in enumerate(zip(sentences, parsed)):
+        if k in done or (p is not None and p[0] == "fact"):
+            continue
+        out.append(s if p is None else _joined_rule(rng, p[1], p[2]))
+    rng.shuffle(out)  # open world, no time: a theory's order means nothing
+    joined: list[str] = []
+    for x in out:  # a semicolon between two sentences, sometimes
+        if joined and rng.random() < 0.15 and not joined[-1].endswith(";") and "; " not in joined[-1]:
+            joined[-1] = joined[-1][:-1] + "; " + x[0].lower() + x[1:] if x.startswith("The ") else joined[-1]
+            if joined[-1].endswith(x[1:]):
+                continue
+        joined.append(x)
+    return joined
+
+
+def _joined_claim(rng: random.Random, claim: str) -> str:
+    parsed = parse_sentence(claim)
+    if parsed is None or parsed[0] != "fact" or parsed[1].pred.verb is None or rng.random() < 0.5:
+        return claim
+    return f"{_cap(parsed[1].subj)} {_progressive(parsed[1].pred)}."
+
+
+STYLES = ("plain", "crowd", "formal", "loose", "joined")
 
 
 def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
@@ -522,6 +644,9 @@ def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
     if style == "loose":
         context = " ".join(_loose_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": f"{head}{sep}{_loose_claim(rng, claim.strip())}"}
+    if style == "joined":
+        context = " ".join(_joined_context(rng, split_sentences(rec["context"])))
+        return {**rec, "context": context, "question": f"{head}{sep}{_joined_claim(rng, claim.strip())}"}
     if style == "formal":
         context = " ".join(_formal_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": f"{head}{sep}{_formal_claim(rng, claim.strip())}"}

@@ -123,6 +123,23 @@ def test_loose_style_uses_every_form_and_its_sample_answers_like_the_original(co
         assert para.correct and para.cited is not False and not para.skips, (dev[i]["id"], para)
 
 
+def test_joined_style_uses_every_form_and_its_sample_answers_like_the_original(corpora):
+    """The fifth style joins sentences: rules with one conclusion by "or" (one rule for each way the
+    conditions hold), facts of one predicate ("so is", "as is", "neither … nor", "and neither is"),
+    verbs sharing an object, the progressive, "someone who is", "If people …", "Nothing red is …",
+    semicolons; seeded, every form written, and every 25th record answered as the original, cited,
+    with nothing skipped."""
+    dev = _dev(corpora)
+    recs, text = _seeded_style(dev, "joined", (
+        "If something is ", " or ", " things are ", "Things that are ", "Anything ", " and so is ", " and so does ",
+        ", as is ", ", as does ", "Neither ", " and neither ", " eats and ", " is seeing ", "someone who is ",
+        "something that is ", "If people ", "Nothing ", "; the "))
+    assert re.search(r"If something is [a-z]+, [a-z]+,? or ", text)  # three or more alternatives
+    for i in range(7, len(dev), 25):
+        para = score((i, recs[i]))
+        assert para.correct and para.cited is not False and not para.skips, (dev[i]["id"], para)
+
+
 def _record(rid: str, context: str, claim: str, gold: str) -> tuple[int, dict]:
     return 0, {"id": rid, "context": context, "question": f"? {claim}", "answer": gold}
 
@@ -216,7 +233,7 @@ BAD_ROWS = [
 
 @pytest.mark.conformance
 @pytest.mark.slow
-@pytest.mark.parametrize("style", ("plain", "crowd", "loose"))  # formal: a sample (test_formal_style_…), for the suite's time budget
+@pytest.mark.parametrize("style", ("plain", "crowd", "loose", "joined"))  # formal: a sample (test_formal_style_…), for the suite's time budget
 def test_paraphrased_dev_full(corpora, tmp_path, style):
     """The whole of dev.json rephrased (seed 0, each style), with bad rows mixed in, through `eval
     proofwriter`: every record gets its gold answer (the original's: dev.json scores 1.0000), every

@@ -30,7 +30,7 @@ _TOKEN = re.compile(r"""
   | (?P<WORD>[A-Za-z]+(?=n't(?![A-Za-z]))|[A-Za-z]+(?:-[A-Za-z]+)*)
   | (?P<COMMA>,)
   | (?P<COLON>:)
-  | (?P<PERIOD>\.)
+  | (?P<PERIOD>[.;])
   | (?P<EXCL>!)
   | (?P<QMARK>\?)
   | (?P<SPACE>\s+)

@@ -363,6 +363,28 @@ class Interpreter:
                 return [Prop(s, pred, self.np(o, scope).term, neg, entry.get("kind", "")) for o in objs]
             case "verb" | "do_verb":
                 return self.verb_phrase(t, s, scope, frame, neg)
+            case "verbs":  # "The cat likes and chases the dog.": each verb of the same objects
+                verbs = [c for c in t.children if isinstance(c, Token) and c.type.startswith("W_")]
+                rest = [c for c in t.children if isinstance(c, Tree)]
+                out = []
+                for v in verbs:
+                    out += self.verb_phrase(Tree("verb", [v] + rest), s, scope, frame, neg)
+                return out
+            case "progressive":  # "The cat is chasing the dog." = the cat chases the dog
+                verb = [c for c in t.children if isinstance(c, Token) and c.type == "W_V"][0]
+                if not verb.value.lower().endswith("ing"):
+                    raise Unsupported(f"'{verb.value}' after a copula (not an -ing form)")
+                return self.verb_phrase(t, s, scope, frame, neg)
+            case "be_type_rel":  # "is a cat that chases the dog": a cat, and chases the dog
+                kinds = [c for c in t.children if isinstance(c, Tree) and c.data == "nominal"]
+                out = self.predicate(Tree("be_type", [c for c in t.children if isinstance(c, Token) and c.type == "A"] + kinds),
+                                     subject, scope, frame) if kinds else []
+                for p in _kids(t, "relative")[0].children:
+                    if isinstance(p, Tree):
+                        out += self.predicate(p, subject, scope, frame)
+                return out
+            case "be_adj_or":  # "The cat is red or big.": which one?  (a rule's condition reads it: alternatives)
+                raise Unsupported("'or' between adjectives states no one fact (which of them holds?)")
             case "be_adj_not_over_not":  # parses._fold: "is not [red and not big]", "isn't not big"
                 raise Unsupported("a 'not' inside an adjective list that a 'not' already denies")
         raise Unsupported(f"predicate form {t.data}")
@@ -594,6 +616,10 @@ class Interpreter:
                 self.conditional(body, scope, out, conclusion_first=True)
             case "not_the_case":
                 self.not_the_case(body, scope, frame, out)
+            case "so_clause":
+                self.so_clause(body, scope, frame, out)
+            case "neither_clause":
+                self.neither_clause(body, scope, frame, out)
             case ("generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel" | "generic_no_adj"
                   | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel" | "generic_noun_rel"):
                 self.generic(body, scope, out)
@@ -850,12 +876,15 @@ class Interpreter:
             scope.genders.setdefault(who, g)
 
     def _condition_props(self, items: list[Tree], scope: "Scope", frame: Frame, *,
-                         types: list[Prop] | None = None) -> list[Prop]:
-        """The props of a rule's conditions or conclusions.  An indefinite or bare plural subject ("If a
-        cat is red …", "If cats are red …") is a variable of its class, whose class condition goes to
-        ``types``; where ``types`` is None (a conclusion after its conditions: "… then a dog is big",
-        which dog?) such a subject is refused, never read as the individual "the cat"."""
-        props: list[Prop] = []
+                         types: list[Prop] | None = None, any_of: bool = False) -> list[list[Prop]]:
+        """The props of a rule's conditions or conclusions, as alternatives: one list of props for each
+        way the conditions can hold ("is red or big": two; ``any_of``, the items joined by "or": each
+        item's own).  An indefinite or bare plural subject ("If a cat is red …", "If cats are red …")
+        is a variable of its class, whose class condition goes to ``types``; where ``types`` is None (a
+        conclusion after its conditions: "… then a dog is big", which dog?) such a subject is refused,
+        never read as the individual "the cat"."""
+        alts: list[list[Prop]] = [[]]
+        union: list[list[Prop]] = []
         subs: list[Ref] = []
         for c in items:
             pred = c.children[-1]
@@ -868,30 +897,53 @@ class Interpreter:
                     scope.last = subs
             elif not subs:
                 raise Unresolved("a condition without a subject")
+            mine: list[list[Prop]] = [[]]
             for s in subs:
-                props.extend(self.predicate(pred, s, scope, frame))
-        return props
+                mine = _product(mine, self.alternatives(pred, s, scope, frame))
+            if any_of:
+                union += mine
+            else:
+                alts = _product(alts, mine)
+        return union if any_of else alts
+
+    def alternatives(self, t: Tree, subject: Ref, scope: "Scope", frame: Frame) -> list[list[Prop]]:
+        """The props of predicate ``t`` as alternatives: one list for a predicate, one for each
+        adjective of "is red or big" (which states no fact: :meth:`predicate` refuses it)."""
+        if t.data != "be_adj_or":
+            return [self.predicate(t, subject, scope, frame)]
+        items = _either(_kids(t, "adjectives_or")[0])
+        return [self.predicate(Tree("be_adj", [Tree("adjectives", [i])]), subject, scope, frame) for i in items]
 
     def conditional(self, body: Tree, scope: "Scope", out: Meaning, *, conclusion_first: bool = False) -> None:
         """"If something is red then it is big." (also without "then": "If something is red it is big.",
         "When something is red, it is big."); ``conclusion_first``: "Something is big if it is red." (the
-        clauses read in the order written, so "it" refers back to "something" either way)."""
+        clauses read in the order written, so "it" refers back to "something" either way).  Conditions
+        joined by "or" ("If something is red or big …", "If the cat is red or the dog is big …") give
+        one rule for each way they can hold."""
         frame = Frame()
         scope.in_rule = True
-        conds = [c for c in _kids(body, "conditions")[0].children if isinstance(c, Tree)]
+        cond_tree = [c for c in body.children if isinstance(c, Tree) and c.data in ("conditions", "conditions_or")][0]
+        conds = [c for c in cond_tree.children if isinstance(c, Tree)]
+        any_of = cond_tree.data == "conditions_or"
         conss = [c for c in _kids(body, "consequents")[0].children if isinstance(c, Tree)]
         types: list[Prop] = []  # class conditions of indefinite subjects ("a cat"): conditions too
         if conclusion_first:
             cons = self._condition_props(conss, scope, frame, types=types)
             before = len(scope.kind_objects)
-            cond = self._condition_props(conds, scope, frame, types=types)
+            cond = self._condition_props(conds, scope, frame, types=types, any_of=any_of)
             if len(scope.kind_objects) > before:
                 _no_kind_in_condition(scope)
         else:
-            cond = self._condition_props(conds, scope, frame, types=types)
+            cond = self._condition_props(conds, scope, frame, types=types, any_of=any_of)
             _no_kind_in_condition(scope)
             cons = self._condition_props(conss, scope, frame)
-        self._rules(out, scope, types + cond, cons, scope.kind_objects)
+        if len(cons) != 1:
+            raise Unsupported("'or' in a conclusion (which of them holds?)")
+        if any_of and types:
+            # "If a cat is red or a dog is big then …": each rule would need only its own class
+            raise Unsupported("an indefinite subject in conditions joined by 'or'")
+        for alt in _bounded(cond):
+            self._rules(out, scope, types + alt, cons[0], scope.kind_objects)
 
     def _typed_variable(self, ref: Ref, scope: "Scope", types: list[Prop]) -> Ref:
         """A fresh rule variable for the generic subject ``ref`` ("a cat"), its class condition added to ``types``."""
@@ -904,22 +956,25 @@ class Interpreter:
         frame = Frame()
         scope.in_rule = True
         x = scope.variable()
-        cond = []
+        cond: list[list[Prop]] = [[]]
         # "No cat is green." is "Every cat is not green.": the same conditions, the conclusion denied.
         denied = body.data.startswith("generic_no_")
         form = body.data.replace("generic_no_", "generic_")
         if form in ("generic_adj", "generic_adj_rel"):  # "Red, cold things …", "Nice people who …"
-            for item in _kids(_kids(body, "adjectives")[0], "adj_item"):
-                cond.append(Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")))
+            adjs = [c for c in body.children if isinstance(c, Tree) and c.data in ("adjectives", "adjectives_or")][0]
+            items = _either(adjs) if adjs.data == "adjectives_or" else _kids(adjs, "adj_item")
+            props = [Prop(x, RDF_TYPE, self.class_iri([_tokens(item)[-1].value]), _has(item, "NOT")) for item in items]
+            cond = [[p] for p in props] if adjs.data == "adjectives_or" else [props]  # "Red or big things …"
         elif form != "generic_rel":
             words = [t.value for t in _tokens(_kids(body, "nominal")[0])]
             if denied and [w.lower() for w in words] == ["one"]:
                 raise Unsupported("'no one …' (nobody at all): a rule needs a class to range over")
-            cond = [Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]
-            cond.append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
+            cond = [[Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]]
+            cond[0].append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
         if form in ("generic_rel", "generic_adj_rel", "generic_noun_rel"):  # "Anything that is red and sees the dog …"
-            cond += [q for p in _kids(body, "relative")[0].children if isinstance(p, Tree)
-                     for q in self.predicate(p, Ref(x), scope, frame)]
+            for p in _kids(body, "relative")[0].children:
+                if isinstance(p, Tree):
+                    cond = _product(cond, self.alternatives(p, Ref(x), scope, frame))
         _no_kind_in_condition(scope)
         scope.last = [Ref(x)]
         cons = [q for p in _kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
@@ -928,7 +983,8 @@ class Interpreter:
                 # "No cat is big and red.": not both, or neither?  Refused rather than guessed.
                 raise Unsupported("'no …' with more than one conclusion (not both, or none of them?)")
             cons = [replace(cons[0], negated=not cons[0].negated)]
-        self._rules(out, scope, cond, cons, scope.kind_objects)
+        for alt in _bounded(cond):
+            self._rules(out, scope, alt, cons, scope.kind_objects)
 
     def not_the_case(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
         """"It is not the case that the bear is red." (or "It is false / not true that …") denies one
@@ -944,6 +1000,41 @@ class Interpreter:
             raise Unsupported("'it is not the case that' a clause stating more (or other) than one fact")
         p, f = inner.props[0]
         out.props.append((replace(p, negated=p.negated != deny), f))
+
+    def so_clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
+        """"The cat is big and so is the dog." (and "…, as is the dog."): the clause, then its predicates
+        again of the new subject; "… is not big and neither is the dog." the same for a denial.  The
+        auxiliary must fit ("so is" after "is", "so does" after a verb) and "so" / "neither" the
+        clause's polarity, else the sentence is refused."""
+        clause = _kids(body, "clause")[0]
+        props, rules = len(out.props), len(out.rules)
+        self.clause(clause, scope, frame, out)
+        preds = _kids(clause, "predicates")[0]
+        verbal = [p.data in ("verb", "do_verb", "verbs") for p in preds.children if isinstance(p, Tree)]
+        aux = [c for c in body.children if isinstance(c, Token) and c.type in ("BE", "DO")][0]
+        if any(verbal) if aux.type == "BE" else not all(verbal):
+            raise Unsupported(f"'{aux.value}' does not repeat the clause's predicate")
+        said = [p.negated for p, _ in out.props[props:]] + [r.head.negated for r in out.rules[rules:]]
+        if not said or any(said) != _has(body, "NEITHER") or len(set(said)) > 1:
+            raise Unsupported("'so' after a denial, or 'neither' after a statement")
+        self._clause_boundary(scope, out)
+        np = [c for c in body.children if isinstance(c, Tree) and c.data != "clause"][0]
+        self.clause(Tree("clause", [Tree("subjects", [np]), preds]), scope, frame, out)
+
+    def neither_clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
+        """"Neither the cat nor the dog is red.": each subject's one statement, denied (a predicate
+        stating more than one thing, or a generic subject, is refused: not both, or neither?)."""
+        nps = [c for c in body.children if isinstance(c, Tree)][:-1]
+        pred = [c for c in body.children if isinstance(c, Tree)][-1]
+        for np in nps:
+            inner = Meaning()
+            extra, events = len(scope.extra), len(scope.events)
+            self.clause(Tree("clause", [Tree("subjects", [np]), Tree("predicates", [pred])]), scope, frame, inner)
+            if len(inner.props) != 1 or inner.rules or len(scope.extra) > extra or len(scope.events) > events \
+                    or inner.props[0][0].negated or inner.props[0][0].kind:
+                raise Unsupported("'neither … nor' with a predicate that states more (or other) than one fact")
+            p, f = inner.props[0]
+            out.props.append((replace(p, negated=True), f))
 
     def generic_only(self, body: Tree, scope: "Scope", out: Meaning) -> None:
         """"Only big, kind things are red." = whatever is red is big and kind."""
@@ -969,6 +1060,29 @@ class Interpreter:
                 raise Unresolved("a conclusion about someone the conditions do not name")
             scope.ctx.rule_count += 1
             out.rules.append(Rule(f"sentence_rule_{scope.ctx.rule_count}", _atom(p), body))
+
+
+#: Conditions with "or" give one rule for each way they hold; more than this many is refused.
+MAX_ALTERNATIVES = 16
+
+
+def _product(alts: list[list[Prop]], options: list[list[Prop]]) -> list[list[Prop]]:
+    """Every way both hold: each alternative of ``alts`` joined with each of ``options``."""
+    return [a + o for a in alts for o in options]
+
+
+def _either(adjectives_or: Tree) -> list[Tree]:
+    """The items of "red or big"; "not red or big" is refused (neither of them, or not red or big?)."""
+    items = _kids(adjectives_or, "adj_item")
+    if _has(items[0], "NOT"):
+        raise Unsupported("'not … or …' (neither of them, or only the first denied?)")
+    return items
+
+
+def _bounded(alts: list[list[Prop]]) -> list[list[Prop]]:
+    if len(alts) > MAX_ALTERNATIVES:
+        raise Unsupported(f"conditions with 'or' that hold in {len(alts)} ways (at most {MAX_ALTERNATIVES} rules a sentence)")
+    return alts
 
 
 def _no_kind_in_condition(scope: "Scope") -> None:

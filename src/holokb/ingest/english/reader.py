@@ -25,7 +25,7 @@ from .meaning import Context, Frame, Interpreter, Meaning, Prop, Unresolved, Uns
 from .reading import ReadFact, Reading, ReadRule, ReadSkip, SkipCode, SourceSpan
 
 #: Sentences end at . ! ? followed by white space (or the end), or at a line break.
-_SENTENCE = re.compile(r"[^\s](?:[^\n]*?)(?:[.!?](?=\s|$)|(?=\s*\n)|$)")
+_SENTENCE = re.compile(r"[^\s](?:[^\n]*?)(?:[.!?;](?=\s|$)|(?=\s*\n)|$)")
 
 MAX_SENTENCE_CHARS = 2000
 MAX_SHAPES = 50_000  # cached parse trees by token-type sequence
@@ -37,7 +37,8 @@ EXTRACTOR_VERSION = "1"
 @lru_cache(maxsize=4)
 def _parser(grammar: str) -> Lark:
     # Every derivation, so a sentence whose parses mean different things is refused (see parses.py).
-    return Lark(grammar, parser="earley", lexer=TokenFeed, ambiguity="explicit", propagate_positions=False)
+    return Lark(grammar, parser="earley", lexer=TokenFeed, ambiguity="explicit", propagate_positions=False,
+                start=["start", "question_start"])
 
 
 @lru_cache(maxsize=4)
@@ -46,7 +47,8 @@ def _priorities(grammar: str) -> dict[str, int]:
 
 
 def _parse(grammar: str, words: list[Word]) -> Parses:
-    return parses(_parser(grammar).parse(words), _priorities(grammar))
+    start = "question_start" if words and words[-1].type == "QMARK" else "start"
+    return parses(_parser(grammar).parse(words, start=start), _priorities(grammar))
 
 
 @lru_cache(maxsize=4)
