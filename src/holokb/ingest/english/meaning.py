@@ -280,6 +280,8 @@ class Interpreter:
         """The props a predicate states of one subject (several for "is round and smart")."""
         neg = _has(t, "NOT")
         s = subject.term
+        if _has(t, "WILL") and not scope.in_rule:
+            raise Unsupported("'will': a statement about the future (read only in a rule's conclusion)")
         match t.data:
             case "be_adj":
                 out = []
@@ -376,9 +378,10 @@ class Interpreter:
                     raise Unsupported(f"'{verb.value}' after a copula (not an -ing form)")
                 return self.verb_phrase(t, s, scope, frame, neg)
             case "be_type_rel":  # "is a cat that chases the dog": a cat, and chases the dog
-                kinds = [c for c in t.children if isinstance(c, Tree) and c.data == "nominal"]
-                out = self.predicate(Tree("be_type", [c for c in t.children if isinstance(c, Token) and c.type == "A"] + kinds),
-                                     subject, scope, frame) if kinds else []
+                head = [c for c in t.children if isinstance(c, Tree) and c.data in ("type_head", "be_a_adj")][0]
+                if head.data == "type_head":  # "a cat", "cats", "someone": its class (someone: none)
+                    head = Tree("be_type", head.children) if _kids(head, "nominal") else None
+                out = self.predicate(head, subject, scope, frame) if head is not None else []
                 for p in _kids(t, "relative")[0].children:
                     if isinstance(p, Tree):
                         out += self.predicate(p, subject, scope, frame)
