@@ -136,6 +136,14 @@ class Interpreter(RuleReading, QuestionReading):
         for c in t.children:
             if not isinstance(c, Tree):
                 continue
+            if c.data == "relative":  # "Bob, who is big, …": what the aside says of Bob is stated too
+                who = refs[-1]
+                if who.kind or not isinstance(who.term, (IRI, Literal)):
+                    raise Unsupported("an aside ('…, who is big, …') about someone unnamed or a kind")
+                for p in c.children:
+                    if isinstance(p, Tree):
+                        scope.extra.extend(self.predicate(p, who, scope, Frame()))
+                continue
             if c.data == "pronoun" and not scope.vars and not scope.in_rule and not scope.last \
                     and tokens_of(c)[0].value.lower() in ("they", "them") and len(scope.ctx.last_subjects) > 1:
                 refs.extend(scope.ctx.last_subjects)
