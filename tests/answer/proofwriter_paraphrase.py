@@ -540,6 +540,8 @@ def _joined_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
         adjs = [c.pred.adj for c in conds if c.pred.adj is not None and not c.pred.neg]
         if len(conds) == 1 and len(adjs) == 1 and concl.pred.adj is not None and concl.pred.neg and rng.random() < 0.5:
             return f"Nothing {adjs[0]} is {concl.pred.adj}."
+        if len(adjs) == len(conds) and concl.pred.adj is not None and rng.random() < 0.5:
+            return f"{_cap(' and '.join(adjs))} things {_vp(rng, concl.pred, True)}."
         return f"If people {' and '.join(_vp(rng, c.pred, True) for c in conds)} then they {_vp(rng, concl.pred, True)}."
     return paraphrase_sentence(rng, " ".join(["If", " and ".join(
         f"{'something' if c.subj == VAR else c.subj} {_vp(rng, c.pred, False)}" for c in conds),
@@ -573,6 +575,8 @@ def _joined_pair(rng: random.Random, a: Atom, b: Atom) -> str | None:
             return f"{first} and neither {aux} {b.subj}."
         return rng.choice([f"{first} and so {aux} {b.subj}.", f"{first}, and so {aux} {b.subj}.",
                            f"{first}, as {aux} {b.subj}."])
+    if a.subj == b.subj and a.pred.adj and b.pred.adj and not a.pred.neg and rng.random() < 0.5:
+        return f"{_cap(a.subj)}, {'which' if a.subj.startswith('the ') else 'who'} is {a.pred.adj}, {_vp(rng, b.pred, False)}."
     if (a.subj == b.subj and a.pred.verb and b.pred.verb and a.pred.obj == b.pred.obj and a.pred.verb != b.pred.verb
             and not a.pred.neg and not b.pred.neg):
         return f"{_cap(a.subj)} {VERBS[a.pred.verb]} and {VERBS[b.pred.verb]} {a.pred.obj}."
@@ -605,10 +609,17 @@ def _joined_context(rng: random.Random, sentences: list[str]) -> list[str]:
         else:
             out.append(_joined_fact(rng, facts[k]))
             k += 1
+    generic = re.compile(r"^(All )?[A-Z][a-z]*( (or|and) [a-z]+)* things are (not )?[a-z]+\.$")
     for k, (s, p) in enumerate(zip(sentences, parsed)):
         if k in done or (p is not None and p[0] == "fact"):
             continue
-        out.append(s if p is None else _joined_rule(rng, p[1], p[2]))
+        x = s if p is None else _joined_rule(rng, p[1], p[2])
+        if out and generic.match(out[-1]) and generic.match(x) and rng.random() < 0.7:
+            # two generic statements as one; "all" opens the second ("Big things are cold, and smart and
+            # furry things are big." could also be "cold, and smart" and "furry things": refused as ambiguous)
+            out[-1] = f"{out[-1][:-1]}, and all {x.removeprefix('All ')[0].lower()}{x.removeprefix('All ')[1:]}"
+        else:
+            out.append(x)
     rng.shuffle(out)  # open world, no time: a theory's order means nothing
     joined: list[str] = []
     for x in out:  # a semicolon between two sentences, sometimes

@@ -133,7 +133,8 @@ def test_joined_style_uses_every_form_and_its_sample_answers_like_the_original(c
     recs, text = _seeded_style(dev, "joined", (
         "If something is ", " or ", " things are ", "Things that are ", "Anything ", " and so is ", " and so does ",
         ", as is ", ", as does ", "Neither ", " and neither ", " eats and ", " is seeing ", "someone who is ",
-        "something that is ", "If people ", "Nothing ", "; the "))
+        "something that is ", "If people ", "Nothing ", "; the ", ", who is ", ", which is "))
+    assert re.search(r"things are (not )?[a-z]+, and all [a-z ]*things are", text)  # two generics as one
     assert re.search(r"If something is [a-z]+, [a-z]+,? or ", text)  # three or more alternatives
     for i in range(7, len(dev), 25):
         para = score((i, recs[i]))

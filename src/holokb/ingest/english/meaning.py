@@ -494,6 +494,11 @@ class Interpreter(RuleReading, QuestionReading):
                 self.generic(body, scope, out)
             case "generic_only":
                 self.generic_only(body, scope, out)
+            case "generics":  # "Red things are big, and big things are kind."
+                for g in body.children:
+                    if isinstance(g, Tree):
+                        (self.generic_only if g.data == "generic_only" else self.generic)(g, scope, out)
+                        scope.kind_objects = []  # each rule took its own bare plural objects' classes
             case "dated_heading":
                 ctx.date = _date_ms([x for x in tokens_of(body) if x.type == "DATE"][0].value)
                 out.heading = True
