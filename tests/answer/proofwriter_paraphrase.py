@@ -543,9 +543,12 @@ def _joined_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
         if len(adjs) == len(conds) and concl.pred.adj is not None and rng.random() < 0.5:
             return f"{_cap(' and '.join(adjs))} things {_vp(rng, concl.pred, True)}."
         return f"If people {' and '.join(_vp(rng, c.pred, True) for c in conds)} then they {_vp(rng, concl.pred, True)}."
-    return paraphrase_sentence(rng, " ".join(["If", " and ".join(
-        f"{'something' if c.subj == VAR else c.subj} {_vp(rng, c.pred, False)}" for c in conds),
-        "then", f"{'it' if concl.subj == VAR else concl.subj} {_vp(rng, concl.pred, False)}."]))
+    parts, seen = [], False
+    for c in conds:  # "something" first, "it" after: two "something"s would be two things
+        parts.append(f"{c.subj if c.subj != VAR else 'it' if seen else 'something'} {_vp(rng, c.pred, False)}")
+        seen = seen or c.subj == VAR
+    return paraphrase_sentence(rng, " ".join(["If", " and ".join(parts), "then",
+                                              f"{'it' if concl.subj == VAR else concl.subj} {_vp(rng, concl.pred, False)}."]))
 
 
 def _progressive(p: Pred) -> str:

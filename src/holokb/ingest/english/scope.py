@@ -41,6 +41,10 @@ class Scope:
 
     def pronoun(self, word: str) -> Ref:
         if self.in_rule or self.vars:
+            if len(self.vars) > 1:
+                # "If something is white and something is rough then it …", "If a cat chases a dog then
+                # it …": which one?  Refused, never the last one named.
+                raise Unresolved(f"'{word}' could be any of the rule's {len(self.vars)} unnamed things")
             if self.vars:
                 return Ref(self.vars[-1])
             if self.last:
