@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from holokb.ingest.english import EnglishReader
-from holokb.ingest.english.reading import describe_fact, describe_rule
+from holokb.ingest.english.reading import describe
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "english.md"
 _ROW = re.compile(r"^\| (?P<sentence>[A-Z][^|]*?) \| `(?P<reading>.*)` \|$")
@@ -37,7 +37,4 @@ def reader() -> EnglishReader:
 
 @pytest.mark.parametrize("sentence,expected", ROWS, ids=[r[0][:40] for r in ROWS])
 def test_doc_row(reader, sentence, expected):
-    got = reader.read(sentence)
-    readings = [describe_fact(f) for f in got.facts] + [describe_rule(r) for r in got.rules]
-    readings += [f"skip:{s.code.value}" for s in got.skips]
-    assert sorted(readings) == sorted(expected)
+    assert sorted(describe(reader.read(sentence))) == sorted(expected)

@@ -112,3 +112,10 @@ def describe_rule(r: ReadRule) -> str:
     h = r.rule.head
     assert h is not None
     return f"{body} -> {describe_atom(h.predicate, h.args, h.negated)}"
+
+
+def describe(reading: Reading) -> list[str]:
+    """One line per fact, rule and refusal of ``reading`` (``Big(Bob)``, ``Red(?x) -> Big(?x)``,
+    ``skip:unparsed``): the notation of docs/english.md and tests/ingest/english_forms.tsv."""
+    return ([describe_fact(f) for f in reading.facts] + [describe_rule(r) for r in reading.rules]
+            + [f"skip:{s.code.value}" for s in reading.skips])
