@@ -551,9 +551,11 @@ def _joined_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
                                               f"{'it' if concl.subj == VAR else concl.subj} {_vp(rng, concl.pred, False)}."]))
 
 
+_ING = {"chase": "chasing", "eat": "eating", "like": "liking", "need": "needing", "see": "seeing", "visit": "visiting"}
+
+
 def _progressive(p: Pred) -> str:
-    ing = {"chase": "chasing", "eat": "eating", "like": "liking", "need": "needing", "see": "seeing", "visit": "visiting"}
-    return f"is {'not ' if p.neg else ''}{ing[p.verb]} {p.obj}"
+    return f"is {'not ' if p.neg else ''}{_ING[p.verb]} {p.obj}"
 
 
 def _joined_fact(rng: random.Random, a: Atom) -> str:

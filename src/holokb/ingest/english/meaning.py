@@ -490,14 +490,12 @@ class Interpreter(RuleReading, QuestionReading):
             case "neither_clause":
                 self.neither_clause(body, scope, frame, out)
             case ("generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel" | "generic_no_adj"
-                  | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel" | "generic_noun_rel"):
-                self.generic(body, scope, out)
-            case "generic_only":
-                self.generic_only(body, scope, out)
+                  | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel" | "generic_noun_rel" | "generic_only"):
+                self.generic_statement(body, scope, out)
             case "generics":  # "Red things are big, and big things are kind."
                 for g in body.children:
                     if isinstance(g, Tree):
-                        (self.generic_only if g.data == "generic_only" else self.generic)(g, scope, out)
+                        self.generic_statement(g, scope, out)
                         scope.kind_objects = []  # each rule took its own bare plural objects' classes
             case "dated_heading":
                 ctx.date = _date_ms([x for x in tokens_of(body) if x.type == "DATE"][0].value)
@@ -638,12 +636,20 @@ class Interpreter(RuleReading, QuestionReading):
         if words not in (["it", "case"], ["it", "true"], ["it", "false"], ["it", "untrue"]):
             raise Unsupported(f"'{' '.join(words)}' before 'that'")
         deny = has(body, "NOT") != (words[1] in ("false", "untrue"))
-        inner = Meaning()
-        self.clause(kids(body, "clause")[0], scope, frame, inner)
-        if len(inner.props) != 1 or inner.rules or scope.extra or scope.events or inner.props[0][0].kind:
-            raise Unsupported("'it is not the case that' a clause stating more (or other) than one fact")
-        p, f = inner.props[0]
+        p, f = self._one_fact(kids(body, "clause")[0], scope, frame, "'it is not the case that' a clause")
         out.props.append((replace(p, negated=p.negated != deny), f))
+
+    def _one_fact(self, clause: Tree, scope: "Scope", frame: Frame, what: str) -> tuple[Prop, Frame]:
+        """The one plain fact ``clause`` states, for a form that turns it around ("it is not the case
+        that …", "neither … nor …"); a clause stating several, a rule, a type of an aside or an event is
+        refused (not both, or neither?)."""
+        inner = Meaning()
+        extra, events = len(scope.extra), len(scope.events)
+        self.clause(clause, scope, frame, inner)
+        if len(inner.props) != 1 or inner.rules or len(scope.extra) > extra or len(scope.events) > events \
+                or inner.props[0][0].kind:
+            raise Unsupported(f"{what} stating more (or other) than one fact")
+        return inner.props[0]
 
     def so_clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
         """"The cat is big and so is the dog." (and "…, as is the dog."): the clause, then its predicates
@@ -670,14 +676,11 @@ class Interpreter(RuleReading, QuestionReading):
         stating more than one thing, or a generic subject, is refused: not both, or neither?)."""
         nps = [c for c in body.children if isinstance(c, Tree)][:-1]
         pred = [c for c in body.children if isinstance(c, Tree)][-1]
+        what = "'neither … nor' with a predicate"
         for np in nps:
-            inner = Meaning()
-            extra, events = len(scope.extra), len(scope.events)
-            self.clause(Tree("clause", [Tree("subjects", [np]), Tree("predicates", [pred])]), scope, frame, inner)
-            if len(inner.props) != 1 or inner.rules or len(scope.extra) > extra or len(scope.events) > events \
-                    or inner.props[0][0].negated or inner.props[0][0].kind:
-                raise Unsupported("'neither … nor' with a predicate that states more (or other) than one fact")
-            p, f = inner.props[0]
+            p, f = self._one_fact(Tree("clause", [Tree("subjects", [np]), Tree("predicates", [pred])]), scope, frame, what)
+            if p.negated:  # "Neither the cat nor the dog is not red."
+                raise Unsupported(f"{what} stating more (or other) than one fact")
             out.props.append((replace(p, negated=True), f))
 
 def _date_ms(iso: str) -> int:

@@ -96,6 +96,10 @@ class RuleReading:
         scope.typed[ref.term] = x  # "… a dog is big then the dog …": the same dog
         return Ref(x, agree=ref.agree)
 
+    def generic_statement(self, body: Tree, scope: "Scope", out: Meaning) -> None:
+        """One generic statement: "Only big things are red." or any other form (:meth:`generic`)."""
+        (self.generic_only if body.data == "generic_only" else self.generic)(body, scope, out)
+
     def generic(self, body: Tree, scope: "Scope", out: Meaning) -> None:
         frame = Frame()
         scope.in_rule = True
