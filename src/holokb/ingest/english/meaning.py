@@ -55,6 +55,17 @@ class Interpreter(RuleReading, QuestionReading):
         ws[-1] = lemma(ws[-1], "NOUN") if is_plural(ws[-1]) else ws[-1]
         return self.iri(camel(ws, True))
 
+    def member_classes(self, words: list[str]) -> tuple[IRI, ...]:
+        """The classes a member of a kind named by ``words`` belongs to: each adjective before the
+        noun names one, and the noun with any nouns before it one more ("big animals" are Big and
+        Animal; "big fire trucks" Big and FireTruck: a fire truck is not a fire).  So "Big animals
+        are red." applies to a bear stated big and an animal, as "All big animals …" does, and to
+        "The bear is a big animal." (which states Big, Animal and BigAnimal)."""
+        k = 0
+        while k < len(words) - 1 and "A" in pos_flags(words[k].lower()):
+            k += 1
+        return tuple(self.class_iri([w]) for w in words[:k]) + (self.class_iri(words[k:]),)
+
     def entity_of_words(self, toks: list[Token], sentence_start: bool) -> Ref:
         """An entity (or kind) from the words of a nominal."""
         words = [t.value for t in toks]
@@ -72,7 +83,9 @@ class Interpreter(RuleReading, QuestionReading):
         ws = [w.lower() for w in words]
         if plural:
             ws[-1] = lemma(ws[-1], "NOUN")
-        return Ref(self.iri(camel(ws, False)), kind=plural, cls=self.class_iri(words) if plural else None)
+        if not plural:
+            return Ref(self.iri(camel(ws, False)))
+        return Ref(self.iri(camel(ws, False)), kind=True, cls=self.class_iri(words), members=self.member_classes(words))
 
     def _noun_agreement(self, toks: list[Token]) -> str:
         """The pronoun a common noun phrase takes: a plural is "p", a noun of the lexicon's
@@ -108,12 +121,13 @@ class Interpreter(RuleReading, QuestionReading):
                 ref = replace(ref, agree=self._noun_agreement(toks))
                 if ref.term in scope.typed:  # "If a dog is big then the dog …": the rule's variable
                     return Ref(scope.typed[ref.term], agree=ref.agree)
-                return replace(ref, kind=False, cls=None) if ref.kind else ref
+                return replace(ref, kind=False, cls=None, members=()) if ref.kind else ref
             case "indefinite":
                 toks = tokens_of(kids(t, "nominal")[0])
                 ref = self.entity_of_words(toks, False)
-                return Ref(ref.term, kind=True, cls=self.class_iri([x.value for x in toks]), types=ref.types,
-                           agree=self._noun_agreement(toks))
+                words = [x.value for x in toks]
+                return Ref(ref.term, kind=True, cls=self.class_iri(words), members=self.member_classes(words),
+                           types=ref.types, agree=self._noun_agreement(toks))
             case "versioned":
                 toks = tokens_of(t)
                 scope.version = toks[-1].value.lstrip("vV")
@@ -208,11 +222,12 @@ class Interpreter(RuleReading, QuestionReading):
                 if items and len(words) > 1:
                     classes += [self.class_iri([w]) for w in words]
                 elif len(words) > 1 and not neg:
-                    # "a big animal" is big and an animal (and a BigAnimal, what "Big animals are …" reads):
-                    # each adjective before the head noun, and the head; a noun before it is not a class of
-                    # its own ("a fire truck" is a truck, not a fire)
-                    classes += [self.class_iri([w]) for w in words[:-1] if "A" in pos_flags(w.lower())]
-                    classes.append(self.class_iri(words[-1:]))
+                    # "a big fire truck" is big, a fire truck and a truck (and a BigFireTruck): the
+                    # classes its kind's members have (member_classes), and the head noun; a noun
+                    # before the head is not a class of its own ("a fire truck" is not a fire)
+                    classes += [c for c in self.member_classes(words) if c not in classes]
+                    if self.class_iri(words[-1:]) not in classes:
+                        classes.append(self.class_iri(words[-1:]))
                 if neg and len(classes) > 1:  # "not a big cat" is not "not big and not a cat"
                     raise Unsupported("a negated type with several classes")
                 return [Prop(s, RDF_TYPE, c, neg) for c in classes]
@@ -412,7 +427,7 @@ class Interpreter(RuleReading, QuestionReading):
         if scope.asking:
             raise Unsupported("a question about a kind (a bare plural object), not a named thing")
         v = Var(f"y{len(scope.kind_objects)}" if scope.kind_objects else "y")  # not a pronoun's antecedent
-        scope.kind_objects.append(Prop(v, RDF_TYPE, ref.cls))
+        scope.kind_objects.extend(Prop(v, RDF_TYPE, c) for c in ref.members)
         return v
 
     def _event_roles(self, roles: dict, agent, objects: list, pps: list, scope: "Scope", frame: Frame) -> None:
@@ -548,7 +563,7 @@ class Interpreter(RuleReading, QuestionReading):
                 return
             if any(values):
                 raise Unsupported("a generic statement mixing a measured value with other predicates")
-            self._rules(out, scope, [Prop(x, RDF_TYPE, subs[0].cls)], props, scope.kind_objects)
+            self._rules(out, scope, [Prop(x, RDF_TYPE, c) for c in subs[0].members], props, scope.kind_objects)
             return
         for s in subs:
             if isinstance(s.term, Var):
@@ -609,7 +624,7 @@ class Interpreter(RuleReading, QuestionReading):
                 or "N" not in pos_flags(words[0].value.lower()):
             return subs
         w = words[0].value.lower()
-        return [Ref(self.iri(w), kind=True, cls=self.class_iri([w]), agree="p")]
+        return [Ref(self.iri(w), kind=True, cls=self.class_iri([w]), members=(self.class_iri([w]),), agree="p")]
 
     def _story_frame(self, p: Prop, frame: Frame, scope: "Scope") -> Frame:
         """In a story, a state change (move, acquire, drop) holds from the sentence's story time

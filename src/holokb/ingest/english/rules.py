@@ -92,7 +92,7 @@ class RuleReading:
     def _typed_variable(self, ref: Ref, scope: "Scope", types: list[Prop]) -> Ref:
         """A fresh rule variable for the generic subject ``ref`` ("a cat"), its class condition added to ``types``."""
         x = scope.variable()
-        types.append(Prop(x, RDF_TYPE, ref.cls))
+        types.extend(Prop(x, RDF_TYPE, c) for c in ref.members)
         scope.typed[ref.term] = x  # "… a dog is big then the dog …": the same dog
         return Ref(x, agree=ref.agree)
 
@@ -117,8 +117,7 @@ class RuleReading:
             words = [t.value for t in tokens_of(kids(body, "nominal")[0])]
             if denied and [w.lower() for w in words] == ["one"]:
                 raise Unsupported("'no one …' (nobody at all): a rule needs a class to range over")
-            cond = [[Prop(x, RDF_TYPE, self.class_iri([w])) for w in words[:-1]]]
-            cond[0].append(Prop(x, RDF_TYPE, self.class_iri(words[-1:])))
+            cond = [[Prop(x, RDF_TYPE, c) for c in self.member_classes(words)]]
         if form in ("generic_rel", "generic_adj_rel", "generic_noun_rel"):  # "Anything that is red and sees the dog …"
             for p in kids(body, "relative")[0].children:
                 if isinstance(p, Tree):

@@ -25,7 +25,9 @@ class Unresolved(Exception):
 class Ref:
     """What a noun phrase denotes: a term (IRI or literal) or a rule variable.
 
-    ``kind`` marks a generic reading (a bare plural or an indefinite: the class ``cls``);
+    ``kind`` marks a generic reading (a bare plural or an indefinite: the class ``cls``, named by
+    all its words, and ``members``, the classes a member belongs to: "big fire trucks" are Big and
+    FireTruck, see :meth:`~holokb.ingest.english.meaning.Interpreter.member_classes`);
     ``types`` are classes the phrase itself asserts ("the libsandbox library" is a Library);
     ``agree`` is what a pronoun referring back to it must be: "m" (he), "f" (she), "n" (it),
     "p" (they: a bare plural), "h" (he or she: a person), "" when the phrase does not say (a name:
@@ -36,6 +38,7 @@ class Ref:
     kind: bool = False
     cls: IRI | None = None
     types: tuple[IRI, ...] = ()
+    members: tuple[IRI, ...] = ()
     agree: str = ""
 
 
