@@ -114,6 +114,8 @@ class Lexicon:
             return closed
         if lemma(low, "NOUN") in self.units and not word[0].isupper():
             return "UNIT"
+        if low.endswith("ly") and not word[0].isupper() and _adverb_only(low):
+            return "ADVLY"  # "quickly", "definitely": no form reads an adverb the lexicon does not list
         return ("C_" if word[0].isupper() else "W_") + pos_flags(low)
 
 

@@ -138,7 +138,15 @@ class Interpreter(RuleReading, QuestionReading):
             case "someone":
                 return Ref(scope.variable())
             case "pronoun":
+                if len(tokens_of(t)) > 1:  # "he or she": whoever the rule's one unnamed thing is
+                    if not scope.in_rule:
+                        raise Unresolved(f"'{' '.join(x.value for x in tokens_of(t))}' outside a rule")
+                    return scope.pronoun("they")
                 return scope.pronoun(first.value)
+            case "anaphor":  # "that person", "the thing": the rule's one unnamed thing, as "they"
+                if not scope.in_rule:
+                    raise Unresolved(f"'{' '.join(x.value for x in tokens_of(t))}' outside a rule: which one?")
+                return scope.pronoun("they")
             case "reflexive":  # "The bear likes itself.": the clause's one subject
                 if len(scope.last) != 1 or scope.last[0].kind:
                     raise Unresolved(f"'{first.value}' without one subject to refer to")
@@ -198,8 +206,8 @@ class Interpreter(RuleReading, QuestionReading):
         """The props a predicate states of one subject (several for "is round and smart")."""
         neg = has(t, "NOT")
         s = subject.term
-        if has(t, "WILL") and not scope.in_rule:
-            raise Unsupported("'will': a statement about the future (read only in a rule's conclusion)")
+        if (has(t, "WILL") or has(t, "MUST")) and not scope.in_rule:
+            raise Unsupported("'will' / 'must' outside a rule's conclusion (the future, or a conclusion drawn)")
         match t.data:
             case "be_adj":
                 out = []
