@@ -24,7 +24,7 @@ _TOKEN = re.compile(r"""
   | (?P<VERSION>[vV]\d+(?:\.\d+)*(?!\w|\.\d))
   | (?P<NUMBER>\d+(?:\.\d+)?(?!\w|\.\d))
   | (?P<ID>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Za-z]+\d+[A-Za-z0-9]*)
-  | (?P<NOT>n't(?![A-Za-z]))
+  | (?P<NOT>n't(?![A-Za-z])|[Nn]on-(?=[A-Za-z]))
   | (?P<BE>'(?:re|m)(?![A-Za-z]))
   | (?P<POSS>'s?(?![A-Za-z]))
   | (?P<WORD>[A-Za-z]+(?=n't(?![A-Za-z]))|[A-Za-z]+(?:-[A-Za-z]+)*)

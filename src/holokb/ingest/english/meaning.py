@@ -97,6 +97,9 @@ class Interpreter(RuleReading, QuestionReading):
 
     # -- noun phrases ---------------------------------------------------------------------------
     def np(self, t: Tree, scope: "Scope") -> Ref:
+        if t.data == "gap":
+            assert scope.gap is not None
+            return Ref(scope.gap)
         first = tokens_of(t)[0]
         start = first.start_pos == scope.sentence_start
         match t.data:
@@ -513,7 +516,8 @@ class Interpreter(RuleReading, QuestionReading):
             case "neither_clause":
                 self.neither_clause(body, scope, frame, out)
             case ("generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel" | "generic_no_adj"
-                  | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel" | "generic_noun_rel" | "generic_only"):
+                  | "generic_no_every" | "generic_no_rel" | "generic_no_adj_rel" | "generic_noun_rel" | "generic_only"
+                  | "generic_obj_rel" | "generic_noun_obj_rel"):
                 self.generic_statement(body, scope, out)
             case "generics":  # "Red things are big, and big things are kind."
                 for g in body.children:

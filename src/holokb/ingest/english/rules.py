@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from lark import Tree
+from lark import Token, Tree
 
 from ...analysis.program import Atom, Const, Rule, Var
 from ...core import RDF_TYPE
@@ -113,7 +113,7 @@ class RuleReading:
             items = _either(adjs) if adjs.data == "adjectives_or" else kids(adjs, "adj_item")
             props = [Prop(x, RDF_TYPE, self.class_iri([tokens_of(item)[-1].value]), has(item, "NOT")) for item in items]
             cond = [[p] for p in props] if adjs.data == "adjectives_or" else [props]  # "Red or big things …"
-        elif form != "generic_rel":
+        elif form not in ("generic_rel", "generic_obj_rel"):
             words = [t.value for t in tokens_of(kids(body, "nominal")[0])]
             if denied and [w.lower() for w in words] == ["one"]:
                 raise Unsupported("'no one …' (nobody at all): a rule needs a class to range over")
@@ -122,6 +122,8 @@ class RuleReading:
             for p in kids(body, "relative")[0].children:
                 if isinstance(p, Tree):
                     cond = _product(cond, self.alternatives(p, Ref(x), scope, frame))
+        for rel in kids(body, "obj_relative"):  # "Things that the cat chases …": the cat chases ?x
+            cond = _product(cond, [self._object_relative(rel, x, scope, frame)])
         _no_kind_in_condition(scope)
         scope.last = [Ref(x)]
         cons = [q for p in kids(body, "predicates")[0].children if isinstance(p, Tree) for q in self.predicate(p, Ref(x), scope, frame)]
@@ -132,6 +134,26 @@ class RuleReading:
             cons = [replace(cons[0], negated=not cons[0].negated)]
         for alt in _bounded(cond):
             self._rules(out, scope, alt, cons, scope.kind_objects)
+
+    def _object_relative(self, rel: Tree, x: Var, scope: "Scope", frame: Frame) -> list[Prop]:
+        """"(that) the cat does not chase": what its subject does to ``x``, the clause's missing object."""
+        subject_t = [c for c in rel.children if isinstance(c, Tree) and c.data != "particle"][0]
+        if subject_t.data in ("pronoun", "reflexive", "anaphor"):
+            raise Unresolved("a pronoun in a relative clause ('things that it chases'): who?")
+        subject = self.np(subject_t, scope)
+        who: list[Prop] = []
+        if subject.kind:  # "that cats chase": what some member of the kind chases
+            y = Var(f"z{len(scope.vars)}")
+            who = [Prop(y, RDF_TYPE, c) for c in subject.members]
+            subject = Ref(y)
+        verb = [c for c in rel.children if isinstance(c, Token) and c.type.startswith("W_")]
+        gap = Tree("objects", [Tree("gap", [])])
+        scope.gap = x
+        try:
+            return who + self.verb_phrase(Tree("verb", verb + kids(rel, "particle") + [gap]), subject.term, scope,
+                                          frame, has(rel, "NOT"))
+        finally:
+            scope.gap = None
 
     def generic_only(self, body: Tree, scope: "Scope", out: Meaning) -> None:
         """"Only big, kind things are red." = whatever is red is big and kind."""

@@ -19,6 +19,7 @@ class Scope:
         self.extra: list[Prop] = []
         self.events: list[Prop] = []
         self.objects: list[Ref] = []  # direct objects read in this sentence (antecedents of a later "it")
+        self.gap: Var | None = None  # the missing object of an object relative ("that the cat chases")
         self.kind_objects: list[Prop] = []  # the class conditions of bare plural objects ("chases dogs")
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
         self.genders: dict = {}  # genders this sentence's resolved pronouns give their antecedents
