@@ -102,6 +102,8 @@ class Lexicon:
                     kind = "CONNECTIVE"  # "Sadly, the cat is ill.": not a name in a list of subjects
             elif kind == "POSS" and s == "'s" and out and out[-1].text.lower() in _IS_AFTER:
                 kind = "BE"  # "it's", "he's", "that's": the copula, not a possessive
+            if s.lower() == "single" and out and out[-1].type == "EVERY":
+                kind = "SPACE"  # "every single cat": every cat (not the class Single)
             if kind != "SPACE":
                 out.append(Word(kind, s, offset + m.start(), offset + m.end()))
             pos = m.end()
