@@ -643,7 +643,76 @@ def _joined_claim(rng: random.Random, claim: str) -> str:
     return f"{_cap(parsed[1].subj)} {_progressive(parsed[1].pred)}."
 
 
-STYLES = ("plain", "crowd", "formal", "loose", "joined")
+# ---- the "reduced" style ------------------------------------------------------------------------
+# Relatives without "that … is" ("Anyone chasing the mouse is big.", "Things not seeing the cat …"),
+# "non-" for a denied adjective ("Non-red things are big.", "The bear is non-red."), "ones", "every
+# single", anaphors in a conclusion ("that person", "the thing", "he or she"), "must" and adverbs that
+# only insist ("is definitely big").  Meaning kept.
+
+def _reduced_cond(p: Pred) -> str:
+    """A condition on the rule's variable as a reduced relative: "chasing the mouse", "not red"."""
+    if p.adj is not None:
+        return f"{'not ' if p.neg else ''}{p.adj}"
+    return f"{'not ' if p.neg else ''}{_ING[p.verb]} {p.obj}"
+
+
+def _reduced_concl(rng: random.Random, p: Pred, plural: bool) -> str:
+    """The conclusion, with "must", "definitely" or "certainly" sometimes."""
+    r = rng.random()
+    if r < 0.25:
+        return f"must {'not ' if p.neg else ''}{'be ' + p.adj if p.adj is not None else p.verb + ' ' + p.obj}"
+    if r < 0.45 and p.adj is not None:
+        be = "are" if plural else "is"
+        return f"{be} {rng.choice(['definitely', 'certainly'])} {'not ' if p.neg else ''}{p.adj}"
+    return _vp(rng, p, plural)
+
+
+def _reduced_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    if all(c.subj == VAR for c in conds) and concl.subj == VAR:
+        adjs = all(c.pred.adj is not None for c in conds)
+        if adjs and rng.random() < 0.5:  # "Non-red, cold ones are …", "Every single non-red thing is …"
+            words = [("non-" if c.pred.neg else "") + c.pred.adj for c in conds]
+            kind = rng.choice(["things", "ones", "people"])
+            if rng.random() < 0.5:
+                return f"{_cap(_adj_list(rng, words, before_noun=True))} {kind} {_reduced_concl(rng, concl.pred, True)}."
+            single = {"things": "thing", "ones": "one", "people": "person"}[kind]
+            return f"Every single {_adj_list(rng, words, before_noun=True)} {single} {_reduced_concl(rng, concl.pred, False)}."
+        if any(c.pred.verb is not None for c in conds) and not any(c.pred.adj is not None for c in conds):
+            head, plural = rng.choice([("Anyone", False), ("Anything", False), ("Things", True), ("People", True)])
+            rel = " and ".join(_reduced_cond(c.pred) for c in conds)
+            return f"{head} {rel} {_reduced_concl(rng, concl.pred, plural)}."
+    first, pron, plural = rng.choice([("someone", "that person", False), ("something", "that thing", False),
+                                      ("something", "the thing", False), ("someone", "he or she", False),
+                                      ("a person", "this person", False)])
+    parts, seen = [], False
+    for c in conds:
+        if c.subj != VAR:
+            parts.append(f"{c.subj} {_vp(rng, c.pred, False)}")
+            continue
+        parts.append(f"{'it' if seen and first == 'something' else 'they' if seen else first} "
+                     f"{_vp(rng, c.pred, seen and first != 'something')}")
+        seen = True
+    subj = pron if concl.subj == VAR else concl.subj
+    return f"If {' and '.join(parts)}, then {subj} {_reduced_concl(rng, concl.pred, plural)}."
+
+
+def _reduced_fact(rng: random.Random, a: Atom) -> str:
+    if a.pred.adj is not None and a.pred.neg and rng.random() < 0.5:
+        return f"{_cap(a.subj)} is non-{a.pred.adj}."
+    if a.pred.adj is not None and rng.random() < 0.2:
+        return f"{_cap(a.subj)} is {rng.choice(['certainly', 'definitely'])} {'not ' if a.pred.neg else ''}{a.pred.adj}."
+    return _fact(rng, a)
+
+
+def _reduced_context(rng: random.Random, sentences: list[str]) -> list[str]:
+    out = []
+    for s in sentences:
+        p = parse_sentence(s)
+        out.append(s if p is None else _reduced_fact(rng, p[1]) if p[0] == "fact" else _reduced_rule(rng, p[1], p[2]))
+    return out
+
+
+STYLES = ("plain", "crowd", "formal", "loose", "joined", "reduced")
 
 
 def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
@@ -651,7 +720,9 @@ def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
     ``plain``: determiners, relative clauses, contractions, merged facts; ``crowd``: the forms above
     (type + attributes, "both", "neither … nor", pronouns across sentences, "is also", "If …, they
     …", "Is it true that …?"); ``formal``: passives, "it is not the case that", "only", comparatives;
-    ``loose``: the conclusion first, "if" without "then", "when", "whoever", "never", "it is false that" …"""
+    ``loose``: the conclusion first, "if" without "then", "when", "whoever", "never", "it is false that" …;
+    ``joined``: clauses and rules joined ("or", "so is", "neither … nor"); ``reduced``: reduced
+    relatives, "non-", "ones", "every single", "that person", "must", "definitely"."""
     rng = random.Random(f"{seed}:{rec['id']}" if style == "plain" else f"{style}:{seed}:{rec['id']}")
     head, sep, claim = rec["question"].rpartition("? ")
     if style == "crowd":
@@ -663,6 +734,9 @@ def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
     if style == "joined":
         context = " ".join(_joined_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": f"{head}{sep}{_joined_claim(rng, claim.strip())}"}
+    if style == "reduced":
+        context = " ".join(_reduced_context(rng, split_sentences(rec["context"])))
+        return {**rec, "context": context, "question": f"{head}{sep}{claim.strip()}"}
     if style == "formal":
         context = " ".join(_formal_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": f"{head}{sep}{_formal_claim(rng, claim.strip())}"}

@@ -115,8 +115,6 @@ class RuleReading:
             cond = [[p] for p in props] if adjs.data == "adjectives_or" else [props]  # "Red or big things …"
         elif form not in ("generic_rel", "generic_obj_rel"):
             words = [t.value for t in tokens_of(kids(body, "nominal")[0])]
-            if denied and [w.lower() for w in words] == ["one"]:
-                raise Unsupported("'no one …' (nobody at all): a rule needs a class to range over")
             cond = [[Prop(x, RDF_TYPE, c) for c in self.member_classes(words)]]
         if form in ("generic_rel", "generic_adj_rel", "generic_noun_rel"):  # "Anything that is red and sees the dog …"
             for p in kids(body, "relative")[0].children:
