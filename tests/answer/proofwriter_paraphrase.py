@@ -736,7 +736,9 @@ def paraphrase_record(rec: dict, seed: int = 0, style: str = "plain") -> dict:
         return {**rec, "context": context, "question": f"{head}{sep}{_joined_claim(rng, claim.strip())}"}
     if style == "reduced":
         context = " ".join(_reduced_context(rng, split_sentences(rec["context"])))
-        return {**rec, "context": context, "question": f"{head}{sep}{claim.strip()}"}
+        asked = parse_sentence(claim.strip())
+        claim = _reduced_fact(rng, asked[1]) if asked is not None and asked[0] == "fact" else claim.strip()
+        return {**rec, "context": context, "question": f"{head}{sep}{claim}"}
     if style == "formal":
         context = " ".join(_formal_context(rng, split_sentences(rec["context"])))
         return {**rec, "context": context, "question": f"{head}{sep}{_formal_claim(rng, claim.strip())}"}

@@ -150,6 +150,7 @@ def test_reduced_style_uses_every_form_and_its_sample_answers_like_the_original(
     recs, text = _seeded_style(dev, "reduced", (
         "Anyone ", "Anything ", " not seeing ", " eating ", "non-", " ones ", "Every single ", "that person",
         "this person", "the thing", "he or she", " must not ", " must be ", " definitely ", " certainly "))
+    assert any(" is non-" in r["question"] for r in recs)
     for i in range(9, len(dev), 25):
         para = score((i, recs[i]))
         assert para.correct and para.cited is not False and not para.skips, (dev[i]["id"], para)
