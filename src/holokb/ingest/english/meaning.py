@@ -692,7 +692,7 @@ class Interpreter(RuleReading, QuestionReading):
         if any(verbal) if aux.type == "BE" else not all(verbal):
             raise Unsupported(f"'{aux.value}' does not repeat the clause's predicate")
         said = [p.negated for p, _ in out.props[props:]] + [r.head.negated for r in out.rules[rules:]]
-        if not said or any(said) != has(body, "NEITHER") or len(set(said)) > 1:
+        if not said or any(said) != (has(body, "NEITHER") or has(body, "NOT")) or len(set(said)) > 1:
             raise Unsupported("'so' after a denial, or 'neither' after a statement")
         self._clause_boundary(scope, out)
         np = [c for c in body.children if isinstance(c, Tree) and c.data != "clause"][0]
