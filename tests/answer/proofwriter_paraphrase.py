@@ -574,12 +574,18 @@ def _joined_pair(rng: random.Random, a: Atom, b: Atom) -> str | None:
         aux = "is" if p.adj is not None else "does"
         first = _fact(rng, a)[:-1]
         if p.neg:
-            if rng.random() < 0.5:
+            r = rng.random()
+            if r < 0.4:
                 what = f"is {p.adj}" if p.adj is not None else f"{VERBS[p.verb]} {p.obj}"
                 return f"Neither {a.subj} nor {b.subj} {what}."
+            if r < 0.7:  # the second sentence repeats the first: "Nor is the dog.", "The dog isn't either."
+                return rng.choice([f"{first}. {rng.choice(['Neither', 'Nor'])} {aux} {b.subj}.",
+                                   f"{first}. {_cap(b.subj)} {aux}n't either."])
             return f"{first} and neither {aux} {b.subj}."
         return rng.choice([f"{first} and so {aux} {b.subj}.", f"{first}, and so {aux} {b.subj}.",
-                           f"{first}, as {aux} {b.subj}."])
+                           f"{first}, as {aux} {b.subj}.", f"{first}. So {aux} {b.subj}.",
+                           f"{first}. {_cap(b.subj)} {aux} {rng.choice(['too', 'as well'])}.",
+                           f"{first}, and {b.subj} {aux} too."])
     if a.subj == b.subj and a.pred.adj and b.pred.adj and not a.pred.neg and rng.random() < 0.5:
         return f"{_cap(a.subj)}, {'which' if a.subj.startswith('the ') else 'who'} is {a.pred.adj}, {_vp(rng, b.pred, False)}."
     if (a.subj == b.subj and a.pred.verb and b.pred.verb and a.pred.obj == b.pred.obj and a.pred.verb != b.pred.verb

@@ -125,7 +125,8 @@ def test_loose_style_uses_every_form_and_its_sample_answers_like_the_original(co
 
 def test_joined_style_uses_every_form_and_its_sample_answers_like_the_original(corpora):
     """The fifth style joins sentences: rules with one conclusion by "or" (one rule for each way the
-    conditions hold), facts of one predicate ("so is", "as is", "neither … nor", "and neither is"),
+    conditions hold), facts of one predicate ("so is", "as is", "neither … nor", "and neither is", and
+    across two sentences "So is …", "Nor does …", "… isn't either", "… is too"),
     verbs sharing an object, the progressive, "someone who is", "If people …", "Nothing red is …",
     semicolons; seeded, every form written, and every 25th record answered as the original, cited,
     with nothing skipped."""
@@ -133,7 +134,8 @@ def test_joined_style_uses_every_form_and_its_sample_answers_like_the_original(c
     recs, text = _seeded_style(dev, "joined", (
         "If something is ", " or ", " things are ", "Things that are ", "Anything ", " and so is ", " and so does ",
         ", as is ", ", as does ", "Neither ", " and neither ", " eats and ", " is seeing ", "someone who is ",
-        "something that is ", "If people ", "Nothing ", "; the ", ", who is ", ", which is "))
+        "something that is ", "If people ", "Nothing ", "; the ", ", who is ", ", which is ", ". So is ", ". So does ",
+        ". Nor ", " too."))
     assert re.search(r"things are (not )?[a-z]+, and all [a-z ]*things are", text)  # two generics as one
     assert re.search(r"If something is [a-z]+, [a-z]+,? or ", text)  # three or more alternatives
     for i in range(7, len(dev), 25):

@@ -513,6 +513,8 @@ class Interpreter(RuleReading, QuestionReading):
                 self.not_the_case(body, scope, frame, out)
             case "so_clause":
                 self.so_clause(body, scope, frame, out)
+            case "so_sentence":
+                self.so_sentence(body, scope, frame, out)
             case "neither_clause":
                 self.neither_clause(body, scope, frame, out)
             case ("generic_adj" | "generic_every" | "generic_all" | "generic_rel" | "generic_adj_rel" | "generic_no_adj"
@@ -542,6 +544,8 @@ class Interpreter(RuleReading, QuestionReading):
             ctx.genders[who] = g
         ctx.genders.update(scope.genders)
         scope.hand_over()
+        plain = body.data in ("clause", "clauses", "so_clause", "so_sentence") and not out.rules
+        ctx.last_said = scope.said if plain and ctx.story_time is None else ()
         return out
 
     def _stated_genders(self, out: Meaning):
@@ -577,19 +581,24 @@ class Interpreter(RuleReading, QuestionReading):
                 raise Unsupported("a generic statement mixing a measured value with other predicates")
             self._rules(out, scope, [Prop(x, RDF_TYPE, c) for c in subs[0].members], props, scope.kind_objects)
             return
+        verbal = {p.data in ("verb", "do_verb", "verbs") for p in preds}
         for s in subs:
             if isinstance(s.term, Var):
                 raise Unsupported("a statement about someone unnamed")
             for ty in s.types:
                 out.props.append((Prop(s.term, RDF_TYPE, ty), Frame(version=frame.version)))
+            said = []
             for p in preds:
                 for q in self.predicate(p, s, scope, frame):
+                    said.append((q.predicate, q.object, q.negated))
                     if isinstance(q.object, Var):  # "The cat chases dogs.": a rule over the dogs
                         if scope.ctx.story_time is not None or q.kind:
                             raise Unsupported("a story event about a kind (a bare plural object)")
                         self._rules(out, scope, [], [q], scope.kind_objects)
                     else:
                         out.props.append((q, self._story_frame(q, frame, scope)))
+            # "… So is the dog.": what the next sentence may repeat (one auxiliary must fit every predicate)
+            scope.said = (("DO" if verbal == {True} else "BE"), tuple(said)) if len(verbal) == 1 and said else ()
 
     def _passive(self, word: str, prep: str, obj: Tree) -> str | None:
         """The active verb's predicate when "is <word> by <agent>" is a passive ("chased by", "seen
@@ -697,6 +706,29 @@ class Interpreter(RuleReading, QuestionReading):
         self._clause_boundary(scope, out)
         np = [c for c in body.children if isinstance(c, Tree) and c.data != "clause"][0]
         self.clause(Tree("clause", [Tree("subjects", [np]), preds]), scope, frame, out)
+
+    def so_sentence(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
+        """"So is the dog.", "The dog is too / as well.", "Neither / Nor does the dog.", "The dog isn't
+        either.": what the sentence before said of its last subject, said again of this one.  The
+        auxiliary must fit the predicates repeated ("is" after "is red", "does" after "chases the
+        cat"), and "so" / "too" a statement, "neither" / "nor" / "not either" a denial; a sentence
+        before that was a rule, a question or about several things at once leaves nothing to repeat."""
+        if not scope.ctx.last_said:
+            raise Unresolved("'so is …' / '… is too' with no plain statement before it to repeat")
+        aux_kind, said = scope.ctx.last_said
+        aux = [c for c in body.children if isinstance(c, Token) and c.type in ("BE", "DO")][0]
+        if aux.type != aux_kind:
+            raise Unsupported(f"'{aux.value}' does not repeat the sentence before's predicate")
+        denial = has(body, "NEITHER") or has(body, "NOR") or has(body, "NOT")
+        if any(neg != denial for _, _, neg in said):
+            raise Unsupported("'so' / 'too' after a denial, or 'neither' after a statement")
+        subject = self.np([c for c in body.children if isinstance(c, Tree)][0], scope)
+        if subject.kind or isinstance(subject.term, Var):
+            raise Unsupported("'so is …' about a kind or someone unnamed")
+        for pred, obj, neg in said:
+            out.props.append((Prop(subject.term, pred, obj, neg), Frame(version=frame.version)))
+        scope.last = [subject]
+        scope.said = scope.ctx.last_said
 
     def neither_clause(self, body: Tree, scope: "Scope", frame: Frame, out: Meaning) -> None:
         """"Neither the cat nor the dog is red.": each subject's one statement, denied (a predicate

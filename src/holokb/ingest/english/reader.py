@@ -168,7 +168,7 @@ class EnglishReader:
             if isinstance(result, ReadSkip):
                 skips.append(replace(result, span=span))
                 # A pronoun after a sentence not read could mean someone in it: nothing to refer back to.
-                ctx.last_subjects = ctx.last_objects = ctx.prev_objects = ()
+                ctx.last_subjects = ctx.last_objects = ctx.prev_objects = ctx.last_said = ()
                 continue
             if result.heading:
                 skips.append(ReadSkip(SkipCode.NO_STATEMENT, span, text[a:b], "a heading states no fact"))

@@ -24,6 +24,7 @@ class Scope:
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
         self.genders: dict = {}  # genders this sentence's resolved pronouns give their antecedents
         self.typed: dict = {}  # a rule's indefinite subjects ("a dog"): their term -> the variable standing for them
+        self.said: tuple = ()  # what the latest clause said of its last subject (Context.last_said)
 
     def hand_over(self) -> None:
         """Leave this sentence's (or clause's) subjects and objects to the context, as the antecedents

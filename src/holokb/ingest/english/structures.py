@@ -74,6 +74,10 @@ class Context:
     prev_objects: tuple[Ref, ...] = ()            # the direct objects of the sentence just before (maybe none)
     rule_count: int = 0
     genders: dict = field(default_factory=dict)   # term → "m"/"f"/"n" the text has given it (pronoun agreement)
+    # What the latest sentence said of its last subject, for "So is the dog." / "The dog is too.": the
+    # auxiliary that repeats it ("BE" or "DO") and (predicate, object, negated) per statement; () when
+    # that sentence was no plain statement about a named thing.
+    last_said: tuple = ()
 
     def copy(self) -> "Context":
         """A copy one parse of a sentence may change without touching the others'."""
@@ -86,7 +90,7 @@ class Context:
     def key(self) -> tuple:
         """What later sentences can see of this context (two parses must leave the same)."""
         return (self.date, self.story_time, self.last_subjects, self.last_objects, self.prev_objects, self.rule_count,
-                tuple(sorted((str(k), v) for k, v in self.genders.items())))
+                tuple(sorted((str(k), v) for k, v in self.genders.items())), self.last_said)
 
 
 @dataclass
