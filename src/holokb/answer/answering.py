@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 from ..analysis import check_program
@@ -103,6 +103,8 @@ class Answerer(StoryForms):
         if isinstance(plan, Unplannable):
             return Answer(None, Verdict.UNSUPPORTED, missing=Missing(MissingKind.UNPLANNABLE, plan.message,
                                                                      plan.reason.value), as_of=as_of)
+        if plan.answer_form is AnswerForm.YES_NO and plan.conditions and plan.check is None:
+            return self._all_of(plan, as_of)
         quoter = Quoter(self.ledger)
         program, rule_views = self.rulebook.at(as_of)
         run = _Run(plan, as_of, program, {}, rule_views)
@@ -138,6 +140,51 @@ class Answerer(StoryForms):
                 scores[e.fact_id] = max(scores.get(e.fact_id, 0.0), round(e.score, 12))
         return Answer(text, Verdict.SUPPORTED, tuple(chunks), tuple(kept), tuple(scores.items()), (), None, values,
                       run.plan, run.as_of, truncated, limit)
+
+    def _all_of(self, plan: QueryPlan, as_of: AsOf) -> Answer:
+        """A yes/no question stating several things at once ("Is the bear big and red?": the goal and
+        each condition, all ground): each is answered on its own, and the question is "Yes" when
+        every one is (the chains one after the other), "No" when one is "No" (that one's chain: one
+        false part makes the whole false), conflicting when one is, and unsupported otherwise (the
+        first part not decided says what was missing)."""
+        parts = []
+        for g in (plan.goal, *plan.conditions):
+            if g is None or any(isinstance(t, Var) for t in (g.predicate, g.subject, g.object)):
+                return Answer(None, Verdict.UNSUPPORTED, missing=Missing(
+                    MissingKind.UNPLANNABLE, "a yes/no question of several parts must name everything it asks about"),
+                    plan=plan, as_of=as_of)
+            parts.append(self.answer(replace(plan, goal=g, conditions=(), predicates=(g.predicate,)), as_of))
+        truncated = any(a.truncated for a in parts)
+        limit = next((a.limit_hit for a in parts if a.limit_hit is not None), None)
+        decided = next((a for a in parts if a.verdict is Verdict.CONFLICTING
+                        or (a.verdict is Verdict.SUPPORTED and a.text == "No")), None)
+        if decided is None:
+            decided = next((a for a in parts if a.verdict is Verdict.UNSUPPORTED), None)
+        if decided is not None:
+            chain = self._one_conclusion(plan, [decided], decided.text) if decided.text else decided.fact_chain
+            return replace(decided, fact_chain=chain, plan=plan, truncated=truncated, limit_hit=limit)
+        chunks, scores = [], {}
+        for a in parts:
+            chunks += [c for c in a.chunks_used if c not in chunks]
+            for k, v in a.support_scores:
+                scores[k] = max(scores.get(k, 0.0), v)
+        return Answer("Yes", Verdict.SUPPORTED, tuple(chunks), self._one_conclusion(plan, parts, "Yes"),
+                      tuple(scores.items()), plan=plan, as_of=as_of, truncated=truncated, limit_hit=limit)
+
+    def _one_conclusion(self, plan: QueryPlan, parts: list[Answer], text: str) -> tuple[ChainEntry, ...]:
+        """The parts' chains, each step once, ending in one conclusion about the whole question that
+        rests on what decided each part (its score the weakest of theirs)."""
+        chain, seen, deciding, score = [], set(), [], 1.0
+        for a in parts:
+            for e in a.fact_chain:
+                if e.role is ChainRole.CONCLUSION:
+                    deciding += [p for p in e.premises if p not in deciding]
+                    score = min(score, e.score if e.score is not None else 1.0)
+                elif (e.fact_id, e.role) not in seen:
+                    seen.add((e.fact_id, e.role))
+                    chain.append(e)
+        premises = [next(e for e in chain if e.fact_id == i) for i in deciding if any(e.fact_id == i for e in chain)]
+        return tuple(chain) + (conclusion_entry(self._question(plan), text, premises, score),)
 
     # -- the decision ---------------------------------------------------------------------------------
 

@@ -120,15 +120,21 @@ def _term(t) -> Const | Var:
 
 
 def _yes_no(meaning: Meaning, text: str) -> QueryPlan | Unplannable:
-    if meaning.rules or len(meaning.props) != 1:
+    """One fact asked ("Is the bear red?"), or several at once ("Is the bear big and red?": the goal
+    and, as conditions, the others; yes when every one holds)."""
+    if meaning.rules or not meaning.props:
         return Unplannable(UnplannableReason.UNKNOWN_FORM,
-                           "a yes/no question must state exactly one fact", 0, len(text))
-    p: Prop = meaning.props[0][0]
-    if isinstance(p.subject, Var) or isinstance(p.object, Var):
-        return Unplannable(UnplannableReason.UNKNOWN_FORM, "a claim about someone unnamed", 0, len(text))
+                           "a yes/no question must state facts (not a rule)", 0, len(text))
     from ..core import IRI
 
-    goal = Pattern(Const(IRI(p.predicate)), _term(p.subject), _term(p.object),
-                   polarity="negate" if p.negated else "affirm")
-    return QueryPlan(subjects=(Const(p.subject),), predicates=(Const(IRI(p.predicate)),), goal=goal,
-                     form=AnswerForm.YES_NO, world=World.OPEN, question=text)
+    asked = []
+    for p, _ in meaning.props:
+        if isinstance(p.subject, Var) or isinstance(p.object, Var):
+            return Unplannable(UnplannableReason.UNKNOWN_FORM, "a claim about someone unnamed", 0, len(text))
+        pattern = Pattern(Const(IRI(p.predicate)), _term(p.subject), _term(p.object),
+                          polarity="negate" if p.negated else "affirm")
+        if pattern not in asked:
+            asked.append(pattern)
+    return QueryPlan(subjects=tuple(dict.fromkeys(g.subject for g in asked)),
+                     predicates=tuple(dict.fromkeys(g.predicate for g in asked)), goal=asked[0],
+                     form=AnswerForm.YES_NO, world=World.OPEN, question=text, conditions=tuple(asked[1:]))

@@ -232,6 +232,10 @@ class Interpreter(RuleReading, QuestionReading):
                     classes.append(self.class_iri(words))
                 if items and len(words) > 1:
                     classes += [self.class_iri([w]) for w in words]
+                elif len(words) > 1 and not neg and (scope.asking or scope.checking):
+                    # "Is the bear a big animal?" asks what being one means (Big and Animal), which a
+                    # bear stated big and an animal is, as much as one stated "a big animal"
+                    classes = list(self.member_classes(words))
                 elif len(words) > 1 and not neg:
                     # "a big fire truck" is big, a fire truck and a truck (and a BigFireTruck): the
                     # classes its kind's members have (member_classes), and the head noun; a noun
@@ -490,6 +494,7 @@ class Interpreter(RuleReading, QuestionReading):
     def sentence(self, tree: Tree, ctx: Context, sentence_start: int, *, questions: bool = False) -> Meaning:
         stmt = tree.children[0]
         scope = Scope(ctx, sentence_start)
+        scope.checking = questions  # a claim read to be checked ("The bear is a big animal." as a question)
         if stmt.data != "statement":
             if not questions:
                 raise Unsupported("a question is not a statement")
