@@ -450,7 +450,9 @@ def _loose_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
         return f"{first if subj_first else pron} {_loose_pred(rng, concl.pred, plural and not subj_first)}"
 
     forms = [lambda: f"{_cap(conclusion(True))} if {clauses(concl.subj == VAR)}.",
-             lambda: f"{rng.choice(['When', 'Whenever'])} {clauses(False)}, {conclusion(False)}."]
+             lambda: f"{rng.choice(['When', 'Whenever'])} {clauses(False)}, {conclusion(False)}.",
+             lambda: f"{rng.choice(['Provided that', 'Assuming', 'As long as'])} {clauses(False)}, {conclusion(False)}.",
+             lambda: f"{_cap(clauses(False))} only if {conclusion(False)}."]  # "A only if B": if A then B
     if concl.subj == VAR:  # "If something is red it is big.": only a pronoun may open the conclusion
         forms.append(lambda: f"If {clauses(False)} {conclusion(False)}.")
     if var_only:

@@ -514,6 +514,14 @@ class Interpreter(RuleReading, QuestionReading):
                 self.conditional(body, scope, out)
             case "conditional_post":
                 self.conditional(body, scope, out, conclusion_first=True)
+            case "conditional_only_if":  # "A only if B" is "if A then B": the clauses' predicates the conditions
+                first = body.children[0]
+                conds = []
+                for clause in kids(first, "clause") if first.data == "clauses" else [first]:
+                    subjects, preds = kids(clause, "subjects")[0], [c for c in kids(clause, "predicates")[0].children
+                                                                     if isinstance(c, Tree)]
+                    conds += [Tree("cond_clause", [subjects, preds[0]])] + [Tree("cond_elided", [p]) for p in preds[1:]]
+                self.conditional(Tree("conditional", [Tree("conditions", conds)] + kids(body, "consequents")), scope, out)
             case "not_the_case":
                 self.not_the_case(body, scope, frame, out)
             case "so_clause":

@@ -66,6 +66,9 @@ class RuleReading:
         one rule for each way they can hold."""
         frame = Frame()
         scope.in_rule = True
+        words = [t.value.lower() for t in body.children if isinstance(t, Token) and t.type.startswith(("W_", "C_"))]
+        if has(body, "AS") and words != ["long"]:  # "as long as" only ("as big as …" is no condition)
+            raise Unsupported(f"'as {' '.join(words)} as' opening a condition")
         cond_tree = [c for c in body.children if isinstance(c, Tree) and c.data in ("conditions", "conditions_or")][0]
         conds = [c for c in cond_tree.children if isinstance(c, Tree)]
         any_of = cond_tree.data == "conditions_or"
