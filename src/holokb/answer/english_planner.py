@@ -10,7 +10,7 @@ green.", the form ProofWriter asks about) is planned as "is this statement true?
 from __future__ import annotations
 
 from ..analysis.program import Const, Var
-from ..ingest.english.meaning import Context, Meaning, Prop
+from ..ingest.english.meaning import Context, Meaning
 from ..ingest.english.reader import EnglishReader
 from ..ingest.english.reading import ReadSkip
 from ..core import Literal
