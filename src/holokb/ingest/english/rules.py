@@ -92,6 +92,17 @@ class RuleReading:
         for alt in _bounded(cond):
             self._rules(out, scope, types + alt, cons[0], scope.kind_objects)
 
+    def only_if(self, body: Tree, scope: "Scope", out: Meaning) -> None:
+        """"Something is red only if it is cold." is "If something is red then it is cold.": the
+        predicates of the clause (or clauses) before "only if" are the conditions."""
+        first = body.children[0]
+        conds = []
+        for clause in kids(first, "clause") if first.data == "clauses" else [first]:
+            subjects = kids(clause, "subjects")[0]
+            preds = [c for c in kids(clause, "predicates")[0].children if isinstance(c, Tree)]
+            conds += [Tree("cond_clause", [subjects, preds[0]])] + [Tree("cond_elided", [p]) for p in preds[1:]]
+        self.conditional(Tree("conditional", [Tree("conditions", conds)] + kids(body, "consequents")), scope, out)
+
     def _typed_variable(self, ref: Ref, scope: "Scope", types: list[Prop]) -> Ref:
         """A fresh rule variable for the generic subject ``ref`` ("a cat"), its class condition added to ``types``."""
         x = scope.variable()
