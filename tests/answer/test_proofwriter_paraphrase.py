@@ -115,7 +115,7 @@ def test_loose_style_uses_every_form_and_its_sample_answers_like_the_original(co
     recs, text = _seeded_style(dev, "loose", (
         " if it ", " if they ", "When ", "Whenever ", "Whoever ", "Whatever ", "Those who ", "Things which ",
         "Anything ", " never ", "It is false that ", "It is not true that ", " but not ", "Furthermore, ",
-        "A red thing ", " it is round.", "Provided that ", "Assuming ", "As long as ", " only if "))
+        "A red thing ", " it is round.", "Provided that ", "Assuming ", "As long as ", " only if ", " unless "))
     assert re.search(r"If [^.,]* (it|they) (is|are)", text)        # no "then", no comma
     assert re.search(r"\. (All the )?[A-Za-z]+ [a-z]+ things ", text)  # adjectives side by side
     for i in range(5, len(dev), 25):

@@ -512,9 +512,9 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                         self._clause_boundary(scope, out)
                     self.clause(c, scope, frame, out)
             case "conditional":
-                self.conditional(body, scope, out)
+                self.conditional(body, scope, out, unless=has(body, "UNLESS"))
             case "conditional_post":
-                self.conditional(body, scope, out, conclusion_first=True)
+                self.conditional(body, scope, out, conclusion_first=True, unless=has(body, "UNLESS"))
             case "conditional_only_if":
                 self.only_if(body, scope, out)
             case "not_the_case":

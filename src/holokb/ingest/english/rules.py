@@ -58,12 +58,15 @@ class RuleReading:
         items = _either(kids(t, "adjectives_or")[0])
         return [self.predicate(Tree("be_adj", [Tree("adjectives", [i])]), subject, scope, frame) for i in items]
 
-    def conditional(self, body: Tree, scope: "Scope", out: Meaning, *, conclusion_first: bool = False) -> None:
+    def conditional(self, body: Tree, scope: "Scope", out: Meaning, *, conclusion_first: bool = False,
+                    unless: bool = False) -> None:
         """"If something is red then it is big." (also without "then": "If something is red it is big.",
         "When something is red, it is big."); ``conclusion_first``: "Something is big if it is red." (the
         clauses read in the order written, so "it" refers back to "something" either way).  Conditions
         joined by "or" ("If something is red or big …", "If the cat is red or the dog is big …") give
-        one rule for each way they can hold."""
+        one rule for each way they can hold.  ``unless``: "Unless something is cold, it is red." is "If
+        something is not cold then it is red." (one condition only: "unless it is cold and big" could
+        deny either part)."""
         frame = Frame()
         scope.in_rule = True
         words = [t.value.lower() for t in body.children if isinstance(t, Token) and t.type.startswith(("W_", "C_"))]
@@ -86,6 +89,10 @@ class RuleReading:
             cons = self._condition_props(conss, scope, frame)
         if len(cons) != 1:
             raise Unsupported("'or' in a conclusion (which of them holds?)")
+        if unless:
+            if len(cond) != 1 or len(cond[0]) != 1 or types:
+                raise Unsupported("'unless' with more than one condition (which of them is denied?)")
+            cond = [[replace(cond[0][0], negated=not cond[0][0].negated)]]
         if any_of and types:
             # "If a cat is red or a dog is big then …": each rule would need only its own class
             raise Unsupported("an indefinite subject in conditions joined by 'or'")
