@@ -455,11 +455,15 @@ def _loose_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
              lambda: f"{_cap(clauses(False))} only if {conclusion(False)}."]  # "A only if B": if A then B
     if len(conds) == 1 and conds[0].pred.neg:  # "… unless it is green": one denied condition, affirmed
         c = conds[0]
-        unless = Atom(c.subj, Pred(False, c.pred.adj, c.pred.verb, c.pred.obj))
-        forms.append(lambda: f"{_cap(conclusion(True))} unless "
-                             f"{unless.subj if unless.subj != VAR else pron} {_vp(rng, unless.pred, plural and unless.subj == VAR)}."
-                     if concl.subj == VAR or unless.subj != VAR else
-                     f"Unless {unless.subj if unless.subj != VAR else first} {_vp(rng, unless.pred, False)}, {conclusion(False)}.")
+        affirmed = Pred(False, c.pred.adj, c.pred.verb, c.pred.obj)
+
+        def unless() -> str:
+            if c.subj == VAR and concl.subj != VAR:  # the variable is named first: "Unless something …, the cow …"
+                return f"Unless {first} {_vp(rng, affirmed, False)}, {conclusion(False)}."
+            subj, pl = (pron, plural) if c.subj == VAR else (c.subj, False)
+            head = _cap(conclusion(True))
+            return f"{head} unless {subj} {_vp(rng, affirmed, pl)}."
+        forms.append(unless)
     if concl.subj == VAR:  # "If something is red it is big.": only a pronoun may open the conclusion
         forms.append(lambda: f"If {clauses(False)} {conclusion(False)}.")
     if var_only:

@@ -103,10 +103,13 @@ class Answerer(StoryForms):
         if isinstance(plan, Unplannable):
             return Answer(None, Verdict.UNSUPPORTED, missing=Missing(MissingKind.UNPLANNABLE, plan.message,
                                                                      plan.reason.value), as_of=as_of)
-        if plan.answer_form is AnswerForm.YES_NO and plan.conditions and plan.check is None:
-            return self._all_of(plan, as_of)
-        quoter = Quoter(self.ledger)
         program, rule_views = self.rulebook.at(as_of)
+        if plan.answer_form is AnswerForm.YES_NO and plan.conditions and plan.check is None:
+            return self._all_of(plan, as_of, program, rule_views)
+        return self._answer(plan, as_of, program, rule_views)
+
+    def _answer(self, plan: QueryPlan, as_of: AsOf, program: Program, rule_views: dict[str, FactView]) -> Answer:
+        quoter = Quoter(self.ledger)
         run = _Run(plan, as_of, program, {}, rule_views)
         try:
             chain, text, values, conflicts = self._decide(run, quoter, rule_views)
@@ -141,7 +144,7 @@ class Answerer(StoryForms):
         return Answer(text, Verdict.SUPPORTED, tuple(chunks), tuple(kept), tuple(scores.items()), (), None, values,
                       run.plan, run.as_of, truncated, limit)
 
-    def _all_of(self, plan: QueryPlan, as_of: AsOf) -> Answer:
+    def _all_of(self, plan: QueryPlan, as_of: AsOf, program: Program, rule_views: dict[str, FactView]) -> Answer:
         """A yes/no question stating several things at once ("Is the bear big and red?": the goal and
         each condition, all ground): each is answered on its own, and the question is "Yes" when
         every one is (the chains one after the other), "No" when one is "No" (that one's chain: one
@@ -153,7 +156,8 @@ class Answerer(StoryForms):
                 return Answer(None, Verdict.UNSUPPORTED, missing=Missing(
                     MissingKind.UNPLANNABLE, "a yes/no question of several parts must name everything it asks about"),
                     plan=plan, as_of=as_of)
-            parts.append(self.answer(replace(plan, goal=g, conditions=(), predicates=(g.predicate,)), as_of))
+            parts.append(self._answer(replace(plan, goal=g, conditions=(), predicates=(g.predicate,)), as_of,
+                                      program, rule_views))
         truncated = any(a.truncated for a in parts)
         limit = next((a.limit_hit for a in parts if a.limit_hit is not None), None)
         decided = next((a for a in parts if a.verdict is Verdict.CONFLICTING
@@ -174,16 +178,18 @@ class Answerer(StoryForms):
     def _one_conclusion(self, plan: QueryPlan, parts: list[Answer], text: str) -> tuple[ChainEntry, ...]:
         """The parts' chains, each step once, ending in one conclusion about the whole question that
         rests on what decided each part (its score the weakest of theirs)."""
-        chain, seen, deciding, score = [], set(), [], 1.0
+        chain, seen, deciding, score = [], set(), {}, 1.0
+        first: dict[str, ChainEntry] = {}  # a fact id's first step in the chain
         for a in parts:
             for e in a.fact_chain:
                 if e.role is ChainRole.CONCLUSION:
-                    deciding += [p for p in e.premises if p not in deciding]
+                    deciding.update(dict.fromkeys(e.premises))
                     score = min(score, e.score if e.score is not None else 1.0)
                 elif (e.fact_id, e.role) not in seen:
                     seen.add((e.fact_id, e.role))
                     chain.append(e)
-        premises = [next(e for e in chain if e.fact_id == i) for i in deciding if any(e.fact_id == i for e in chain)]
+                    first.setdefault(e.fact_id, e)
+        premises = [first[i] for i in deciding if i in first]
         return tuple(chain) + (conclusion_entry(self._question(plan), text, premises, score),)
 
     # -- the decision ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lark import Token, Tree
 
 from ...analysis.program import Var
-from .structures import Frame, Meaning, Prop, Unresolved, Unsupported, has, kids
+from .structures import VERBAL, Frame, Meaning, Prop, Unresolved, Unsupported, has, kids
 
 if TYPE_CHECKING:
     from .scope import Scope
@@ -59,7 +59,7 @@ class ClauseReading:
         props, rules = len(out.props), len(out.rules)
         self.clause(clause, scope, frame, out)
         preds = kids(clause, "predicates")[0]
-        verbal = [p.data in ("verb", "do_verb", "verbs") for p in preds.children if isinstance(p, Tree)]
+        verbal = [p.data in VERBAL for p in preds.children if isinstance(p, Tree)]
         aux = [c for c in body.children if isinstance(c, Token) and c.type in ("BE", "DO")][0]
         if any(verbal) if aux.type == "BE" else not all(verbal):
             raise Unsupported(f"'{aux.value}' does not repeat the clause's predicate")

@@ -24,7 +24,7 @@ from .clauses import ClauseReading
 from .questions import QuestionReading
 from .rules import RuleReading
 from .scope import Scope
-from .structures import (DAY_MS, STORY_RANK, Context, Frame, Meaning, Prop, Ref, Unresolved, Unsupported, camel, has,
+from .structures import (DAY_MS, STORY_RANK, VERBAL, Context, Frame, Meaning, Prop, Ref, Unresolved, Unsupported, camel, has,
                          kids, tokens_of)
 
 _UNIT_MS = {"ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": DAY_MS, "w": 7 * DAY_MS}
@@ -142,12 +142,8 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
             case "someone":
                 return Ref(scope.variable())
             case "pronoun":
-                if len(tokens_of(t)) > 1:  # "he or she": whoever the rule's one unnamed thing is
-                    if not scope.in_rule:
-                        raise Unresolved(f"'{' '.join(x.value for x in tokens_of(t))}' outside a rule")
-                    return scope.pronoun("they")
                 return scope.pronoun(first.value)
-            case "anaphor":  # "that person", "the thing": the rule's one unnamed thing, as "they"
+            case "anaphor":  # "that person", "the thing", "he or she": the rule's one unnamed thing, as "they"
                 if not scope.in_rule:
                     raise Unresolved(f"'{' '.join(x.value for x in tokens_of(t))}' outside a rule: which one?")
                 return scope.pronoun("they")
@@ -494,8 +490,7 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
     # -- sentences ------------------------------------------------------------------------------
     def sentence(self, tree: Tree, ctx: Context, sentence_start: int, *, questions: bool = False) -> Meaning:
         stmt = tree.children[0]
-        scope = Scope(ctx, sentence_start)
-        scope.checking = questions  # a claim read to be checked ("The bear is a big animal." as a question)
+        scope = Scope(ctx, sentence_start, checking=questions)
         if stmt.data != "statement":
             if not questions:
                 raise Unsupported("a question is not a statement")
@@ -589,7 +584,7 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                 raise Unsupported("a generic statement mixing a measured value with other predicates")
             self._rules(out, scope, [Prop(x, RDF_TYPE, c) for c in subs[0].members], props, scope.kind_objects)
             return
-        verbal = {p.data in ("verb", "do_verb", "verbs") for p in preds}
+        verbal = {p.data in VERBAL for p in preds}
         for s in subs:
             if isinstance(s.term, Var):
                 raise Unsupported("a statement about someone unnamed")

@@ -9,7 +9,7 @@ from .structures import Context, Prop, Ref, Unresolved
 class Scope:
     """Variables and references inside one sentence."""
 
-    def __init__(self, ctx: Context, sentence_start: int):
+    def __init__(self, ctx: Context, sentence_start: int, *, checking: bool = False):
         self.ctx = ctx
         self.sentence_start = sentence_start
         self.vars: list[Var] = []
@@ -22,7 +22,7 @@ class Scope:
         self.gap: Var | None = None  # the missing object of an object relative ("that the cat chases")
         self.kind_objects: list[Prop] = []  # the class conditions of bare plural objects ("chases dogs")
         self.asking = False  # reading a question: a clause means what it asks, not what it would state
-        self.checking = False  # reading a question or a claim to check (not a statement to store)
+        self.checking = checking  # reading a question or a claim to check (not a statement to store)
         self.genders: dict = {}  # genders this sentence's resolved pronouns give their antecedents
         self.typed: dict = {}  # a rule's indefinite subjects ("a dog"): their term -> the variable standing for them
         self.said: tuple = ()  # what the latest clause said of its last subject (Context.last_said)

@@ -21,6 +21,10 @@ class Unresolved(Exception):
     """A pronoun with nothing to refer to."""
 
 
+#: Predicate forms that repeat with "does" ("So does the dog."); every other one repeats with "is".
+VERBAL = frozenset({"verb", "do_verb", "verbs"})
+
+
 @dataclass(frozen=True, slots=True)
 class Ref:
     """What a noun phrase denotes: a term (IRI or literal) or a rule variable.
