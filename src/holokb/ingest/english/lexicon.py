@@ -104,6 +104,9 @@ class Lexicon:
                 kind = "BE"  # "it's", "he's", "that's": the copula, not a possessive
             if s.lower() == "single" and out and out[-1].type == "EVERY":
                 kind = "SPACE"  # "every single cat": every cat (not the class Single)
+            elif kind == "_ADV" and out and out[-1].type in ("_ADV", "AND", "A"):
+                # "is also quite young", "green and also kind", "a rather big person": it adds nothing
+                kind = "SPACE"
             if kind != "SPACE":
                 out.append(Word(kind, s, offset + m.start(), offset + m.end()))
             pos = m.end()
