@@ -224,6 +224,11 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                 if any(has(i, "NOT") for i in items):
                     raise Unsupported("a negated adjective before a noun")
                 words = [x.value for n in kids(t, "nominal") for x in tokens_of(n)]
+                if len(words) > 1 and t.data == "be_type" and not has(t, "A") \
+                        and any(c.type == "BE" and c.value.lower() in ("is", "was") for c in t.children if isinstance(c, Token)):
+                    # "Bob is big like Anne." read the classes BigLikeAnne, Like and Anne: a singular
+                    # subject's class phrase takes an article ("is a big cat")
+                    raise Unsupported("a singular noun phrase without an article after 'is'")
                 classes = [self.class_iri([tokens_of(i)[-1].value]) for i in items]
                 if words:
                     classes.append(self.class_iri(words))
@@ -251,6 +256,9 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                 rel = kids(t, "relation_object")[0]
                 prep = [c for c in rel.children if isinstance(c, Token)][0].value.lower()
                 obj = [c for c in rel.children if isinstance(c, Tree)][0]
+                if prep == "in" and obj.data == "bare" and adj.type != "W_V" \
+                        and [w.value.lower() for w in tokens_of(obj)] in ([a] for a in self.lex.table("aspects").get("words", ())):
+                    return [Prop(s, RDF_TYPE, self.class_iri([adj.value]), neg)]  # "red in color": Red
                 o = self.value(obj, scope) if obj.data in ("measure", "date", "number", "time") else self._adj_object(obj, scope)
                 passive = self._passive(adj.value.lower(), prep, obj)
                 if passive is not None:  # "The dog is chased by the cat." = the cat chases the dog
