@@ -230,14 +230,15 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                     # subject's class phrase takes an article ("is a big cat")
                     raise Unsupported("a singular noun phrase without an article after 'is'")
                 classes = [self.class_iri([tokens_of(i)[-1].value]) for i in items]
+                if len(words) > 1 and not neg and (scope.asking or scope.checking or isinstance(s, Var)):
+                    # "Is the bear a big animal?", "If something is a big animal …": what being one
+                    # means (Big and Animal), which a bear stated big and an animal is, as much as one
+                    # stated "a big animal" (a rule's condition asks it; its conclusion then states it)
+                    return [Prop(s, RDF_TYPE, c, neg) for c in dict.fromkeys(classes + list(self.member_classes(words)))]
                 if words:
                     classes.append(self.class_iri(words))
                 if items and len(words) > 1:
                     classes += [self.class_iri([w]) for w in words]
-                elif len(words) > 1 and not neg and (scope.asking or scope.checking):
-                    # "Is the bear a big animal?" asks what being one means (Big and Animal), which a
-                    # bear stated big and an animal is, as much as one stated "a big animal"
-                    classes = list(self.member_classes(words))
                 elif len(words) > 1 and not neg:
                     # "a big fire truck" is big, a fire truck and a truck (and a BigFireTruck): the
                     # classes its kind's members have (member_classes), and the head noun; a noun
