@@ -153,18 +153,22 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                 return scope.last[0]
         raise Unsupported(f"noun phrase form {t.data}")
 
+    def _aside(self, t: Tree, who: Ref, scope: "Scope") -> None:
+        """"Bob, who is big, …", "… the cat, which is red.": what the relative says of a named thing is
+        stated beside the clause (of someone unnamed or a kind it would be a condition: refused)."""
+        if who.kind or not isinstance(who.term, (IRI, Literal)):
+            raise Unsupported("an aside ('…, who is big, …') about someone unnamed or a kind")
+        for p in t.children:
+            if isinstance(p, Tree):
+                scope.extra.extend(self.predicate(p, who, scope, Frame()))
+
     def subjects(self, t: Tree, scope: "Scope") -> list[Ref]:
         refs: list[Ref] = []
         for c in t.children:
             if not isinstance(c, Tree):
                 continue
             if c.data == "relative":  # "Bob, who is big, …": what the aside says of Bob is stated too
-                who = refs[-1]
-                if who.kind or not isinstance(who.term, (IRI, Literal)):
-                    raise Unsupported("an aside ('…, who is big, …') about someone unnamed or a kind")
-                for p in c.children:
-                    if isinstance(p, Tree):
-                        scope.extra.extend(self.predicate(p, who, scope, Frame()))
+                self._aside(c, refs[-1], scope)
                 continue
             if c.data == "pronoun" and not scope.vars and not scope.in_rule and not scope.last \
                     and tokens_of(c)[0].value.lower() in ("they", "them") and len(scope.ctx.last_subjects) > 1:
@@ -195,7 +199,9 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
         out = []
         for c in t.children:
             if isinstance(c, Tree):
-                if c.data in ("measure", "date", "number", "time"):
+                if c.data == "relative":  # "visits the cat, which is red": what the aside says is stated too
+                    self._aside(c, out[-1], scope)
+                elif c.data in ("measure", "date", "number", "time"):
                     out.append(Ref(self.value(c, scope)))
                 else:
                     out.append(self.np(c, scope))
