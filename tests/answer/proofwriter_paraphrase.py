@@ -418,12 +418,20 @@ def _formal_claim(rng: random.Random, claim: str) -> str:
 # "when", "whoever", "anything red", adjectives side by side ("Big red things …"), "those who", "which",
 # "never", "It is false that …", "but", sentence connectives ("Furthermore, …").  Meaning kept.
 
+_COLOURS = {"blue", "green", "red", "white"}
+
+
 def _loose_pred(rng: random.Random, p: Pred, plural: bool) -> str:
-    """The predicate, a denial sometimes with "never" ("is never red", "never chases the dog")."""
+    """The predicate, a denial sometimes with "never" ("is never red", "never chases the dog"), an
+    adjective sometimes with an intensifier ("is rather big") or its aspect ("is red in color")."""
     if p.neg and rng.random() < 0.4:
         if p.adj is not None:
             return f"{'are' if plural else 'is'} never {p.adj}"
         return f"never {p.verb if plural else VERBS[p.verb]} {p.obj}"
+    if p.adj is not None and not p.neg and rng.random() < 0.2:
+        if p.adj in _COLOURS and rng.random() < 0.5:
+            return f"{'are' if plural else 'is'} {p.adj} in {rng.choice(['color', 'colour'])}"
+        return f"{'are' if plural else 'is'} {rng.choice(['rather', 'fairly', 'quite', 'very', 'also quite'])} {p.adj}"
     return _vp(rng, p, plural)
 
 
@@ -466,6 +474,13 @@ def _loose_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
         forms.append(unless)
     if concl.subj == VAR:  # "If something is red it is big.": only a pronoun may open the conclusion
         forms.append(lambda: f"If {clauses(False)} {conclusion(False)}.")
+
+        def kinds_first() -> str:  # "Things are big if they are red.": every mention after is "they"
+            parts = [f"{c.subj} {_vp(rng, c.pred, False)}" if c.subj != VAR else f"they {_vp(rng, c.pred, True)}"
+                     for c in conds]
+            return (f"{rng.choice(['Things', 'People'])} {_loose_pred(rng, concl.pred, True)} if "
+                    f"{' and '.join(parts)}.")
+        forms.append(kinds_first)
     if var_only:
         forms.append(lambda: f"{rng.choice(['Whoever', 'Whatever'])} {_relative(rng, conds, False)} "
                              f"{_loose_pred(rng, concl.pred, False)}.")
@@ -504,6 +519,11 @@ def _loose_context(rng: random.Random, sentences: list[str]) -> list[str]:
         elif (nxt is not None and nxt[0] == "fact" and nxt[1].subj == p[1].subj and p[1].pred.adj and nxt[1].pred.adj
               and not p[1].pred.neg and nxt[1].pred.neg and rng.random() < 0.7):
             out.append(f"{_cap(p[1].subj)} is {p[1].pred.adj} but not {nxt[1].pred.adj}.")  # "… kind but not nice."
+            k += 1
+        elif (nxt is not None and nxt[0] == "fact" and p[1].pred.verb and not p[1].pred.neg and p[1].pred.obj == nxt[1].subj
+              and nxt[1].pred.adj and not nxt[1].pred.neg and rng.random() < 0.7):
+            # "The bear visits the cat. The cat is red." -> "The bear visits the cat, which is red."
+            out.append(f"{_loose_fact(rng, p[1])[:-1]}, {rng.choice(['which', 'who'])} is {nxt[1].pred.adj}.")
             k += 1
         else:
             out.append(_loose_fact(rng, p[1]))
@@ -604,6 +624,12 @@ def _joined_pair(rng: random.Random, a: Atom, b: Atom) -> str | None:
     if (a.subj == b.subj and a.pred.verb and b.pred.verb and a.pred.obj == b.pred.obj and a.pred.verb != b.pred.verb
             and not a.pred.neg and not b.pred.neg):
         return f"{_cap(a.subj)} {VERBS[a.pred.verb]} and {VERBS[b.pred.verb]} {a.pred.obj}."
+    if a.subj == b.subj and a.pred.verb and b.pred.verb and a.pred.neg and b.pred.neg:
+        if a.pred.obj == b.pred.obj and a.pred.verb != b.pred.verb:  # "… neither likes nor chases the dog."
+            return f"{_cap(a.subj)} neither {VERBS[a.pred.verb]} nor {VERBS[b.pred.verb]} {a.pred.obj}."
+        if a.pred.verb == b.pred.verb and a.pred.obj != b.pred.obj:
+            return rng.choice([f"{_cap(a.subj)} {VERBS[a.pred.verb]} neither {a.pred.obj} nor {b.pred.obj}.",
+                               f"{_cap(a.subj)} {_not(rng, 'does')} {a.pred.verb} {a.pred.obj} or {b.pred.obj}."])
     return None
 
 

@@ -318,6 +318,15 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                 for v in verbs:
                     out += self.verb_phrase(Tree("verb", [v] + rest), s, scope, frame, neg)
                 return out
+            case "neither_verbs":  # "The cat neither likes nor chases the dog.": each verb denied
+                verbs = [c for c in t.children if isinstance(c, Token) and c.type.startswith("W_")]
+                rest = [c for c in t.children if isinstance(c, Tree)]
+                return [q for v in verbs for q in self.verb_phrase(Tree("verb", [v] + rest), s, scope, frame, True)]
+            case "neither_objects":  # "likes neither the cat nor the dog", "does not like the cat or the dog"
+                head = [c for c in t.children if (isinstance(c, Token) and c.type.startswith("W_"))
+                        or (isinstance(c, Tree) and c.data == "particle")]
+                nps = [c for c in t.children if isinstance(c, Tree) and c.data not in ("particle", "pps")]
+                return self.verb_phrase(Tree("verb", head + [Tree("objects", nps)] + kids(t, "pps")), s, scope, frame, True)
             case "progressive":  # "The cat is chasing the dog." = the cat chases the dog
                 verb = [c for c in t.children if isinstance(c, Token) and c.type == "W_V"][0]
                 if not verb.value.lower().endswith("ing"):
