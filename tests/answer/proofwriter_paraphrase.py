@@ -569,6 +569,16 @@ def _or_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
 
 
 def _joined_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
+    if len(conds) == 1 and conds[0].pred == concl.pred and conds[0].subj != concl.subj and concl.subj != VAR:
+        # "If the cat is big, so is the dog.", "… then the dog is too", "If … is not big, neither is …"
+        c, p = conds[0], concl.pred
+        aux = "is" if p.adj is not None else "does"
+        first = "something" if c.subj == VAR else c.subj
+        if p.neg:
+            return rng.choice([f"If {first} {_vp(rng, p, False)}, neither {aux} {concl.subj}.",
+                               f"If {first} {_vp(rng, p, False)}, then {concl.subj} {aux} not either."])
+        return rng.choice([f"If {first} {_vp(rng, p, False)}, so {aux} {concl.subj}.",
+                           f"If {first} {_vp(rng, p, False)} then {concl.subj} {aux} too."])
     if all(c.subj == VAR for c in conds) and concl.subj == VAR and rng.random() < 0.5:
         adjs = [c.pred.adj for c in conds if c.pred.adj is not None and not c.pred.neg]
         if len(conds) == 1 and len(adjs) == 1 and concl.pred.adj is not None and concl.pred.neg and rng.random() < 0.5:

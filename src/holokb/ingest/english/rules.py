@@ -10,7 +10,7 @@ from lark import Token, Tree
 
 from ...analysis.program import Atom, Const, Rule, Var
 from ...core import RDF_TYPE
-from .structures import Frame, Meaning, Prop, Ref, Unresolved, Unsupported, has, kids, tokens_of
+from .structures import VERBAL, Frame, Meaning, Prop, Ref, Unresolved, Unsupported, has, kids, tokens_of
 
 if TYPE_CHECKING:
     from .scope import Scope
@@ -75,7 +75,10 @@ class RuleReading:
         cond_tree = [c for c in body.children if isinstance(c, Tree) and c.data in ("conditions", "conditions_or")][0]
         conds = [c for c in cond_tree.children if isinstance(c, Tree)]
         any_of = cond_tree.data == "conditions_or"
-        conss = [c for c in kids(body, "consequents")[0].children if isinstance(c, Tree)]
+        if kids(body, "so_consequent"):
+            conss = [_so_consequent(kids(body, "so_consequent")[0], conds, any_of)]
+        else:
+            conss = [c for c in kids(body, "consequents")[0].children if isinstance(c, Tree)]
         types: list[Prop] = []  # class conditions of indefinite subjects ("a cat"): conditions too
         if conclusion_first:
             cons = self._condition_props(conss, scope, frame, types=types)
@@ -208,6 +211,26 @@ MAX_ALTERNATIVES = 16
 def _product(alts: list[list[Prop]], options: list[list[Prop]]) -> list[list[Prop]]:
     """Every way both hold: each alternative of ``alts`` joined with each of ``options``."""
     return [a + o for a in alts for o in options]
+
+
+def _so_consequent(so: Tree, conds: list[Tree], any_of: bool) -> Tree:
+    """"If the cat is big, so is the dog." (then the dog is too / neither is the dog): the conclusion
+    is the one condition's predicate said of the new subject.  The auxiliary must fit the predicate
+    ("so is" a copula, "so does" a verb) and "so" / "too" an affirmed condition, "neither" / "not
+    either" a denied one; several conditions are refused (which of them is repeated?)."""
+    if len(conds) != 1 or any_of or conds[0].data != "cond_clause":
+        raise Unsupported("'so is …' after several conditions (which of them holds of it?)")
+    pred = [c for c in conds[0].children if isinstance(c, Tree) and c.data != "subjects"][0]
+    aux = [c for c in so.children if isinstance(c, Token) and c.type in ("BE", "DO")][0]
+    if (pred.data in VERBAL) != (aux.type == "DO"):
+        raise Unsupported(f"'{aux.value}' does not repeat the condition's predicate")
+    denied = has(pred, "NOT") or any(has(i, "NOT") for i in pred.iter_subtrees() if i.data == "adj_item")
+    if denied != (has(so, "NEITHER") or has(so, "NOT")):
+        raise Unsupported("'so' after a denied condition, or 'neither' after an affirmed one")
+    np = [c for c in so.children if isinstance(c, Tree)][0]
+    if np.data in ("pronoun", "anaphor", "reflexive"):
+        raise Unsupported("'so is it': the condition's subject again, or another thing?")
+    return Tree("cons_clause", [Tree("subjects", [np]), pred])
 
 
 def _either(adjectives_or: Tree) -> list[Tree]:
