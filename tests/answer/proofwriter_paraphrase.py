@@ -481,6 +481,14 @@ def _loose_rule(rng: random.Random, conds: list[Atom], concl: Atom) -> str:
             return (f"{rng.choice(['Things', 'People'])} {_loose_pred(rng, concl.pred, True)} if "
                     f"{' and '.join(parts)}.")
         forms.append(kinds_first)
+    if var_only and len(conds) >= 2 and conds[0].pred.adj and not conds[0].pred.neg:
+        def typed_first() -> str:  # "If a big thing is young then it is red.": the first condition in the noun phrase
+            noun, pr, pl = rng.choice([("thing", "it", False), ("person", "they", True)])
+            rest = [_vp(rng, conds[1].pred, False)] + [f"{pr} {_vp(rng, c.pred, pl)}" for c in conds[2:]]
+            subj = rng.choice([pr, "the " + noun])
+            return (f"If a {conds[0].pred.adj} {noun} {' and '.join(rest)} then "
+                    f"{subj} {_loose_pred(rng, concl.pred, subj == 'they')}.")
+        forms.append(typed_first)
     if var_only:
         forms.append(lambda: f"{rng.choice(['Whoever', 'Whatever'])} {_relative(rng, conds, False)} "
                              f"{_loose_pred(rng, concl.pred, False)}.")

@@ -132,6 +132,15 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                 words = [x.value for x in toks]
                 return Ref(ref.term, kind=True, cls=self.class_iri(words), members=self.member_classes(words),
                            types=ref.types, agree=self._noun_agreement(toks))
+            case "indefinite_adj":  # "a big thing", "a young person": something of those classes
+                items = [i for a in t.children if isinstance(a, Tree) for i in kids(a, "adj_item")]
+                if any(has(i, "NOT") for i in items):
+                    raise Unsupported("a negated adjective before 'thing' / 'person'")
+                words = [tokens_of(i)[-1].value for i in items]
+                noun = [x for x in t.children if isinstance(x, Token) and x.type == "THINGS"][0].value.lower()
+                members = tuple(self.class_iri([w]) for w in words)
+                return Ref(self.class_iri(words + ["thing"]), kind=True, cls=self.class_iri(words + ["thing"]), members=members,
+                           agree="h" if noun in ("person", "one") else "n")
             case "versioned":
                 toks = tokens_of(t)
                 scope.version = toks[-1].value.lstrip("vV")
@@ -458,7 +467,7 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
         individual "the dog"; an indefinite one ("chases a dog": which?) is refused."""
         if not ref.kind or isinstance(ref.term, (Literal, Var)) or ref.cls is None:
             return ref.term
-        if tree.data == "indefinite":
+        if tree.data in ("indefinite", "indefinite_adj"):
             raise Unsupported("an indefinite object ('a …'): which one is not said")
         if scope.asking:
             raise Unsupported("a question about a kind (a bare plural object), not a named thing")
@@ -588,6 +597,8 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
         subs = self._plural_agreement(body, subs, preds)
         scope.last = subs
         generic = [r for r in subs if r.kind]
+        if any(isinstance(c, Tree) and c.data == "indefinite_adj" for c in kids(body, "subjects")[0].children):
+            raise Unsupported("'a big thing …' as a clause's subject (the generic form reads it)")
         if generic:
             # A bare plural or indefinite subject ("Cats chase the dog.", "A cat is red.") states a rule
             # over the members of its class, never a fact about the individual "the cat".  Only a
@@ -648,7 +659,7 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
         ref = self.np(t, scope)
         if not ref.kind or ref.cls is None or isinstance(ref.term, (Literal, Var)):
             return ref.term
-        if t.data == "indefinite":
+        if t.data in ("indefinite", "indefinite_adj"):
             raise Unsupported("an indefinite object of an adjective ('of a …'): which one is not said")
         return self._kind(ref)
 
