@@ -10,22 +10,23 @@ table says otherwise.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
-from datetime import datetime, timezone
 
 from lark import Token, Tree
 
 from ...analysis.program import Var
-from ...core import IRI, RDF_TYPE, Duration, Literal, Term
+from ...core import IRI, RDF_TYPE, Duration, Literal
 from ...core.terms import XSD_DATE
-from .lexicon import Lexicon, is_plural, lemma, pos_flags, third_person
+from ...core.time import parse_date_ms
 from .clauses import ClauseReading
+from .lexicon import Lexicon, is_plural, lemma, pos_flags
+from .predicates import PredicateReading
 from .questions import QuestionReading
 from .rules import RuleReading
 from .scope import Scope
 from .structures import (DAY_MS, STORY_RANK, VERBAL, Context, Frame, Meaning, Prop, Ref, Unresolved, Unsupported, camel, has,
                          kids, tokens_of)
+from .verbs import VerbReading
 
 _UNIT_MS = {"ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": DAY_MS, "w": 7 * DAY_MS}
 
@@ -33,7 +34,7 @@ _UNIT_MS = {"ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": DAY_MS, "w":
 __all__ = ["Context", "Frame", "Interpreter", "Meaning", "Prop", "Ref", "Scope", "Unresolved", "Unsupported"]
 
 
-class Interpreter(ClauseReading, RuleReading, QuestionReading):
+class Interpreter(PredicateReading, VerbReading, ClauseReading, RuleReading, QuestionReading):
     """Turns parse trees into :class:`Meaning` under a lexicon."""
 
     def __init__(self, lexicon: Lexicon):
@@ -216,282 +217,6 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                     out.append(self.np(c, scope))
         return out
 
-    # -- predicates -----------------------------------------------------------------------------
-    def predicate(self, t: Tree, subject: Ref, scope: "Scope", frame: Frame) -> list[Prop]:
-        """The props a predicate states of one subject (several for "is round and smart")."""
-        neg = has(t, "NOT")
-        s = subject.term
-        if (has(t, "WILL") or has(t, "MUST")) and not scope.in_rule:
-            raise Unsupported("'will' / 'must' outside a rule's conclusion (the future, or a conclusion drawn)")
-        match t.data:
-            case "be_adj":
-                out = []
-                for item in kids(kids(t, "adjectives")[0], "adj_item"):
-                    word = tokens_of(item)[-1].value
-                    out.append(Prop(s, RDF_TYPE, self.class_iri([word]), neg != has(item, "NOT")))
-                return out
-            case "be_a_adj" | "be_type":
-                # "Bob is a bald eagle.": the noun phrase's class (BaldEagle, as "Bald eagles are …"
-                # reads).  "The bear is a big, red animal.": coordinated adjectives each name a class of
-                # their own, and so does each word of the last one ("red animal": Red, Animal and
-                # RedAnimal); "a big, red person/thing" names no class beyond its adjectives.
-                items = [i for a in kids(t, "adjectives") for i in kids(a, "adj_item")]
-                if any(has(i, "NOT") for i in items):
-                    raise Unsupported("a negated adjective before a noun")
-                words = [x.value for n in kids(t, "nominal") for x in tokens_of(n)]
-                if len(words) > 1 and t.data == "be_type" and not has(t, "A") \
-                        and any(c.type == "BE" and c.value.lower() in ("is", "was") for c in t.children if isinstance(c, Token)):
-                    # "Bob is big like Anne." read the classes BigLikeAnne, Like and Anne: a singular
-                    # subject's class phrase takes an article ("is a big cat")
-                    raise Unsupported("a singular noun phrase without an article after 'is'")
-                classes = [self.class_iri([tokens_of(i)[-1].value]) for i in items]
-                if len(words) > 1 and not neg and (scope.asking or scope.checking or isinstance(s, Var)):
-                    # "Is the bear a big animal?", "If something is a big animal …": what being one
-                    # means (Big and Animal), which a bear stated big and an animal is, as much as one
-                    # stated "a big animal" (a rule's condition asks it; its conclusion then states it)
-                    return [Prop(s, RDF_TYPE, c, neg) for c in dict.fromkeys(classes + list(self.member_classes(words)))]
-                if words:
-                    classes.append(self.class_iri(words))
-                if items and len(words) > 1:
-                    classes += [self.class_iri([w]) for w in words]
-                elif len(words) > 1 and not neg:
-                    # "a big fire truck" is big, a fire truck and a truck (and a BigFireTruck): the
-                    # classes its kind's members have (member_classes), and the head noun; a noun
-                    # before the head is not a class of its own ("a fire truck" is not a fire)
-                    classes += [c for c in self.member_classes(words) if c not in classes]
-                    if self.class_iri(words[-1:]) not in classes:
-                        classes.append(self.class_iri(words[-1:]))
-                if neg and len(classes) > 1:  # "not a big cat" is not "not big and not a cat"
-                    raise Unsupported("a negated type with several classes")
-                return [Prop(s, RDF_TYPE, c, neg) for c in classes]
-            case "be_neither":
-                adjs = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))]
-                return [Prop(s, RDF_TYPE, self.class_iri([a.value]), True) for a in adjs]
-            case "be_adj_rel":
-                adj = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0]
-                rel = kids(t, "relation_object")[0]
-                prep = [c for c in rel.children if isinstance(c, Token)][0].value.lower()
-                obj = [c for c in rel.children if isinstance(c, Tree)][0]
-                if prep == "in" and obj.data == "bare" and adj.type != "W_V" \
-                        and [w.value.lower() for w in tokens_of(obj)] in ([a] for a in self.lex.table("aspects").get("words", ())):
-                    return [Prop(s, RDF_TYPE, self.class_iri([adj.value]), neg)]  # "red in color": Red
-                o = self.value(obj, scope) if obj.data in ("measure", "date", "number", "time") else self._adj_object(obj, scope)
-                passive = self._passive(adj.value.lower(), prep, obj)
-                if passive is not None:  # "The dog is chased by the cat." = the cat chases the dog
-                    return [Prop(o, passive, s, neg)]
-                if adj.type == "W_V":
-                    raise Unsupported(f"'{adj.value} {prep}' after a copula (a verb form, not an adjective)")
-                pred = self.lex.expand(self._verb_entry(f"{adj.value.lower()} {prep}").get(
-                    "predicate", "ex:" + camel([adj.value.lower(), prep], False)))
-                return [Prop(s, pred, o, neg)]
-            case "be_noun_rel":
-                toks = tokens_of(kids(t, "nominal")[0])
-                obj = [c for c in t.children if isinstance(c, Tree) and c.data != "nominal"][0]
-                words = [x.value.lower() for x in toks] + ["of"]
-                pred = self.lex.expand(self._verb_entry(" ".join(words)).get("predicate", "ex:" + camel(words, False)))
-                return [Prop(s, pred, self.np(obj, scope).term, neg)]
-            case "be_prep":
-                prep = [c for c in t.children if isinstance(c, Token) and c.type not in ("BE", "NOT", "HAVE", "BEEN")][0]
-                obj = [c for c in t.children if isinstance(c, Tree)][0]
-                entry = self._verb_entry(f"be {prep.value.lower()}")
-                pred = self.lex.expand(entry.get("predicate", "ex:" + camel(["is", prep.value.lower()], False)))
-                o = self.np(obj, scope).term
-                return [Prop(s, self._stated(entry, pred, s, o, neg, scope), o, neg, entry.get("kind", ""))]
-            case "be_side":
-                side = [c for c in t.children if isinstance(c, Token) and c.type.startswith(("W_", "C_"))][0].value.lower()
-                obj = [c for c in t.children if isinstance(c, Tree)][0]
-                entry = self._verb_entry(f"be to the {side} of")
-                pred = self.lex.expand(entry.get("predicate", "ex:" + camel(["to", side, "of"], False)))
-                o = self.np(obj, scope).term
-                return [Prop(s, self._stated(entry, pred, s, o, neg, scope), o, neg)]
-            case "be_prep_no_longer":
-                obj = [c for c in t.children if isinstance(c, Tree)][0]
-                prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
-                entry = self._verb_entry(f"be {prep.value.lower()}")
-                pred = self.lex.expand(entry.get("predicate", "ex:" + camel(["is", prep.value.lower()], False)))
-                return [Prop(s, pred, self.np(obj, scope).term, True, entry.get("kind", ""))]
-            case "be_prep_either":
-                objs = [c for c in t.children if isinstance(c, Tree)]
-                prep = [c for c in t.children if isinstance(c, Token) and c.type in ("PREP", "AT", "ON", "TO", "UNDER", "FOR")][0]
-                entry = self._verb_entry(f"be either {prep.value.lower()}")
-                if "predicate" not in entry:
-                    raise Unsupported(f"no predicate for 'either {prep.value.lower()}' in the lexicon")
-                pred = self.lex.expand(entry["predicate"])
-                return [Prop(s, pred, self.np(o, scope).term, neg, entry.get("kind", "")) for o in objs]
-            case "verb" | "do_verb":
-                return self.verb_phrase(t, s, scope, frame, neg)
-            case "verbs":  # "The cat likes and chases the dog.": each verb of the same objects
-                verbs = [c for c in t.children if isinstance(c, Token) and c.type.startswith("W_")]
-                rest = [c for c in t.children if isinstance(c, Tree)]
-                out = []
-                for v in verbs:
-                    out += self.verb_phrase(Tree("verb", [v] + rest), s, scope, frame, neg)
-                return out
-            case "neither_verbs":  # "The cat neither likes nor chases the dog.": each verb denied
-                verbs = [c for c in t.children if isinstance(c, Token) and c.type.startswith("W_")]
-                rest = [c for c in t.children if isinstance(c, Tree)]
-                return [q for v in verbs for q in self.verb_phrase(Tree("verb", [v] + rest), s, scope, frame, True)]
-            case "neither_objects":  # "likes neither the cat nor the dog", "does not like the cat or the dog"
-                head = [c for c in t.children if (isinstance(c, Token) and c.type.startswith("W_"))
-                        or (isinstance(c, Tree) and c.data == "particle")]
-                nps = [c for c in t.children if isinstance(c, Tree) and c.data not in ("particle", "pps")]
-                return self.verb_phrase(Tree("verb", head + [Tree("objects", nps)] + kids(t, "pps")), s, scope, frame, True)
-            case "progressive":  # "The cat is chasing the dog." = the cat chases the dog
-                verb = [c for c in t.children if isinstance(c, Token) and c.type == "W_V"][0]
-                if not verb.value.lower().endswith("ing"):
-                    raise Unsupported(f"'{verb.value}' after a copula (not an -ing form)")
-                return self.verb_phrase(t, s, scope, frame, neg)
-            case "be_type_rel":  # "is a cat that chases the dog": a cat, and chases the dog
-                head = [c for c in t.children if isinstance(c, Tree) and c.data in ("type_head", "be_a_adj")][0]
-                if head.data == "type_head":  # "a cat", "cats", "someone": its class (someone: none)
-                    head = Tree("be_type", head.children) if kids(head, "nominal") else None
-                out = self.predicate(head, subject, scope, frame) if head is not None else []
-                for p in kids(t, "relative")[0].children:
-                    if isinstance(p, Tree):
-                        out += self.predicate(p, subject, scope, frame)
-                return out
-            case "be_adj_or":  # "The cat is red or big.": which one?  (a rule's condition reads it: alternatives)
-                raise Unsupported("'or' between adjectives states no one fact (which of them holds?)")
-            case "be_adj_not_over_not":  # parses._fold: "is not [red and not big]", "isn't not big"
-                raise Unsupported("a 'not' inside an adjective list that a 'not' already denies")
-        raise Unsupported(f"predicate form {t.data}")
-
-    def _stated(self, entry: dict, pred: IRI, s, o, neg: bool, scope: "Scope") -> IRI:
-        """The entry's ``stated`` predicate for a plain affirmative statement about two named things
-        (not in a question or a rule, where the clause means only ``pred``)."""
-        if "stated" not in entry or neg or scope.asking or scope.in_rule or isinstance(s, Var) or isinstance(o, Var):
-            return pred
-        return self.lex.expand(entry["stated"])
-
-    def _verb_entry(self, phrase: str) -> dict:
-        e = self.verbs.get(phrase)
-        return e if isinstance(e, dict) else ({"predicate": e} if isinstance(e, str) else {})
-
-    def verb_phrase(self, t: Tree, s, scope: "Scope", frame: Frame, neg: bool) -> list[Prop]:
-        verb = [c for c in t.children if isinstance(c, Token) and c.type.startswith("W_")][0]
-        lem = lemma(verb.value, "VERB")
-        particle = [tokens_of(c)[0].value.lower() for c in kids(t, "particle")]
-        objs_t = kids(t, "objects")
-        pps = kids(t, "pps")[0].children if kids(t, "pps") else []
-        head = " ".join([lem] + particle)
-        obj_words = []
-        if objs_t and len(objs_t[0].children) == 1 and isinstance(objs_t[0].children[0], Tree) \
-                and objs_t[0].children[0].data in ("bare", "definite"):
-            obj_words = [x.value.lower() for x in tokens_of(objs_t[0].children[0]) if x.type != "THE"]
-        first_prep = None
-        pp_obj = None
-        extra: list[Tree] = []
-        for pp in pps:
-            if pp.data == "pp" and first_prep is None:
-                first_prep = tokens_of(pp)[0].value.lower()
-                pp_obj = [c for c in pp.children if isinstance(c, Tree)][0]
-            elif pp.data == "on_date" and first_prep is None:
-                first_prep = "on"
-                pp_obj = [c for c in pp.children if isinstance(c, Token) and c.type == "DATE"][0]
-            else:
-                extra.append(pp)
-        entry: dict = {}
-        used_prep = False
-        used_obj_words = False
-        for key, up, uo in ((" ".join([head] + obj_words + [first_prep or ""]).strip(), True, True),
-                            (f"{head} {first_prep}" if first_prep else "", True, False),
-                            (f"{lem} {first_prep}" if first_prep and particle == ["back"] else "", True, False),
-                            (head, False, False)):
-            if key and self._verb_entry(key):
-                entry, used_prep, used_obj_words = self._verb_entry(key), up and first_prep is not None, uo and bool(obj_words)
-                break
-        kind = entry.get("kind", "")
-        for pp in extra:
-            if pp.data == "until":
-                frame.valid_to = self.clock(tokens_of(pp)[-1].value, scope)
-        if kind == "stay":
-            return []
-        if kind == "set":
-            attr = " ".join(obj_words)
-            spec = self.attributes.get(attr)
-            if spec is None:
-                raise Unsupported(f"'{head}' of an unknown attribute '{attr}'")
-            tv = [c for pp in pps if pp.data == "pp" and tokens_of(pp)[0].value.lower() == "to"
-                  for c in pp.children if isinstance(c, Tree) and c.data in ("measure", "number", "date")]
-            if not tv:
-                raise Unsupported(f"'{head} {attr}' without 'to' and a value")
-            value = self.value(tv[0], scope)
-            return [Prop(self.iri(spec["of"]), self.lex.expand(spec["predicate"]), value, neg, kind)]
-        objects: list = []
-        if objs_t and not used_obj_words:
-            refs = self.object_refs(objs_t[0], scope)
-            objects = [self._object_term(r, c, scope) for r, c in
-                       zip(refs, [c for c in objs_t[0].children if isinstance(c, Tree)])]
-            scope.objects.extend(refs)
-            for r in refs:
-                for ty in r.types:
-                    scope.extra.append(Prop(r.term, RDF_TYPE, ty))
-        elif pp_obj is not None:
-            if isinstance(pp_obj, Token):
-                objects = [Literal(pp_obj.value, XSD_DATE)]
-            elif pp_obj.data in ("measure", "date", "number", "time"):
-                objects = [self.value(pp_obj, scope)]
-            else:
-                objects = [self.np(pp_obj, scope).term]
-            used_prep = True
-        if not objects:
-            raise Unsupported(f"intransitive verb '{head}'")
-        agent = s
-        if kind == "give":
-            to = [c for pp in pps if pp.data == "pp" and tokens_of(pp)[0].value.lower() == "to"
-                  for c in pp.children if isinstance(c, Tree) and c.data not in ("measure", "number", "date", "time")]
-            if not to or not objs_t:
-                raise Unsupported(f"'{head}' without an object and a recipient")
-            s = self.np(to[0], scope).term
-        if "predicate" in entry:
-            pred = self.lex.expand(entry["predicate"])
-        else:
-            words = [third_person(lem)] + particle + ([first_prep] if used_prep and first_prep else [])
-            pred = self.lex.expand("ex:" + camel(words, False))
-        if kind == "effect" and isinstance(objects[0], Literal):
-            frame.valid_from = _date_ms(objects[0].lexical)
-        stated = not neg  # "dropped" happened; "did not drop" did not
-        if kind == "drop":
-            neg = not neg
-        out = [Prop(s, pred, o, neg, kind) for o in objects]
-        if "event" in entry and stated and scope.ctx.story_time is not None:
-            t = frame.time_rank * STORY_RANK + scope.ctx.story_time
-            scope.events.extend(Prop(s, self.lex.expand(entry["event"]), o, False, "event:" + str(t)) for o in objects)
-        if "roles" in entry and stated and scope.ctx.story_time is not None and not scope.asking:
-            self._event_roles(entry["roles"], agent, objects if objs_t else [], pps, scope, frame)
-        return out
-
-    def _object_term(self, ref: Ref, tree: Tree, scope: "Scope"):
-        """A verb's object.  A bare plural ("The cat chases dogs.") is every member of its class: a
-        variable typed by a condition the sentence's rule gets (scope.kind_objects), never the
-        individual "the dog"; an indefinite one ("chases a dog": which?) is refused."""
-        if not ref.kind or isinstance(ref.term, (Literal, Var)) or ref.cls is None:
-            return ref.term
-        if tree.data in ("indefinite", "indefinite_adj"):
-            raise Unsupported("an indefinite object ('a …'): which one is not said")
-        if scope.asking:
-            raise Unsupported("a question about a kind (a bare plural object), not a named thing")
-        v = Var(f"y{len(scope.kind_objects)}" if scope.kind_objects else "y")  # not a pronoun's antecedent
-        scope.kind_objects.extend(Prop(v, RDF_TYPE, c) for c in ref.members)
-        return v
-
-    def _event_roles(self, roles: dict, agent, objects: list, pps: list, scope: "Scope", frame: Frame) -> None:
-        """One event entity at the sentence's story instant with a fact per role the clause fills."""
-        t = frame.time_rank * STORY_RANK + scope.ctx.story_time
-        fillers: list[tuple[str, Term]] = [("subject", agent)] + [("object", o) for o in objects]
-        for pp in pps:
-            if pp.data == "pp":
-                obj = [c for c in pp.children if isinstance(c, Tree)][0]
-                if obj.data not in ("measure", "date", "number", "time"):
-                    fillers.append((tokens_of(pp)[0].value.lower(), self.np(obj, scope).term))
-        # The event's name: its instant and a digest of what fills its roles, so two stories in one KB
-        # never share an event unless they tell the same one (two givings at one instant stay apart).
-        digest = hashlib.sha256(repr(sorted((k, str(v)) for k, v in fillers)).encode()).hexdigest()[:12]
-        e = self.iri(f"event/{t}/{digest}")
-        for slot, term in fillers:
-            if slot in roles and not isinstance(term, Var):
-                scope.events.append(Prop(e, self.lex.expand(roles[slot]), term, False, "event:" + str(t)))
-
     def clock(self, hhmm: str, scope: "Scope") -> int:
         h, m = hhmm.split(":")
         return (scope.ctx.date or 0) + (int(h) * 60 + int(m)) * 60_000
@@ -563,7 +288,7 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
                         self.generic_statement(g, scope, out)
                         scope.kind_objects = []  # each rule took its own bare plural objects' classes
             case "dated_heading":
-                ctx.date = _date_ms([x for x in tokens_of(body) if x.type == "DATE"][0].value)
+                ctx.date = parse_date_ms([x for x in tokens_of(body) if x.type == "DATE"][0].value)
                 out.heading = True
             case _:
                 out.heading = True
@@ -638,39 +363,6 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
             # "… So is the dog.": what the next sentence may repeat (one auxiliary must fit every predicate)
             scope.said = (("DO" if verbal == {True} else "BE"), tuple(said)) if len(verbal) == 1 and said else ()
 
-    def _passive(self, word: str, prep: str, obj: Tree) -> str | None:
-        """The active verb's predicate when "is <word> by <agent>" is a passive ("chased by", "seen
-        by"), unless the lexicon reads "<word> by" itself; None when it is not one."""
-        if prep != "by" or self._verb_entry(f"{word} by"):
-            return None
-        from lemminflect import getInflection
-
-        lem = lemma(word, "VERB")
-        if word not in getInflection(lem, "VBN") or lem == word:
-            return None
-        if obj.data not in ("named", "definite"):
-            raise Unsupported("a passive whose agent is not a named thing ('by cats': all of them or some?)")
-        return self.lex.expand(self._verb_entry(lem).get("predicate", "ex:" + third_person(lem)))
-
-    def _adj_object(self, t: Tree, scope: "Scope") -> Term | Var:
-        """The object of an adjective ("afraid of wolves"): a bare plural names its class, as the kind
-        entity ``ex:kind/wolf`` (whose answer word is "wolf"), never the individual "the wolf"
-        (``ex:wolf``); an indefinite one ("afraid of a wolf": which?) is refused."""
-        ref = self.np(t, scope)
-        if not ref.kind or ref.cls is None or isinstance(ref.term, (Literal, Var)):
-            return ref.term
-        if t.data in ("indefinite", "indefinite_adj"):
-            raise Unsupported("an indefinite object of an adjective ('of a …'): which one is not said")
-        return self._kind(ref)
-
-    def _kind(self, ref: Ref) -> IRI:
-        """The entity a generic statement about a measured parameter is about: ``ex:kind/sessionToken``
-        for "Session tokens" / "a session token", an IRI no noun phrase naming an individual reads to
-        ("the session token" is ``ex:sessionToken``)."""
-        assert ref.cls is not None
-        local = ref.cls.value[len(self.ns):]
-        return self.iri("kind/" + local[:1].lower() + local[1:])
-
     def _plural_agreement(self, body: Tree, subs: list[Ref], preds: list[Tree]) -> list[Ref]:
         """"Sheep are afraid of wolves.": a bare noun whose plural is itself is generic when the
         copula is plural ("are")."""
@@ -692,9 +384,3 @@ class Interpreter(ClauseReading, RuleReading, QuestionReading):
         if t is None or not p.kind or frame.valid_from is not None:
             return frame
         return replace(frame, valid_from=frame.time_rank * STORY_RANK + t)  # kinds: move, acquire, give, drop
-
-def _date_ms(iso: str) -> int:
-    d = datetime.strptime(iso, "%Y-%m-%d").replace(tzinfo=timezone.utc)
-    return int(d.timestamp() * 1000)
-
-

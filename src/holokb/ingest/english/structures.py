@@ -132,5 +132,3 @@ def camel(words: list[str], upper_first: bool) -> str:
     parts = [w[:1].upper() + w[1:] for w in words if w]
     s = "".join(parts)
     return (s[:1].upper() if upper_first else s[:1].lower()) + s[1:]
-
-
