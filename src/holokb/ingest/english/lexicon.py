@@ -98,7 +98,7 @@ class Lexicon:
             if kind == "WORD":
                 kind = self.word_type(s)
                 if not out and kind.startswith("C_") and text[m.end():].lstrip(" ").startswith(",") \
-                        and _adverb_only(s.lower()):
+                        and (_adverb_only(s.lower()) or s.lower() in self.table("openers").get("words", ())):
                     kind = "CONNECTIVE"  # "Sadly, the cat is ill.": not a name in a list of subjects
             elif kind == "POSS" and s == "'s" and out and out[-1].text.lower() in _IS_AFTER:
                 kind = "BE"  # "it's", "he's", "that's": the copula, not a possessive
@@ -107,6 +107,8 @@ class Lexicon:
             elif kind == "_ADV" and out and out[-1].type in ("_ADV", "AND", "A"):
                 # "is also quite young", "green and also kind", "a rather big person": it adds nothing
                 kind = "SPACE"
+            elif kind == "ALTHOUGH" and out and out[-1].text.lower() == "even":
+                out.pop()  # "even though": though
             if kind != "SPACE":
                 out.append(Word(kind, s, offset + m.start(), offset + m.end()))
             pos = m.end()

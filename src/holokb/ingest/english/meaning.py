@@ -173,6 +173,11 @@ class Interpreter(PredicateReading, VerbReading, ClauseReading, RuleReading, Que
                 scope.extra.extend(self.predicate(p, who, scope, Frame()))
 
     def subjects(self, t: Tree, scope: "Scope") -> list[Ref]:
+        nps = [c for c in t.children if isinstance(c, Tree) and c.data != "relative"]
+        if len(nps) > 1 and not has(t, "AND"):
+            # "Bob, Anne are big.", "Now, the cat is big." (a name before a comma): a list without
+            # "and" is no list (it read Big(Now))
+            raise Unsupported("subjects joined by commas without 'and'")
         refs: list[Ref] = []
         for c in t.children:
             if not isinstance(c, Tree):
@@ -259,8 +264,9 @@ class Interpreter(PredicateReading, VerbReading, ClauseReading, RuleReading, Que
         match body.data:
             case "clause":
                 self.clause(body, scope, frame, out)
-            case "clauses":  # "The dog visits the cat and the cat visits the dog."
-                for k, c in enumerate(kids(body, "clause")):
+            case "clauses" | "concessive":  # "The dog visits the cat and the cat visits the dog.", "Although …, …"
+                parts = [c for c in body.children if isinstance(c, Tree)]
+                for k, c in enumerate(x for c in parts for x in ([c] if c.data == "clause" else kids(c, "clause"))):
                     if k:
                         self._clause_boundary(scope, out)
                     self.clause(c, scope, frame, out)
@@ -305,7 +311,7 @@ class Interpreter(PredicateReading, VerbReading, ClauseReading, RuleReading, Que
             ctx.genders[who] = g
         ctx.genders.update(scope.genders)
         scope.hand_over()
-        plain = body.data in ("clause", "clauses", "so_clause", "so_sentence") and not out.rules
+        plain = body.data in ("clause", "clauses", "concessive", "so_clause", "so_sentence") and not out.rules
         ctx.last_said = scope.said if plain and ctx.story_time is None else ()
         return out
 
