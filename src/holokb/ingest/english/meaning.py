@@ -42,6 +42,7 @@ class Interpreter(PredicateReading, VerbReading, ClauseReading, RuleReading, Que
         self.ns = lexicon.namespace
         self.verbs = {k: v for k, v in lexicon.table("verbs").items()}
         self.attributes = lexicon.table("attributes")
+        self.aspects = frozenset(lexicon.table("aspects").get("words", ()))  # "red in color": Red
         self.classes = {k: lexicon.expand(v) for k, v in lexicon.table("classes").items()}
         self.genders = lexicon.table("genders")
         # "Bob is a man.": the classes whose members a pronoun names by gender.
@@ -139,8 +140,8 @@ class Interpreter(PredicateReading, VerbReading, ClauseReading, RuleReading, Que
                     raise Unsupported("a negated adjective before 'thing' / 'person'")
                 words = [tokens_of(i)[-1].value for i in items]
                 noun = [x for x in t.children if isinstance(x, Token) and x.type == "THINGS"][0].value.lower()
-                members = tuple(self.class_iri([w]) for w in words)
-                return Ref(self.class_iri(words + ["thing"]), kind=True, cls=self.class_iri(words + ["thing"]), members=members,
+                cls = self.class_iri(words + ["thing"])
+                return Ref(cls, kind=True, cls=cls, members=tuple(self.class_iri([w]) for w in words),
                            agree="h" if noun in ("person", "one") else "n")
             case "versioned":
                 toks = tokens_of(t)

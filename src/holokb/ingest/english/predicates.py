@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class PredicateReading:
-    """Mixin of :class:`~.meaning.Interpreter` (which gives ``lex``, ``ns``, ``np`` and the names)."""
+    """Mixin of :class:`~.meaning.Interpreter` (which gives ``lex``, ``ns``, ``aspects``, ``np`` and the names)."""
 
     def predicate(self, t: Tree, subject: Ref, scope: "Scope", frame: Frame) -> list[Prop]:
         """The props a predicate states of one subject (several for "is round and smart")."""
@@ -75,8 +75,8 @@ class PredicateReading:
                 rel = kids(t, "relation_object")[0]
                 prep = [c for c in rel.children if isinstance(c, Token)][0].value.lower()
                 obj = [c for c in rel.children if isinstance(c, Tree)][0]
-                if prep == "in" and obj.data == "bare" and adj.type != "W_V" \
-                        and [w.value.lower() for w in tokens_of(obj)] in ([a] for a in self.lex.table("aspects").get("words", ())):
+                aspect = tokens_of(obj) if prep == "in" and obj.data == "bare" and adj.type != "W_V" else []
+                if len(aspect) == 1 and aspect[0].value.lower() in self.aspects:
                     return [Prop(s, RDF_TYPE, self.class_iri([adj.value]), neg)]  # "red in color": Red
                 o = self.value(obj, scope) if obj.data in ("measure", "date", "number", "time") else self._adj_object(obj, scope)
                 passive = self._passive(adj.value.lower(), prep, obj)

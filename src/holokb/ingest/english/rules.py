@@ -75,8 +75,9 @@ class RuleReading:
         cond_tree = [c for c in body.children if isinstance(c, Tree) and c.data in ("conditions", "conditions_or")][0]
         conds = [c for c in cond_tree.children if isinstance(c, Tree)]
         any_of = cond_tree.data == "conditions_or"
-        if kids(body, "so_consequent"):
-            conss = [_so_consequent(kids(body, "so_consequent")[0], conds, any_of)]
+        so = kids(body, "so_consequent")
+        if so:  # "If the cat is big, so is the dog."
+            conss = [_so_consequent(so[0], conds, any_of)]
         else:
             conss = [c for c in kids(body, "consequents")[0].children if isinstance(c, Tree)]
         types: list[Prop] = []  # class conditions of indefinite subjects ("a cat"): conditions too
